@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/* consume.c - read an instance's trace_pipe in timed batches.
+ *
+ * trace_pipe is opened O_NONBLOCK and polled, so a batch ends on time even
+ * when nothing happens, and a signal ends the loop at once. Reads may split
+ * lines: the tail is carried over. Losses come from two places - the
+ * "CPU:N [LOST M EVENTS]" markers in the text and the per-CPU stats files
+ * (overrun, dropped events) - which describe the same losses at different
+ * moments; we report, per CPU, the larger of the two running totals, so a
+ * loss is reported once and never missed. */
+#include "ftnet_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_SIZE (256 * 1024)
+#define MAX_CPUS 4096
+#define MAX_PENDING 512
+
+struct cpu_loss {
+	uint64_t stats_base;    /* overrun + dropped at start */
+	uint64_t stats_cum;     /* since start, from stats */
+	uint64_t marker_cum;    /* since start, from LOST markers */
+	uint64_t reported;
+	int present;
+};
+
+/* An event held back until we know whether a stack record follows it. */
+struct pending {
+	char *line;             /* owned copy of the event line */
+	size_t len;
+	int cpu;
+	int complete;           /* no stack can follow any more */
+	int nframes;
+	char *frames[FTN_MAX_FRAMES];
+};
+
+struct consumer {
+	struct ftn_instance *inst;
+	const struct ftn_consumer_ops *ops;
+	void *ctx;
+	struct cpu_loss *loss;
+	int ncpu;
+	int want_stacks;
+	struct pending pend[MAX_PENDING];
+	int phead, pcount;
+	int frames_to;          /* pending index collecting frames, -1 none */
+	int stop;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* overrun + dropped events of one CPU, or -1 */
+static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
+{
+	char rel[64], buf[1024];
+	uint64_t total = 0;
+	char *p;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
+		return -1;
+	if ((p = strstr(buf, "overrun:")) != NULL && p == buf + strcspn(buf, "o"))
+		total += strtoull(p + 8, NULL, 10);
+	else if ((p = strstr(buf, "\noverrun:")) != NULL)
+		total += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(buf, "dropped events:")) != NULL)
+		total += strtoull(p + 15, NULL, 10);
+	return (int64_t)total;
+}
+
+static int count_cpus(struct ftn_instance *inst)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int max = -1;
+	DIR *d;
+
+	if (ftn_tracefs_path(inst, "per_cpu", path, sizeof(path)))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		int n;
+
+		if (!strncmp(de->d_name, "cpu", 3) && (n = atoi(de->d_name + 3)) >= 0 &&
+		    n < MAX_CPUS && n > max)
+			max = n;
+	}
+	closedir(d);
+	return max + 1;
+}
+
+static void report_loss(struct consumer *c, int cpu)
+{
+	struct cpu_loss *l = &c->loss[cpu];
+	uint64_t have = l->stats_cum > l->marker_cum ? l->stats_cum : l->marker_cum;
+
+	if (have > l->reported) {
+		uint64_t n = have - l->reported;
+
+		l->reported = have;
+		c->inst->lost_total += n;
+		if (c->ops->lost)
+			c->ops->lost(c->ctx, cpu, n);
+	}
+}
+
+static void poll_stats(struct consumer *c)
+{
+	for (int cpu = 0; cpu < c->ncpu; cpu++) {
+		int64_t v;
+
+		if (!c->loss[cpu].present)
+			continue;
+		v = read_cpu_stats(c->inst, cpu);
+		if (v < 0)
+			continue;
+		if ((uint64_t)v >= c->loss[cpu].stats_base)
+			c->loss[cpu].stats_cum = (uint64_t)v - c->loss[cpu].stats_base;
+		report_loss(c, cpu);
+	}
+}
+
+static void marker_loss(struct consumer *c, int cpu, uint64_t n)
+{
+	if (cpu < 0 || cpu >= c->ncpu) {
+		/* a CPU we did not know: still never silent */
+		c->inst->lost_total += n;
+		if (c->ops->lost)
+			c->ops->lost(c->ctx, cpu, n);
+		return;
+	}
+	c->loss[cpu].marker_cum += n;
+	report_loss(c, cpu);
+}
+
+static void deliver(struct consumer *c, const struct ftn_event *ev)
+{
+	if (c->stop)
+		return;
+	if (c->ops->event && c->ops->event(c->ctx, ev))
+		c->stop = 1;
+}
+
+/* --- pending queue (only when stacks are wanted) --- */
+
+static void pending_free(struct pending *p)
+{
+	free(p->line);
+	for (int i = 0; i < p->nframes; i++)
+		free(p->frames[i]);
+	memset(p, 0, sizeof(*p));
+}
+
+static void pending_flush(struct consumer *c, int all)
+{
+	while (c->pcount) {
+		struct pending *p = &c->pend[c->phead];
+		struct ftn_event ev;
+		uint64_t dummy;
+
+		if (!all && !p->complete)
+			break;
+		if (ftn_parse_line(p->line, p->len, &ev, &dummy) == FTN_LINE_EVENT) {
+			ev.nframes = p->nframes;
+			for (int i = 0; i < p->nframes; i++)
+				ev.frames[i] = p->frames[i];
+			deliver(c, &ev);
+		}
+		pending_free(p);
+		if (c->frames_to == c->phead)
+			c->frames_to = -1;
+		c->phead = (c->phead + 1) % MAX_PENDING;
+		c->pcount--;
+	}
+}
+
+static void pending_mark_cpu(struct consumer *c, int cpu)
+{
+	for (int i = 0; i < c->pcount; i++) {
+		struct pending *p = &c->pend[(c->phead + i) % MAX_PENDING];
+
+		if (p->cpu == cpu)
+			p->complete = 1;
+	}
+}
+
+static void pending_add(struct consumer *c, const char *line, size_t len, int cpu)
+{
+	struct pending *p;
+
+	if (c->pcount == MAX_PENDING) {
+		c->pend[c->phead].complete = 1;
+		pending_flush(c, 0);
+	}
+	p = &c->pend[(c->phead + c->pcount) % MAX_PENDING];
+	memset(p, 0, sizeof(*p));
+	p->line = malloc(len + 1);
+	if (!p->line)
+		return;
+	memcpy(p->line, line, len);
+	p->line[len] = '\0';
+	p->len = len;
+	p->cpu = cpu;
+	c->pcount++;
+}
+
+/* Machinery frames above the probed function: the tracepoint's own
+ * trace_event_raw_event_* frame, the kprobe dispatch path and its
+ * anonymous trampoline. Users want the stack to start at the function. */
+static int machinery_frame(const char *f)
+{
+	static const char *const prefixes[] = {
+		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
+		"kprobe_trace_func", "kretprobe_trace_func", "kprobe_dispatcher",
+		"kretprobe_dispatcher", "aggr_pre_handler", "kprobe_ftrace_handler",
+		"pre_handler_kretprobe", "__kretprobe_trampoline_handler",
+		"kretprobe_trampoline_handler", "trampoline_handler",
+		"__kretprobe_trampoline", "kretprobe_trampoline", "arch_rethook_",
+		"rethook_", "ftrace_regs_call", "ftrace_call", "ftrace_trampoline",
+		"0x", "event_triggers_call", "stacktrace_trigger",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static void add_frame(struct consumer *c, const char *frame)
+{
+	struct pending *p;
+
+	if (c->frames_to < 0)
+		return;
+	p = &c->pend[c->frames_to];
+	if (p->nframes == 0 && machinery_frame(frame))
+		return;
+	if (p->nframes < FTN_MAX_FRAMES)
+		p->frames[p->nframes++] = strdup(frame);
+}
+
+static void handle_line(struct consumer *c, char *line, size_t len)
+{
+	struct ftn_event ev;
+	uint64_t lost = 0;
+	int kind;
+
+	if (c->want_stacks) {
+		/* keep a pristine copy: parsing writes into the line */
+		char save[8192];
+		size_t n = len < sizeof(save) - 1 ? len : sizeof(save) - 1;
+
+		memcpy(save, line, n);
+		save[n] = '\0';
+		kind = ftn_parse_line(line, len, &ev, &lost);
+		switch (kind) {
+		case FTN_LINE_EVENT:
+			pending_mark_cpu(c, ev.cpu);
+			c->frames_to = -1;
+			pending_add(c, save, n, ev.cpu);
+			break;
+		case FTN_LINE_STACK:
+			c->frames_to = -1;
+			/* attach to the newest event of that CPU still waiting */
+			for (int i = c->pcount - 1; i >= 0; i--) {
+				int idx = (c->phead + i) % MAX_PENDING;
+
+				if (c->pend[idx].cpu == ev.cpu && !c->pend[idx].complete) {
+					c->frames_to = idx;
+					c->pend[idx].complete = 1;
+					break;
+				}
+			}
+			break;
+		case FTN_LINE_FRAME:
+			add_frame(c, ev.frames[0]);
+			return;
+		case FTN_LINE_LOST:
+			marker_loss(c, ev.cpu, lost);
+			break;
+		default:
+			break;
+		}
+		pending_flush(c, 0);
+		return;
+	}
+	kind = ftn_parse_line(line, len, &ev, &lost);
+	if (kind == FTN_LINE_EVENT)
+		deliver(c, &ev);
+	else if (kind == FTN_LINE_LOST)
+		marker_loss(c, ev.cpu, lost);
+}
+
+int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
+		const struct ftn_consumer_ops *ops, void *ctx)
+{
+	struct ftn_consumer_opts def = { .period_s = 1.0 };
+	struct consumer *c;
+	char path[PATH_MAX];
+	char *buf;
+	size_t have = 0;
+	int64_t start, end_at = 0, next_batch, period;
+	int err = 0, fd;
+
+	if (!opts)
+		opts = &def;
+	period = (int64_t)((opts->period_s > 0 ? opts->period_s : 1.0) * 1e9);
+	if ((err = ftn_tracefs_path(inst, "trace_pipe", path, sizeof(path))))
+		return err;
+	c = calloc(1, sizeof(*c));
+	buf = malloc(READ_SIZE + 1);
+	if (!c || !buf) {
+		free(c);
+		free(buf);
+		return -ENOMEM;
+	}
+	c->inst = inst;
+	c->ops = ops;
+	c->ctx = ctx;
+	c->want_stacks = opts->want_stacks;
+	c->frames_to = -1;
+	c->ncpu = count_cpus(inst);
+	c->loss = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->loss));
+	if (!c->loss) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int cpu = 0; cpu < c->ncpu; cpu++) {
+		int64_t v = read_cpu_stats(inst, cpu);
+
+		if (v >= 0) {
+			c->loss[cpu].present = 1;
+			c->loss[cpu].stats_base = (uint64_t)v;
+		}
+	}
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	inst->pipe_fd = fd;
+
+	start = mono_ns();
+	if (opts->duration_s > 0)
+		end_at = start + (int64_t)(opts->duration_s * 1e9);
+	next_batch = start + period;
+
+	while (!c->stop && !ftn_exiting()) {
+		int64_t now = mono_ns(), until = next_batch;
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		if (end_at && end_at < until)
+			until = end_at;
+		if (now >= until) {
+			/* batch boundary */
+			if (c->want_stacks)
+				pending_flush(c, 1);
+			poll_stats(c);
+			if (ops->batch && ops->batch(ctx, wall_ns()))
+				c->stop = 1;
+			if (end_at && now >= end_at)
+				break;
+			while (next_batch <= now)
+				next_batch += period;
+			continue;
+		}
+		r = poll(&pfd, 1, (int)((until - now + 999999) / 1000000));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			continue;
+		n = read(fd, buf + have, READ_SIZE - have);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0) {
+			/* Tracing off, or (fake trees) the FIFO writer left:
+			 * nothing more until the next batch; don't spin. */
+			int64_t left = until - mono_ns();
+			struct timespec ts;
+
+			if (left > 0) {
+				ts.tv_sec = left / 1000000000;
+				ts.tv_nsec = left % 1000000000;
+				nanosleep(&ts, NULL);
+			}
+			continue;
+		}
+		have += (size_t)n;
+		{
+			char *s = buf, *e = buf + have, *nl;
+
+			while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+				handle_line(c, s, (size_t)(nl - s));
+				s = nl + 1;
+			}
+			have = (size_t)(e - s);
+			if (have == READ_SIZE) {
+				/* a "line" larger than the buffer: take it as is */
+				handle_line(c, buf, have);
+				have = 0;
+			} else if (have && s != buf) {
+				memmove(buf, s, have);
+			}
+		}
+	}
+	if (have)
+		handle_line(c, buf, have);
+	if (c->want_stacks)
+		pending_flush(c, 1);
+	poll_stats(c);
+	/* The reader is closed now, not at destroy: a tool may print its
+	 * summary before tearing down. */
+	close(fd);
+	inst->pipe_fd = -1;
+out:
+	for (int i = 0; i < MAX_PENDING; i++)
+		pending_free(&c->pend[i]);
+	free(c->loss);
+	free(c);
+	free(buf);
+	return err;
+}

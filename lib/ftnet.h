@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftnet.h - the one public header of libftnet.
+ *
+ * libftnet owns every interaction with the kernel's tracing interface
+ * (tracefs): finding or mounting it, private instances, events, filters,
+ * triggers, dynamic probes, consuming events in timed batches, and the
+ * /proc/net/tcp(6) socket tables events are joined with.
+ *
+ * Conventions (after libtracefs and libbpf):
+ *  - names are ftn_<object>_<verb>;
+ *  - int functions return 0 (or a count) on success and -errno on failure;
+ *    pointer functions return NULL and set errno;
+ *  - _create changes the system and _destroy undoes it; _alloc / _free only
+ *    deal with memory; every _free / _destroy accepts NULL;
+ *  - strings returned as "const char *" are owned by the library object they
+ *    came from and live as long as it does.
+ *
+ * libc only. Nothing here writes global tracing state (global buffer, global
+ * options) and every change to a sysctl is put back.
+ */
+#ifndef FTNET_H
+#define FTNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FTNET_VERSION "0.1.0"
+
+/* Documented exit codes shared by every ftnet tool. */
+enum ftn_exit {
+	FTN_EXIT_OK = 0,          /* ran and ended normally */
+	FTN_EXIT_FAILURE = 1,     /* runtime failure */
+	FTN_EXIT_USAGE = 2,       /* bad usage, or unsupported on this kernel */
+	FTN_EXIT_PERM = 3,        /* not permitted (needs root) */
+};
+
+/* Map a -errno from the library to the tool exit code above. */
+int ftn_exit_code(int err);
+
+/* ------------------------------------------------------------------ */
+/* Logging                                                            */
+/* ------------------------------------------------------------------ */
+
+enum ftn_log_level { FTN_LOG_WARN, FTN_LOG_INFO, FTN_LOG_DEBUG };
+typedef void (*ftn_log_fn)(enum ftn_log_level lvl, const char *msg);
+/* Replace the log callback (default: warnings to stderr, prefixed with the
+ * program name set by ftn_set_progname). NULL restores the default. */
+void ftn_set_log(ftn_log_fn fn);
+void ftn_set_verbose(int level);          /* 0 warn, 1 info, 2 debug */
+void ftn_set_progname(const char *name);  /* prefix of every message */
+const char *ftn_progname(void);
+void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* tracefs                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Root of tracefs. Resolution order: ftn_tracefs_set_root(), the
+ * environment variable FTNET_TRACEFS, the first tracefs mount in
+ * /proc/mounts, the first debugfs mount + "/tracing", and finally (as
+ * root) mounting tracefs at /sys/kernel/tracing. Returns NULL + errno
+ * (ENODEV: no tracefs; EACCES/EPERM: not allowed).
+ */
+const char *ftn_tracefs_root(void);
+/* Override the root (a fake tree in tests). NULL returns to detection. */
+int ftn_tracefs_set_root(const char *path);
+/* True when we mounted tracefs ourselves (we leave it mounted: other tools
+ * may have started using it, and a mount is not "dirty" kernel state). */
+int ftn_tracefs_we_mounted(void);
+
+/* Read a file below the tracefs root (or an instance when inst != NULL)
+ * into buf (NUL terminated). Returns bytes read or -errno. */
+struct ftn_instance;
+ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
+			 char *buf, size_t size);
+/* Write str to a file. O_TRUNC is used only when append == 0 and the file is
+ * not a probe definition file; kprobe_events / uprobe_events / dynamic_events
+ * are always opened with O_APPEND whatever the caller says. On failure the
+ * kernel's error_log text (when there is one) is available from
+ * ftn_error_last(). */
+int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
+		      const char *str, int append);
+/* Does this file exist below the root/instance? */
+int ftn_tracefs_exists(const struct ftn_instance *inst, const char *rel);
+/* Full path of a file below the root/instance into buf. */
+int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel,
+		     char *buf, size_t size);
+
+/* The last error_log text the kernel gave for a failed write of ours, or ""
+ * when it gave none. Valid until the next failed write. */
+const char *ftn_error_last(void);
+
+/* Does the kernel support kprobes (kprobe_events exists)? */
+int ftn_kernel_has_kprobes(void);
+/* Does an event exist (events/SYS/EVENT/format at the top level)? */
+int ftn_event_exists(const char *sys, const char *event);
+/* Does the tracefs README mention token (feature detection, e.g. "$arg<N>")? */
+int ftn_tracefs_readme_has(const char *token);
+
+/* ------------------------------------------------------------------ */
+/* Instances                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A private ring buffer: instances/ftnet-<tool>-<pid>. Created by
+ * ftn_instance_create, which also:
+ *  - reaps instances and probe groups left by dead ftnet runs;
+ *  - registers the instance for ftn_cleanup (atexit and signals).
+ * Returns NULL + errno.
+ */
+struct ftn_instance *ftn_instance_create(const char *tool);
+/* Tear down everything this instance did, in order: disable its events,
+ * remove its triggers and filters, close readers, remove our dynamic probes,
+ * rmdir. Frees inst. Safe on NULL and idempotent through ftn_cleanup(). */
+int ftn_instance_destroy(struct ftn_instance *inst);
+const char *ftn_instance_name(const struct ftn_instance *inst);
+/* Per-CPU buffer size in KiB. */
+int ftn_instance_set_buffer_kb(struct ftn_instance *inst, unsigned int kb);
+/* Choose the trace clock. NULL picks the best clock for wall-clock
+ * conversion ("boot", else "mono", else "global", else "local"). */
+int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock);
+const char *ftn_instance_clock(const struct ftn_instance *inst);
+/* Convert an event timestamp (ns in the instance clock) to wall-clock
+ * time in ns since the epoch. FTNET_CLOCK_OFFSET (seconds, may be
+ * fractional) overrides the measured offset for reproducible tests. */
+int64_t ftn_instance_to_wall(const struct ftn_instance *inst, uint64_t ts_ns);
+
+/* Events in the instance. sys/event as in events/SYS/EVENT. */
+int ftn_event_enable(struct ftn_instance *inst, const char *sys, const char *event);
+int ftn_event_disable(struct ftn_instance *inst, const char *sys, const char *event);
+/* Set (or with NULL/"" clear) the event's filter in the instance. */
+int ftn_event_set_filter(struct ftn_instance *inst, const char *sys,
+			 const char *event, const char *filter);
+/* Add / remove a trigger such as "stacktrace" (removed at destroy). */
+int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
+			  const char *event, const char *trigger);
+int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
+			     const char *event, const char *trigger);
+
+/* Remove instances named ftnet-* and probe groups ftnet_* whose PID is
+ * dead. Never touches a live run's state. Returns how many were removed. */
+int ftn_reap_stale(void);
+
+/* ------------------------------------------------------------------ */
+/* Cleanup and signals                                                */
+/* ------------------------------------------------------------------ */
+
+/* Install handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (they
+ * set ftn_exiting; the consumer returns, and the tool's normal teardown
+ * runs) and an atexit hook that destroys every live instance. */
+int ftn_cleanup_install(void);
+/* Destroy every instance still registered. Idempotent. */
+void ftn_cleanup(void);
+/* Nonzero after a terminating signal; the signal number. */
+int ftn_exiting(void);
+
+/* ------------------------------------------------------------------ */
+/* Events as delivered to tools                                       */
+/* ------------------------------------------------------------------ */
+
+#define FTN_MAX_FIELDS 48
+#define FTN_MAX_FRAMES 64
+
+struct ftn_field {
+	const char *name;       /* NUL-terminated */
+	const char *val;        /* NUL-terminated, quotes removed */
+};
+
+enum ftn_probe_kind { FTN_PROBE_NONE, FTN_PROBE_ENTRY, FTN_PROBE_RETURN };
+
+struct ftn_event {
+	uint64_t ts_ns;         /* timestamp in the instance clock */
+	int cpu;
+	int pid;                /* on-CPU task */
+	int tgid;               /* -1 when not recorded */
+	const char *comm;       /* on-CPU task name; "<...>" when unknown */
+	const char *flags;      /* irq-info flags, "" when absent */
+	const char *name;       /* event name, e.g. "tcp_retransmit_skb" */
+	/* kprobe head "(func+off/size)" / kretprobe "(caller+off/size <- func)" */
+	enum ftn_probe_kind probe;
+	const char *probe_func;       /* probed function */
+	const char *probe_caller;     /* kretprobe: "caller+0x12e/0x300" */
+	unsigned long probe_off;
+	int nfields;
+	struct ftn_field fields[FTN_MAX_FIELDS];
+	/* Stack attached by a stacktrace trigger (machinery frames removed). */
+	int nframes;
+	const char *frames[FTN_MAX_FRAMES];
+	const char *raw;        /* the whole text line, when from text */
+};
+
+/* Field lookup: NULL / -ENOENT when absent; -EINVAL when not a number.
+ * Numbers accept decimal, 0x-hex and (for raw kprobe output) bare hex
+ * when hex is nonzero. */
+const char *ftn_event_str(const struct ftn_event *ev, const char *name);
+int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
+
+/*
+ * Parse one trace_pipe text line (without the newline) in place: line is
+ * modified (NULs written) and ev points into it. Returns:
+ *  FTN_LINE_EVENT   an event;
+ *  FTN_LINE_STACK   a "<stack trace>" record head (ev has the header);
+ *  FTN_LINE_FRAME   a " => frame" line (ev->frames[0] is the frame);
+ *  FTN_LINE_LOST    "CPU:N [LOST M EVENTS]" (ev->cpu, *lost = M);
+ *  FTN_LINE_OTHER   blank or unrecognised (skipped by the consumer);
+ *  -EINVAL          a line that looks like an event but is malformed.
+ */
+enum ftn_line_kind {
+	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
+	FTN_LINE_LOST,
+};
+int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost);
+
+/* ------------------------------------------------------------------ */
+/* Consumer: trace_pipe in timed batches                              */
+/* ------------------------------------------------------------------ */
+
+struct ftn_consumer_ops {
+	/* One event, stack attached when a trigger produced one. Return
+	 * nonzero to stop consuming. */
+	int (*event)(void *ctx, const struct ftn_event *ev);
+	/* Events lost on a CPU (ring buffer overrun or drop). Always called:
+	 * losses are never silent. */
+	void (*lost)(void *ctx, int cpu, uint64_t count);
+	/* End of each batch period; now_wall_ns is the wall-clock time. */
+	int (*batch)(void *ctx, int64_t now_wall_ns);
+};
+
+struct ftn_consumer_opts {
+	double period_s;        /* batch period, default 1 s */
+	double duration_s;      /* 0 = until a signal */
+	int want_stacks;        /* hold events to attach a following stack */
+};
+
+/* Consume the instance's trace_pipe (poll + O_NONBLOCK) until duration
+ * ends, a callback says stop, or a terminating signal. Split lines are
+ * reassembled; per-CPU stats (overrun, dropped events) are read at every
+ * batch and reported through ops->lost, as are "[LOST N EVENTS]" markers
+ * (never counted twice). Returns 0 or -errno. */
+int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
+		const struct ftn_consumer_ops *ops, void *ctx);
+
+/* Total events lost so far in this instance, as reported via ops->lost. */
+uint64_t ftn_instance_lost(const struct ftn_instance *inst);
+
+/* ------------------------------------------------------------------ */
+/* Sockets: /proc/net/tcp(6) snapshots and owners                      */
+/* ------------------------------------------------------------------ */
+
+struct ftn_addr {
+	int family;                     /* AF_INET or AF_INET6 */
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+	};
+};
+
+struct ftn_sock {
+	struct ftn_addr laddr, raddr;
+	uint16_t lport, rport;          /* host order */
+	int state;                      /* TCP_* number, 1 = ESTABLISHED */
+	uint32_t uid;
+	unsigned long inode;            /* 0 for TIME_WAIT rows */
+	uint64_t sk;                    /* kernel pointer as printed (may be
+					   hashed or zero: see sk_valid) */
+	unsigned int retransmits;       /* "retrnsmt" column */
+};
+
+struct ftn_socktab;
+/*
+ * Snapshot /proc/net/tcp and tcp6. proc_root: NULL for "/proc"; pid > 0
+ * reads /proc/PID/net/... (the table of PID's network namespace). When
+ * want_ptrs is set and kernel.kptr_restrict is 0 or 2, it is set to 1 for
+ * the read and put back, so that the sk column holds real pointers.
+ * FTNET_PROC overrides "/proc" (tests).
+ */
+struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
+					 int want_ptrs);
+/* Parse tables already read (tests): either text may be NULL. */
+struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6);
+void ftn_socktab_free(struct ftn_socktab *tab);
+size_t ftn_socktab_count(const struct ftn_socktab *tab);
+const struct ftn_sock *ftn_socktab_at(const struct ftn_socktab *tab, size_t i);
+/* Exact 4-tuple lookup (local/remote as seen by the socket); NULL if none. */
+const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
+					      const struct ftn_addr *laddr, uint16_t lport,
+					      const struct ftn_addr *raddr, uint16_t rport);
+/* Lookup by kernel sk pointer; NULL when absent or pointers not usable. */
+const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk);
+/* Whether the snapshot's sk column held real pointers (not hashed/zero). */
+int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
+
+/* Owner of a socket inode: scans /proc/[pid]/fd once per call to
+ * ftn_owners_refresh and caches inode -> pid/comm. */
+struct ftn_owners;
+struct ftn_owners *ftn_owners_alloc(const char *proc_root);
+void ftn_owners_free(struct ftn_owners *o);
+int ftn_owners_refresh(struct ftn_owners *o);
+/* 0 and pid/comm filled, or -ENOENT (refreshes once on a miss). */
+int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
+		      char *comm, size_t comm_size);
+
+/* ------------------------------------------------------------------ */
+/* Formatting helpers shared by tools (one print path for text/JSON)   */
+/* ------------------------------------------------------------------ */
+
+/* "127.0.0.1" / "::1"; returns buf. */
+const char *ftn_addr_str(const struct ftn_addr *a, char *buf, size_t size);
+/* "127.0.0.1:5000" / "[::1]:5000" */
+const char *ftn_endpoint_str(const struct ftn_addr *a, uint16_t port,
+			     char *buf, size_t size);
+/* Parse "127.0.0.1" or "::1" (or "::ffff:1.2.3.4"). 0 or -EINVAL. */
+int ftn_addr_parse(const char *s, int family, struct ftn_addr *out);
+/* TCP state number <-> name without "TCP_" ("ESTABLISHED"); "UNKNOWN". */
+const char *ftn_tcp_state_name(int state);
+int ftn_tcp_state_parse(const char *s);   /* accepts with or without TCP_ */
+/* ISO-8601 UTC with microseconds: 2026-11-21T10:00:00.123456Z */
+const char *ftn_time_iso(int64_t wall_ns, char *buf, size_t size);
+/* HH:MM:SS local time (perf-tools' TIME column) */
+const char *ftn_time_hms(int64_t wall_ns, char *buf, size_t size);
+
+/* A tiny JSON object writer: one object per line. */
+struct ftn_json {
+	FILE *f;
+	int first;
+};
+void ftn_json_begin(struct ftn_json *j, FILE *f);
+void ftn_json_str(struct ftn_json *j, const char *key, const char *val);
+void ftn_json_int(struct ftn_json *j, const char *key, long long val);
+void ftn_json_uint(struct ftn_json *j, const char *key, unsigned long long val);
+void ftn_json_num(struct ftn_json *j, const char *key, double val, int decimals);
+void ftn_json_strv(struct ftn_json *j, const char *key, const char *const *v, int n);
+void ftn_json_end(struct ftn_json *j);    /* "}\n" and flush */
+/* Write s as a JSON string literal (with quotes). */
+void ftn_json_escape(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------ */
+/* Event formats, binary ring buffer, kernel symbols                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Event formats: events/SYS/EVENT/format parsed once, so that binary
+ * records from trace_pipe_raw can be read field by field without text.
+ */
+enum ftn_field_flags {
+	FTN_FIELD_SIGNED   = 1 << 0,    /* "signed:1" */
+	FTN_FIELD_COMMON   = 1 << 1,    /* common_* header field */
+	FTN_FIELD_ARRAY    = 1 << 2,    /* NAME[N] (array_len N, 0 if not numeric) */
+	FTN_FIELD_DATA_LOC = 1 << 3,    /* __data_loc: u32 off(16) | len(16)<<16 */
+	FTN_FIELD_REL_LOC  = 1 << 4,    /* __rel_loc: offset from end of field */
+	FTN_FIELD_STRING   = 1 << 5,    /* char array / char[] payload */
+};
+
+struct ftn_format_field {
+	const char *type;               /* C type text: "void *", "__data_loc char[]" */
+	const char *name;
+	unsigned int offset;
+	unsigned int size;
+	int array_len;                  /* -1 when not an array */
+	unsigned int flags;             /* enum ftn_field_flags */
+};
+
+struct ftn_format;
+/* Parse the text of a format file. NULL + errno (EINVAL: no fields). */
+struct ftn_format *ftn_format_parse(const char *text);
+/* Read and parse events/SYS/EVENT/format of inst (NULL = top level). */
+struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
+				   const char *sys, const char *event);
+void ftn_format_free(struct ftn_format *fmt);
+const char *ftn_format_name(const struct ftn_format *fmt);
+const char *ftn_format_system(const struct ftn_format *fmt); /* "" if parsed */
+int ftn_format_id(const struct ftn_format *fmt);             /* -1 if none */
+const char *ftn_format_print_fmt(const struct ftn_format *fmt); /* "" if none */
+int ftn_format_nfields(const struct ftn_format *fmt);
+const struct ftn_format_field *ftn_format_field_at(const struct ftn_format *fmt, int i);
+/* NULL (errno ENOENT) when the event has no such field. */
+const struct ftn_format_field *ftn_format_field(const struct ftn_format *fmt,
+						const char *name);
+/* __print_symbolic(REC->field, { N, "NAME" }, ...) tables from the print fmt.
+ * Symbolic keys are resolved for TCP states (TCP_ESTABLISHED = 1 ...
+ * TCP_NEW_SYN_RECV = 12), AF_INET/AF_INET6 and IPPROTO_*; others are kept
+ * as unresolved and never match a value. */
+int ftn_format_has_symbols(const struct ftn_format *fmt, const char *field);
+/* Name for a value, NULL when the table (or the value) is unknown. */
+const char *ftn_format_symbol(const struct ftn_format *fmt, const char *field,
+			      uint64_t value);
+/* Value for a name (exact, or case-insensitive as a fallback). 0 / -ENOENT. */
+int ftn_format_symbol_value(const struct ftn_format *fmt, const char *field,
+			    const char *name, uint64_t *out);
+
+/* Field readers over one record (the payload from the ring buffer, starting
+ * at common_type). Fast: take the field once with ftn_format_field.
+ * Integers of size 1/2/4/8; signed fields are sign-extended (cast the result
+ * to int64_t). -ERANGE if the field lies beyond reclen, -EINVAL for a size
+ * that is not an integer. */
+int ftn_field_u64(const struct ftn_format_field *f, const void *rec,
+		  size_t reclen, uint64_t *out);
+/* Bytes of a fixed array (addresses) or of a __data_loc/__rel_loc payload. */
+int ftn_field_bytes(const struct ftn_format_field *f, const void *rec,
+		    size_t reclen, const void **data, size_t *len);
+/* A string field (__data_loc char[] or char NAME[N]): pointer into rec and
+ * its length up to the first NUL (not NUL-terminated when the array is full). */
+int ftn_field_str(const struct ftn_format_field *f, const void *rec,
+		  size_t reclen, const char **s, size_t *len);
+/* By field name: -ENOENT when fmt has no such field. */
+int ftn_format_get_u64(const struct ftn_format *fmt, const char *field,
+		       const void *rec, size_t reclen, uint64_t *out);
+
+/* Sub-buffer ("page") layout from events/header_page. */
+struct ftn_page_layout {
+	unsigned int ts_offset, ts_size;         /* page timestamp (u64) */
+	unsigned int commit_offset, commit_size; /* data bytes + flag bits */
+	unsigned int data_offset;                /* first event */
+	unsigned int data_size;                  /* as header_page says */
+	size_t page_size;       /* bytes per read: buffer_subbuf_size_kb when
+				   known, else data_offset + data_size */
+};
+int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl);
+/* header_page of inst (top level when inst is NULL or lacks it) plus the
+ * instance's buffer_subbuf_size_kb (kernel 6.8+). */
+int ftn_page_layout_load(const struct ftn_instance *inst, struct ftn_page_layout *pl);
+
+/*
+ * Binary ring buffer (per_cpu/cpuN/trace_pipe_raw). ftn_rbpage_* decodes one
+ * sub-buffer without any kernel (unit-testable); ftn_ringbuf_* reads every
+ * CPU of an instance and merges the records in timestamp order.
+ */
+#define FTN_RB_COMMIT_MISSED  (1u << 31)     /* events lost before this page */
+#define FTN_RB_COMMIT_STORED  (1u << 30)     /* lost count stored after data */
+
+struct ftn_rbpage {
+	/* filled by ftn_rbpage_begin */
+	uint64_t page_ts;
+	size_t commit;          /* data bytes (flags removed) */
+	int missed;             /* events were lost before this page */
+	uint64_t missed_count;  /* when stored by the kernel, else 0 */
+	/* iterator state */
+	const unsigned char *data;
+	size_t pos;
+	uint64_t ts;            /* running timestamp */
+};
+struct ftn_rbrec {
+	uint64_t ts;            /* ns in the instance clock */
+	const void *data;       /* payload: starts with common_type */
+	size_t len;             /* payload bytes (may include alignment) */
+};
+/* Start decoding one sub-buffer of len bytes. -EINVAL when the commit does
+ * not fit. */
+int ftn_rbpage_begin(struct ftn_rbpage *it, const struct ftn_page_layout *pl,
+		     const void *page, size_t len);
+/* Next data record: 1 and *rec, 0 at the end, -EINVAL on a corrupt page. */
+int ftn_rbpage_next(struct ftn_rbpage *it, struct ftn_rbrec *rec);
+
+/* Per-CPU reader of an instance: per_cpu/cpuN/trace_pipe_raw of every
+ * online CPU, merged in timestamp order. */
+struct ftn_ringbuf;
+struct ftn_ringbuf *ftn_ringbuf_open(const struct ftn_instance *inst);
+/* Same over already open files (captured pages in tests): fds[i] holds
+ * pages of CPU cpus[i]; the reader takes ownership of the fds. */
+struct ftn_ringbuf *ftn_ringbuf_open_fds(const struct ftn_page_layout *pl,
+					 int n, const int *fds, const int *cpus);
+void ftn_ringbuf_close(struct ftn_ringbuf *rb);
+const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb);
+
+struct ftn_rbevent {
+	int cpu;
+	uint64_t ts;
+	const void *data;
+	size_t len;
+};
+struct ftn_ringbuf_ops {
+	/* One record; nonzero stops the read (the rest of the batch is kept
+	 * for the next call). */
+	int (*event)(void *ctx, const struct ftn_rbevent *ev);
+	/* Lost events on a CPU. When the kernel flagged a loss without
+	 * storing a count, count is 1 ("at least one"). */
+	void (*lost)(void *ctx, int cpu, uint64_t count);
+};
+/* Read every page available now on every CPU (never blocks), then deliver
+ * the records in timestamp order. Returns records delivered or -errno. */
+int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+		     void *ctx);
+/* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
+ * -errno (-EINTR on a signal). */
+int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms);
+/* Events reported lost so far on a CPU (-1 = all); unknown counts as 1. */
+uint64_t ftn_ringbuf_lost(const struct ftn_ringbuf *rb, int cpu);
+
+/*
+ * Kernel symbols from /proc/kallsyms (or FTNET_KALLSYMS, or path).
+ */
+struct ftn_ksyms;
+/* NULL + errno; EPERM when every address reads as zero (kptr_restrict):
+ * print raw addresses instead. */
+struct ftn_ksyms *ftn_ksyms_load(const char *path);
+void ftn_ksyms_free(struct ftn_ksyms *ks);
+size_t ftn_ksyms_count(const struct ftn_ksyms *ks);
+/* Highest text symbol at or below addr, within 1 MiB: its name (and
+ * module or NULL, and offset). NULL + ENOENT otherwise. */
+const char *ftn_ksyms_find(const struct ftn_ksyms *ks, uint64_t addr,
+			   uint64_t *off, const char **module);
+/* "sym+0xoff" or "sym+0xoff [mod]"; "0x<addr>" when unknown. Returns buf. */
+const char *ftn_ksyms_str(const struct ftn_ksyms *ks, uint64_t addr,
+			  char *buf, size_t size);
+/* Address of a symbol by name (first match): 0 / -ENOENT. */
+int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr);
+
+/* ------------------------------------------------------------------ */
+/* Dynamic probes and BTF                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Create a kprobe / kretprobe "p|r:GROUP/EVENT DEF" (GROUP = the
+ * instance's private group ftnet_<tool>_<pid>), e.g.
+ * def = "tcp_retransmit_skb sk=%di:x64". The definition file is only ever
+ * appended to (never truncated). A stale same-named probe of our group
+ * (EEXIST) is replaced once. The probe is recorded in the instance and
+ * removed by ftn_instance_destroy. Returns 0 or -errno (-EOPNOTSUPP: no
+ * kprobe_events); ftn_error_last() then holds the kernel's explanation.
+ * The event is not enabled: use ftn_event_enable(inst, group, event).
+ */
+int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
+		      const char *def, int is_return);
+/* Same on uprobe_events; def = "/path/to/elf:0xOFFSET [args]" (see
+ * ftn_elf_symbol_offset). Uprobes take registers (ftn_probe_arg_reg),
+ * not $argN. */
+int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
+		      const char *def, int is_return);
+/* Disable the probe's event in the instance, remove the probe, forget the
+ * record. -ENOENT when it is not a probe of this instance; -EBUSY when
+ * something else holds it (it stays recorded for destroy). */
+int ftn_probe_destroy(struct ftn_instance *inst, const char *event);
+/* Group name of the instance's probes (events/GROUP/EVENT). */
+const char *ftn_probe_group(const struct ftn_instance *inst);
+
+/* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
+ * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
+ * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
+int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
+
+/* Fetch arg of function argument n (1-based) into buf: "$argN" when the
+ * kernel's tracefs README lists "$arg<N>", else the register of the
+ * kernel's calling convention ("%di" on x86_64). -ERANGE when the argument
+ * is on the stack and $argN is unavailable; -EOPNOTSUPP: unknown arch. */
+int ftn_probe_arg(int n, char *buf, size_t size);
+/* Always the register (uprobes; kernels without $argN). */
+int ftn_probe_arg_reg(int n, char *buf, size_t size);
+/* Architecture used for registers: "x86_64", "i386", "arm64", "arm",
+ * "ppc64", "s390x", "riscv64", "mips" (o32), "mips64" (n64),
+ * "loongarch". Detected from uname (the kernel's, not the build's), with
+ * the build target as fallback; NULL when unknown. */
+const char *ftn_probe_arch(void);
+/* Tests: force an architecture (NULL: detect again), -EINVAL if unknown. */
+int ftn_probe_set_arch(const char *arch);
+/* Tests: $argN use: -1 ask the README (default), 0 never, 1 always. */
+void ftn_probe_set_argn(int mode);
+
+/* Parse a value a probe printed: decimal (4.17+ u/s types, may be
+ * negative), "0x" hex (x types), or, when bare_hex is set (kernels before
+ * 4.17), hex without "0x". -EFAULT for "(fault)", -EINVAL, -ERANGE. */
+int ftn_probe_value_u64(const char *s, int bare_hex, uint64_t *out);
+
+struct ftn_btf;
+/*
+ * Fetch args reading struct sock fields through base, a fetch arg holding
+ * a struct sock * ("%di", "$arg1", "$retval"):
+ *   daddr=+0(B):u32 saddr=+4(B):u32 dport=+12(B):u16 sport=+14(B):u16
+ *   family=+16(B):u16 state=+18(B):u8
+ * (offsets from btf when given, else these stable ones), and when btf
+ * knows skc_v6_daddr / skc_v6_rcv_saddr, IPv6 addresses as four u32 words
+ * each: daddr6_0..daddr6_3, saddr6_0..saddr6_3 (u32 works on every kprobe
+ * kernel; arrays need 4.20, x32 4.17). Returns the length or -ENOSPC.
+ */
+int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
+			     char *buf, size_t size);
+/* The socket an event with those fields describes (local = saddr/sport). */
+struct ftn_probe_sock {
+	int family;
+	int state;
+	struct ftn_addr laddr, raddr;
+	uint16_t lport, rport;          /* host order */
+};
+/* 0; -ENODATA for AF_INET6 without the v6 words (ports and state are set,
+ * addresses zero); -ENOENT a field is missing; -EFAULT a fetch faulted. */
+int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
+			  struct ftn_probe_sock *out);
+
+/*
+ * BTF reader (no libbpf). Load path, or when NULL $FTNET_BTF, else
+ * /sys/kernel/btf/vmlinux; the file is read once. NULL + errno (ENOENT:
+ * no BTF; EPROTO: malformed; ENOTSUP: other byte order).
+ */
+struct ftn_btf *ftn_btf_load(const char *path);
+/* Same from memory (copied). */
+struct ftn_btf *ftn_btf_parse(const void *data, size_t size);
+void ftn_btf_free(struct ftn_btf *btf);
+/* Type id of a struct or union by name ("sock", "struct sock", "union
+ * x"), or -ENOENT. The name index is built on the first call. */
+int ftn_btf_find_struct(const struct ftn_btf *btf, const char *name);
+struct ftn_btf_member {
+	unsigned int bit_off;   /* from the start of the outer struct */
+	unsigned int bit_size;  /* bitfield width, 0 for a plain member */
+	unsigned int size;      /* bytes of the member's type, 0 unknown */
+	uint32_t type_id;
+};
+/* Find a member: "a.b.c" follows named members exactly; a single name is
+ * also searched for inside named struct/union members, depth first
+ * ("skc_v6_daddr" in "sock" finds __sk_common.skc_v6_daddr). Anonymous
+ * struct/union members are transparent in both. 0, -ENOENT, -EINVAL. */
+int ftn_btf_member_find(const struct ftn_btf *btf, const char *struct_name,
+			const char *member_path, struct ftn_btf_member *out);
+/* Byte offset of a member (for a bitfield, of the byte holding its
+ * first bit: use ftn_btf_member_find for the bits). */
+int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
+			  const char *member_path, unsigned int *byte_off);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FTNET_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ftnet_int.h - internals shared by the lib/ sources; never installed. */
+#ifndef FTNET_INT_H
+#define FTNET_INT_H
+
+#include "ftnet.h"
+#include <limits.h>
+
+#define FTN_NAME_MAX 128
+
+/* Something this instance did to the kernel that destroy must undo. */
+enum ftn_undo_kind {
+	FTN_UNDO_ENABLE,        /* events/SYS/EVENT/enable was set to 1 */
+	FTN_UNDO_FILTER,        /* events/SYS/EVENT/filter was set */
+	FTN_UNDO_TRIGGER,       /* events/SYS/EVENT/trigger got "arg" */
+	FTN_UNDO_PROBE,         /* a dynamic probe "GROUP/EVENT" in file arg2 */
+};
+
+struct ftn_undo {
+	enum ftn_undo_kind kind;
+	char sys[FTN_NAME_MAX];
+	char event[FTN_NAME_MAX];
+	char arg[256];          /* trigger text, or probe file name */
+	int done;
+};
+
+struct ftn_instance {
+	char name[FTN_NAME_MAX];        /* ftnet-<tool>-<pid> */
+	char tool[64];
+	char group[FTN_NAME_MAX];       /* probe group ftnet_<tool>_<pid> */
+	char path[PATH_MAX];            /* absolute path of the instance dir */
+	char clock[32];
+	int64_t wall_offset_ns;         /* wall = ts + offset */
+	int created;                    /* we made the directory */
+	int pipe_fd;                    /* trace_pipe reader, -1 when closed */
+	uint64_t lost_total;
+	int nundo, capundo;
+	struct ftn_undo *undo;
+	struct ftn_instance *next;      /* cleanup registry */
+};
+
+/* Record an action to undo at destroy; duplicates are ignored. */
+int ftn__undo_push(struct ftn_instance *inst, enum ftn_undo_kind kind,
+		   const char *sys, const char *event, const char *arg);
+/* Drop a recorded action (undone early by the caller). */
+void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
+		    const char *sys, const char *event, const char *arg);
+
+/* Remove a dynamic probe "-:GROUP/EVENT" from file (kprobe_events or
+ * uprobe_events), append-only. Used by destroy and stale reaping. */
+int ftn__probe_remove(const char *file, const char *group, const char *event);
+
+/* Small file helpers on absolute paths. */
+ssize_t ftn__read_file(const char *path, char *buf, size_t size);
+int ftn__write_file(const char *path, const char *str, int flags);
+
+/* Register / unregister for ftn_cleanup(). */
+void ftn__cleanup_register(struct ftn_instance *inst);
+void ftn__cleanup_unregister(struct ftn_instance *inst);
+
+/* Set the last error_log text (used by writers). */
+void ftn__error_set(const char *text);
+/* Clear the kernel's error_log (ours, top level) before a write. */
+void ftn__error_log_clear(const struct ftn_instance *inst);
+/* Read the kernel's error_log after a failed write of cmd. */
+void ftn__error_log_fetch(const struct ftn_instance *inst, const char *cmd);
+
+#endif /* FTNET_INT_H */
