@@ -277,27 +277,34 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		save[n] = '\0';
 		kind = ftn_parse_line(line, len, &ev, &lost);
 		switch (kind) {
+		case FTN_LINE_FRAME:
+			add_frame(c, ev.frames[0]);
+			return;
+		default:
+			break;
+		}
+		/* Any other line ends the frames of the stack being read:
+		 * only now may its event be delivered. */
+		if (c->frames_to >= 0) {
+			c->pend[c->frames_to].complete = 1;
+			c->frames_to = -1;
+		}
+		switch (kind) {
 		case FTN_LINE_EVENT:
 			pending_mark_cpu(c, ev.cpu);
-			c->frames_to = -1;
 			pending_add(c, save, n, ev.cpu);
 			break;
 		case FTN_LINE_STACK:
-			c->frames_to = -1;
 			/* attach to the newest event of that CPU still waiting */
 			for (int i = c->pcount - 1; i >= 0; i--) {
 				int idx = (c->phead + i) % MAX_PENDING;
 
 				if (c->pend[idx].cpu == ev.cpu && !c->pend[idx].complete) {
 					c->frames_to = idx;
-					c->pend[idx].complete = 1;
 					break;
 				}
 			}
 			break;
-		case FTN_LINE_FRAME:
-			add_frame(c, ev.frames[0]);
-			return;
 		case FTN_LINE_LOST:
 			marker_loss(c, ev.cpu, lost);
 			break;

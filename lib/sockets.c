@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sockets.c - /proc/net/tcp(6) snapshots and socket owners.
+ *
+ * Events carry a socket's 4-tuple and (from kprobes or tracepoints) its
+ * kernel sk pointer; tools join them with a snapshot of the kernel's TCP
+ * tables to get uid, inode and state, and the inode with /proc/PID/fd to get
+ * the owning process. Both joins are hash lookups on tables built once per
+ * snapshot, because tools do them for every event.
+ */
+#include "ftnet.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Read a whole file of unknown size (procfs reports st_size 0) into a
+ * NUL-terminated malloc'd buffer. 0 or -errno. */
+static int slurp(const char *path, char **out, size_t *outlen)
+{
+	size_t cap = 16384, len = 0;
+	char *buf, *nb;
+	ssize_t r;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	if (outlen)
+		*outlen = len;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t w;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		w = write(fd, s, len);
+	while (w < 0 && errno == EINTR);
+	if (w < 0)
+		err = -errno;
+	else if ((size_t)w != len)
+		err = -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+static const char *proc_root_of(const char *proc_root)
+{
+	const char *env;
+
+	if (proc_root && *proc_root)
+		return proc_root;
+	env = getenv("FTNET_PROC");
+	return env && *env ? env : "/proc";
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser: good spread for pointers and inodes, whose
+	 * low bits are mostly alignment zeros. */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t c = 16;
+
+	while (c < n)
+		c <<= 1;
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Socket tables                                                      */
+/* ------------------------------------------------------------------ */
+
+struct ftn_socktab {
+	struct ftn_sock *socks;
+	size_t n, cap;
+	/* Open addressing, linear probing; a slot holds row index + 1 and 0
+	 * means empty. Masks are capacity - 1 (capacities are powers of 2). */
+	uint32_t *by_tuple;
+	size_t tuple_mask;
+	uint32_t *by_sk;
+	size_t sk_mask;
+	int ptrs_valid;
+};
+
+static const unsigned char *addr_bytes(const struct ftn_addr *a, size_t *len)
+{
+	if (a->family == AF_INET6) {
+		*len = 16;
+		return a->v6.s6_addr;
+	}
+	*len = 4;
+	return (const unsigned char *)&a->v4.s_addr;
+}
+
+static uint64_t tuple_hash(const struct ftn_addr *la, uint16_t lp,
+			   const struct ftn_addr *ra, uint16_t rp)
+{
+	/* FNV-1a over the bytes that matter for the family; the union's
+	 * unused tail in an AF_INET key may hold anything. */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *b;
+	size_t len, i;
+
+	b = addr_bytes(la, &len);
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	b = addr_bytes(ra, &len);
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	h ^= ((uint64_t)lp << 32) | ((uint64_t)rp << 16) | (uint64_t)la->family;
+	return mix64(h);
+}
+
+static int addr_eq(const struct ftn_addr *a, const struct ftn_addr *b)
+{
+	if (a->family != b->family)
+		return 0;
+	if (a->family == AF_INET6)
+		return !memcmp(&a->v6, &b->v6, sizeof(a->v6));
+	return a->v4.s_addr == b->v4.s_addr;
+}
+
+/* A real kernel address has the top bit set on every 64-bit architecture
+ * Linux runs TCP on (x86-64 ffff88..., ff11... with 5-level paging, arm64
+ * ffff...); %pK's hashed output is 32 bits wide (00000000xxxxxxxx) and
+ * kptr_restrict=2 prints zeros. */
+static int sk_looks_real(uint64_t sk)
+{
+	return (sk >> 63) != 0;
+}
+
+/* -- row parser ---------------------------------------------------- */
+
+static inline int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static const char *skip_token(const char *p, const char *end)
+{
+	p = skip_blank(p, end);
+	while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
+		p++;
+	return p;
+}
+
+/* Hex number of at most maxd digits; NULL when there is none. */
+static const char *parse_hex(const char *p, const char *end, uint64_t *out,
+			     int maxd, int *ndigits)
+{
+	uint64_t v = 0;
+	int d, n = 0;
+
+	while (p < end && (d = hexval((unsigned char)*p)) >= 0) {
+		if (++n > maxd)
+			return NULL;
+		v = (v << 4) | (uint64_t)d;
+		p++;
+	}
+	if (!n)
+		return NULL;
+	*out = v;
+	if (ndigits)
+		*ndigits = n;
+	return p;
+}
+
+static const char *parse_dec(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	while (p < end && *p >= '0' && *p <= '9') {
+		v = v * 10 + (uint64_t)(*p - '0');
+		p++;
+		n++;
+	}
+	if (!n)
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/* "0100007F:1388" or a 32-digit tcp6 address. Each 8-digit word is the
+ * %08X of a network-order 32-bit word read as a host integer, so storing
+ * the parsed value back as a host integer restores the network bytes. */
+static const char *parse_endpoint(const char *p, const char *end,
+				  struct ftn_addr *a, uint16_t *port)
+{
+	const char *q;
+	uint32_t w[4];
+	uint64_t v;
+	int i, nw, d;
+
+	p = skip_blank(p, end);
+	for (nw = 0; nw < 4; nw++) {
+		v = 0;
+		for (i = 0; i < 8; i++) {
+			if (p >= end || (d = hexval((unsigned char)*p)) < 0)
+				break;
+			v = (v << 4) | (uint64_t)d;
+			p++;
+		}
+		if (i == 0 && nw > 0)
+			break;
+		if (i != 8)
+			return NULL;
+		w[nw] = (uint32_t)v;
+	}
+	if (p >= end || *p != ':')
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	if (nw == 1) {
+		a->family = AF_INET;
+		memcpy(&a->v4.s_addr, &w[0], 4);
+	} else if (nw == 4) {
+		a->family = AF_INET6;
+		memcpy(a->v6.s6_addr, w, 16);
+	} else {
+		return NULL;
+	}
+	q = parse_hex(p + 1, end, &v, 4, NULL);
+	if (!q)
+		return NULL;
+	*port = (uint16_t)v;
+	return q;
+}
+
+/*
+ * One data row (without its newline):
+ *   sl: local rem st tx:rx tr:when retrnsmt uid timeout inode ref sk ...
+ * TIME_WAIT rows stop after sk; sk may be absent on exotic kernels. Returns
+ * 1 for a row, 0 for a line that is not a row (header, blank, garbage).
+ */
+static int parse_row(const char *p, const char *end, struct ftn_sock *s)
+{
+	uint64_t v;
+
+	memset(s, 0, sizeof(*s));
+	p = skip_blank(p, end);
+	p = parse_dec(p, end, &v);                      /* sl */
+	if (!p || p >= end || *p != ':')
+		return 0;
+	p = parse_endpoint(p + 1, end, &s->laddr, &s->lport);
+	if (!p)
+		return 0;
+	p = parse_endpoint(p, end, &s->raddr, &s->rport);
+	if (!p || s->raddr.family != s->laddr.family)
+		return 0;
+	p = parse_hex(skip_blank(p, end), end, &v, 2, NULL);    /* st */
+	if (!p)
+		return 0;
+	s->state = (int)v;
+	p = skip_token(p, end);                         /* tx_queue:rx_queue */
+	p = skip_token(p, end);                         /* tr:tm->when */
+	p = parse_hex(skip_blank(p, end), end, &v, 8, NULL);    /* retrnsmt */
+	if (!p)
+		return 0;
+	s->retransmits = (unsigned int)v;
+	p = parse_dec(skip_blank(p, end), end, &v);     /* uid */
+	if (!p)
+		return 0;
+	s->uid = (uint32_t)v;
+	p = skip_token(p, end);                         /* timeout (signed) */
+	p = parse_dec(skip_blank(p, end), end, &v);     /* inode */
+	if (!p)
+		return 0;
+	s->inode = (unsigned long)v;
+	p = skip_token(p, end);                         /* refcnt */
+	p = skip_blank(p, end);
+	if (p < end && parse_hex(p, end, &v, 16, NULL))
+		s->sk = v;
+	return 1;
+}
+
+static int socktab_parse_text(struct ftn_socktab *t, const char *text)
+{
+	const char *p = text, *end, *nl;
+	struct ftn_sock *ns;
+	size_t ncap;
+
+	if (!text)
+		return 0;
+	end = text + strlen(text);
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (t->n == t->cap) {
+			ncap = t->cap ? t->cap * 2 : 64;
+			if (ncap > UINT32_MAX - 1)
+				return -EOVERFLOW;
+			ns = realloc(t->socks, ncap * sizeof(*ns));
+			if (!ns)
+				return -ENOMEM;
+			t->socks = ns;
+			t->cap = ncap;
+		}
+		if (parse_row(p, nl, &t->socks[t->n]))
+			t->n++;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int socktab_index(struct ftn_socktab *t)
+{
+	size_t cap = pow2_at_least(t->n * 2), i, j, nreal = 0, nnonzero = 0;
+	const struct ftn_sock *s;
+
+	t->by_tuple = calloc(cap, sizeof(*t->by_tuple));
+	t->by_sk = calloc(cap, sizeof(*t->by_sk));
+	if (!t->by_tuple || !t->by_sk)
+		return -ENOMEM;
+	t->tuple_mask = t->sk_mask = cap - 1;
+	for (i = 0; i < t->n; i++) {
+		s = &t->socks[i];
+		/* Duplicates (SO_REUSEPORT listeners) probe past each other;
+		 * lookups return the first row of the table. */
+		j = tuple_hash(&s->laddr, s->lport, &s->raddr, s->rport) & t->tuple_mask;
+		while (t->by_tuple[j])
+			j = (j + 1) & t->tuple_mask;
+		t->by_tuple[j] = (uint32_t)(i + 1);
+		if (!s->sk)
+			continue;
+		nnonzero++;
+		if (sk_looks_real(s->sk))
+			nreal++;
+		j = mix64(s->sk) & t->sk_mask;
+		while (t->by_sk[j])
+			j = (j + 1) & t->sk_mask;
+		t->by_sk[j] = (uint32_t)(i + 1);
+	}
+	/* One hashed value means the whole table was printed under a
+	 * kptr_restrict that hides pointers: trust all or nothing. */
+	t->ptrs_valid = nnonzero > 0 && nreal == nnonzero;
+	return 0;
+}
+
+struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6)
+{
+	struct ftn_socktab *t;
+	int err;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = socktab_parse_text(t, tcp);
+	if (!err)
+		err = socktab_parse_text(t, tcp6);
+	if (!err)
+		err = socktab_index(t);
+	if (err) {
+		ftn_socktab_free(t);
+		errno = -err;
+		return NULL;
+	}
+	return t;
+}
+
+void ftn_socktab_free(struct ftn_socktab *tab)
+{
+	if (!tab)
+		return;
+	free(tab->socks);
+	free(tab->by_tuple);
+	free(tab->by_sk);
+	free(tab);
+}
+
+size_t ftn_socktab_count(const struct ftn_socktab *tab)
+{
+	return tab ? tab->n : 0;
+}
+
+const struct ftn_sock *ftn_socktab_at(const struct ftn_socktab *tab, size_t i)
+{
+	if (!tab || i >= tab->n) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return &tab->socks[i];
+}
+
+static const struct ftn_sock *find_exact(const struct ftn_socktab *tab,
+					 const struct ftn_addr *la, uint16_t lp,
+					 const struct ftn_addr *ra, uint16_t rp)
+{
+	const struct ftn_sock *s;
+	size_t j;
+
+	j = tuple_hash(la, lp, ra, rp) & tab->tuple_mask;
+	while (tab->by_tuple[j]) {
+		s = &tab->socks[tab->by_tuple[j] - 1];
+		if (s->lport == lp && s->rport == rp &&
+		    addr_eq(&s->laddr, la) && addr_eq(&s->raddr, ra))
+			return s;
+		j = (j + 1) & tab->tuple_mask;
+	}
+	return NULL;
+}
+
+/* The other spelling of an IPv4 endpoint: 1.2.3.4 <-> ::ffff:1.2.3.4.
+ * 0 when a has none. */
+static int addr_other_form(const struct ftn_addr *a, struct ftn_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (a->family == AF_INET) {
+		out->family = AF_INET6;
+		out->v6.s6_addr[10] = 0xff;
+		out->v6.s6_addr[11] = 0xff;
+		memcpy(&out->v6.s6_addr[12], &a->v4.s_addr, 4);
+		return 1;
+	}
+	if (a->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a->v6)) {
+		out->family = AF_INET;
+		memcpy(&out->v4.s_addr, &a->v6.s6_addr[12], 4);
+		return 1;
+	}
+	return 0;
+}
+
+const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
+					      const struct ftn_addr *laddr, uint16_t lport,
+					      const struct ftn_addr *raddr, uint16_t rport)
+{
+	const struct ftn_sock *s;
+	struct ftn_addr la2, ra2;
+
+	if (!tab || !laddr || !raddr || !tab->n) {
+		errno = ENOENT;
+		return NULL;
+	}
+	s = find_exact(tab, laddr, lport, raddr, rport);
+	/* An IPv4 flow on a dual-stack socket sits in tcp6 with mapped
+	 * addresses, while tracepoints may hand us the IPv4 form (or the
+	 * other way round); the two cannot both exist for one flow. */
+	if (!s && addr_other_form(laddr, &la2) && addr_other_form(raddr, &ra2))
+		s = find_exact(tab, &la2, lport, &ra2, rport);
+	if (!s)
+		errno = ENOENT;
+	return s;
+}
+
+const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk)
+{
+	const struct ftn_sock *s;
+	size_t j;
+
+	if (!tab || !tab->ptrs_valid || !sk) {
+		errno = ENOENT;
+		return NULL;
+	}
+	j = mix64(sk) & tab->sk_mask;
+	while (tab->by_sk[j]) {
+		s = &tab->socks[tab->by_sk[j] - 1];
+		if (s->sk == sk)
+			return s;
+		j = (j + 1) & tab->sk_mask;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab)
+{
+	return tab ? tab->ptrs_valid : 0;
+}
+
+/* -- snapshot ------------------------------------------------------ */
+
+static int read_tables(const char *root, pid_t pid, char **tcp, char **tcp6)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "%s/%d/net/tcp", root, (int)pid);
+	else
+		snprintf(path, sizeof(path), "%s/net/tcp", root);
+	err = slurp(path, tcp, NULL);
+	if (err)
+		return err;
+	strcat(path, "6");
+	err = slurp(path, tcp6, NULL);
+	/* No tcp6 when IPv6 is disabled or not built: not an error. */
+	if (err == -ENOENT) {
+		*tcp6 = NULL;
+		err = 0;
+	}
+	if (err) {
+		free(*tcp);
+		*tcp = NULL;
+	}
+	return err;
+}
+
+/* One read of the tables, with kptr_restrict at 1 for its duration when
+ * want_ptrs (and we are root and it was 0 or 2). */
+static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
+					 int want_ptrs)
+{
+	char kpath[PATH_MAX], *old = NULL, *tcp = NULL, *tcp6 = NULL, *e;
+	struct ftn_socktab *t = NULL;
+	sigset_t block, saved;
+	int err, changed = 0, rerr;
+	long val = 0;
+
+	sigemptyset(&saved);
+	snprintf(kpath, sizeof(kpath), "%s/sys/kernel/kptr_restrict", root);
+	if (want_ptrs && geteuid() == 0 && slurp(kpath, &old, NULL) == 0) {
+		val = strtol(old, &e, 10);
+		if (e != old && (val == 0 || val == 2)) {
+			/* A terminating signal between the write and the
+			 * restore would leave the sysctl changed: hold them
+			 * off for the few milliseconds of the read. */
+			sigemptyset(&block);
+			sigaddset(&block, SIGINT);
+			sigaddset(&block, SIGTERM);
+			sigaddset(&block, SIGHUP);
+			sigaddset(&block, SIGQUIT);
+			sigaddset(&block, SIGPIPE);
+			sigprocmask(SIG_BLOCK, &block, &saved);
+			/* If we may not write it, read what we can; the
+			 * table then reports ptrs_valid == 0. */
+			changed = write_str(kpath, "1\n") == 0;
+			if (!changed)
+				sigprocmask(SIG_SETMASK, &saved, NULL);
+		}
+	}
+
+	err = read_tables(root, pid, &tcp, &tcp6);
+
+	if (changed) {
+		/* We write back only a value we read as 0 or 2, never a 1
+		 * another ftnet run set for its own read, so concurrent
+		 * runs cannot leave 1 behind. */
+		rerr = write_str(kpath, old);
+		if (rerr)
+			rerr = write_str(kpath, old);
+		sigprocmask(SIG_SETMASK, &saved, NULL);
+		if (rerr)
+			ftn_log(FTN_LOG_WARN,
+				"cannot restore '%s' to %ld: %s; run: sysctl kernel.kptr_restrict=%ld",
+				kpath, val, strerror(-rerr), val);
+	}
+	free(old);
+
+	if (!err) {
+		t = ftn_socktab_parse(tcp, tcp6);
+		if (!t)
+			err = -errno;
+	}
+	free(tcp);
+	free(tcp6);
+	if (!t)
+		errno = -err;
+	return t;
+}
+
+struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
+					 int want_ptrs)
+{
+	const char *root = proc_root_of(proc_root);
+	struct ftn_socktab *t;
+	size_t i;
+	int tries;
+
+	for (tries = 1;; tries++) {
+		t = snapshot_once(root, pid, want_ptrs);
+		if (!t || !want_ptrs || t->ptrs_valid || geteuid() != 0 || tries == 3)
+			return t;
+		/* Hashed pointers although we are root: another ftnet run
+		 * most likely put the sysctl back while we were reading (we
+		 * saw its temporary 1 and did not set it ourselves). Retry;
+		 * an empty or all-zero-pointer table cannot improve. */
+		for (i = 0; i < t->n && !t->socks[i].sk; i++)
+			;
+		if (i == t->n)
+			return t;
+		ftn_socktab_free(t);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Socket owners                                                      */
+/* ------------------------------------------------------------------ */
+
+#define OWN_COMM_MAX 64
+/* A miss rescans /proc at most this often... */
+#define OWN_RESCAN_NS (100LL * 1000 * 1000)
+/* ...and an inode already missed by a scan is retried no sooner than this,
+ * so a closed socket looked up on every event costs no scans. */
+#define OWN_NEG_TTL_NS (1000LL * 1000 * 1000)
+
+struct own_ent {
+	unsigned long inode;    /* 0 = empty slot (socket inodes are never 0) */
+	pid_t pid;
+	uint32_t comm;          /* offset into the comm pool */
+};
+
+struct own_map {
+	struct own_ent *slot;
+	size_t mask, n;
+	char *pool;             /* NUL-separated comm strings */
+	size_t pool_len, pool_cap;
+};
+
+struct ftn_owners {
+	char root[PATH_MAX];
+	struct own_map map;
+	/* Inodes a scan of the current generation did not find. */
+	unsigned long *neg;
+	size_t neg_mask, neg_n;
+	int64_t last_scan_ns;   /* CLOCK_MONOTONIC; 0 = never scanned */
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void own_map_free(struct own_map *m)
+{
+	free(m->slot);
+	free(m->pool);
+	memset(m, 0, sizeof(*m));
+}
+
+static struct own_ent *own_map_find(const struct own_map *m, unsigned long inode)
+{
+	size_t j;
+
+	if (!m->slot)
+		return NULL;
+	j = mix64(inode) & m->mask;
+	while (m->slot[j].inode) {
+		if (m->slot[j].inode == inode)
+			return &m->slot[j];
+		j = (j + 1) & m->mask;
+	}
+	return NULL;
+}
+
+static int own_map_grow(struct own_map *m)
+{
+	size_t ncap = m->slot ? (m->mask + 1) * 2 : 256, i, j;
+	struct own_ent *ns;
+
+	ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; m->slot && i <= m->mask; i++) {
+		if (!m->slot[i].inode)
+			continue;
+		j = mix64(m->slot[i].inode) & (ncap - 1);
+		while (ns[j].inode)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = m->slot[i];
+	}
+	free(m->slot);
+	m->slot = ns;
+	m->mask = ncap - 1;
+	return 0;
+}
+
+static int own_pool_add(struct own_map *m, const char *s, uint32_t *off)
+{
+	size_t len = strlen(s) + 1, ncap;
+	char *np;
+
+	if (m->pool_len + len > m->pool_cap) {
+		ncap = m->pool_cap ? m->pool_cap : 4096;
+		while (m->pool_len + len > ncap)
+			ncap *= 2;
+		if (ncap > UINT32_MAX)
+			return -EOVERFLOW;
+		np = realloc(m->pool, ncap);
+		if (!np)
+			return -ENOMEM;
+		m->pool = np;
+		m->pool_cap = ncap;
+	}
+	memcpy(m->pool + m->pool_len, s, len);
+	*off = (uint32_t)m->pool_len;
+	m->pool_len += len;
+	return 0;
+}
+
+/* First owner wins: after fork() parent and child share the socket and the
+ * lower PID (usually the parent, listed first) is the better name. */
+static int own_map_add(struct own_map *m, unsigned long inode, pid_t pid,
+		       uint32_t comm)
+{
+	size_t j;
+	int err;
+
+	if (own_map_find(m, inode))
+		return 0;
+	if (!m->slot || (m->n + 1) * 2 > m->mask + 1) {
+		err = own_map_grow(m);
+		if (err)
+			return err;
+	}
+	j = mix64(inode) & m->mask;
+	while (m->slot[j].inode)
+		j = (j + 1) & m->mask;
+	m->slot[j].inode = inode;
+	m->slot[j].pid = pid;
+	m->slot[j].comm = comm;
+	m->n++;
+	return 0;
+}
+
+static void read_comm(const char *root, const char *pid, char *comm, size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/comm", root, pid);
+	comm[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	r = read(fd, comm, size - 1);
+	close(fd);
+	if (r <= 0) {
+		comm[0] = '\0';
+		return;
+	}
+	comm[r] = '\0';
+	if (r > 0 && comm[r - 1] == '\n')
+		comm[r - 1] = '\0';
+}
+
+/* Add the sockets of one process. Errors on the process itself (gone,
+ * not permitted) are not errors of the scan. */
+static int scan_pid(struct own_map *m, const char *root, const char *pidstr)
+{
+	char path[PATH_MAX], link[64], comm[OWN_COMM_MAX];
+	struct dirent *de;
+	unsigned long inode;
+	uint32_t comm_off = 0;
+	int have_comm = 0, err = 0;
+	ssize_t r;
+	DIR *d;
+	char *e;
+
+	snprintf(path, sizeof(path), "%s/%s/fd", root, pidstr);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		r = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		if (r <= 8)
+			continue;
+		link[r] = '\0';
+		if (memcmp(link, "socket:[", 8))
+			continue;
+		inode = strtoul(link + 8, &e, 10);
+		if (e == link + 8 || *e != ']' || !inode)
+			continue;
+		if (!have_comm) {
+			read_comm(root, pidstr, comm, sizeof(comm));
+			err = own_pool_add(m, comm, &comm_off);
+			if (err)
+				break;
+			have_comm = 1;
+		}
+		err = own_map_add(m, inode, (pid_t)atoi(pidstr), comm_off);
+		if (err)
+			break;
+	}
+	closedir(d);
+	return err;
+}
+
+static void neg_clear(struct ftn_owners *o)
+{
+	if (o->neg)
+		memset(o->neg, 0, (o->neg_mask + 1) * sizeof(*o->neg));
+	o->neg_n = 0;
+}
+
+static int neg_has(const struct ftn_owners *o, unsigned long inode)
+{
+	size_t j;
+
+	if (!o->neg)
+		return 0;
+	j = mix64(inode) & o->neg_mask;
+	while (o->neg[j]) {
+		if (o->neg[j] == inode)
+			return 1;
+		j = (j + 1) & o->neg_mask;
+	}
+	return 0;
+}
+
+static void neg_add(struct ftn_owners *o, unsigned long inode)
+{
+	size_t j;
+
+	/* A full negative cache is just forgotten: it only saves scans. */
+	if (!o->neg || (o->neg_n + 1) * 2 > o->neg_mask + 1)
+		neg_clear(o);
+	if (!o->neg) {
+		o->neg = calloc(1024, sizeof(*o->neg));
+		if (!o->neg)
+			return;
+		o->neg_mask = 1023;
+	}
+	j = mix64(inode) & o->neg_mask;
+	while (o->neg[j]) {
+		if (o->neg[j] == inode)
+			return;
+		j = (j + 1) & o->neg_mask;
+	}
+	o->neg[j] = inode;
+	o->neg_n++;
+}
+
+struct ftn_owners *ftn_owners_alloc(const char *proc_root)
+{
+	const char *root = proc_root_of(proc_root);
+	struct ftn_owners *o;
+
+	if (strlen(root) >= sizeof(o->root)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	strcpy(o->root, root);
+	return o;
+}
+
+void ftn_owners_free(struct ftn_owners *o)
+{
+	if (!o)
+		return;
+	own_map_free(&o->map);
+	free(o->neg);
+	free(o);
+}
+
+int ftn_owners_refresh(struct ftn_owners *o)
+{
+	struct own_map m = { 0 };
+	struct dirent *de;
+	const char *c;
+	int err = 0;
+	DIR *d;
+
+	if (!o)
+		return -EINVAL;
+	d = opendir(o->root);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		for (c = de->d_name; *c >= '0' && *c <= '9'; c++)
+			;
+		if (c == de->d_name || *c)
+			continue;
+		err = scan_pid(&m, o->root, de->d_name);
+		if (err)
+			break;
+	}
+	closedir(d);
+	/* Build aside and swap, so a failed scan keeps the old cache. */
+	if (err) {
+		own_map_free(&m);
+		return err;
+	}
+	own_map_free(&o->map);
+	o->map = m;
+	neg_clear(o);
+	o->last_scan_ns = mono_ns();
+	return (int)(m.n > INT32_MAX ? INT32_MAX : m.n);
+}
+
+int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
+		      char *comm, size_t comm_size)
+{
+	const struct own_ent *e;
+	int64_t now, age;
+
+	if (!o)
+		return -EINVAL;
+	if (!inode)
+		return -ENOENT;         /* TIME_WAIT and orphans own nothing */
+	e = own_map_find(&o->map, inode);
+	if (!e) {
+		now = mono_ns();
+		age = now - o->last_scan_ns;
+		if (o->last_scan_ns &&
+		    (age < OWN_RESCAN_NS ||
+		     (neg_has(o, inode) && age < OWN_NEG_TTL_NS)))
+			return -ENOENT;
+		if (ftn_owners_refresh(o) < 0)
+			return -ENOENT;
+		e = own_map_find(&o->map, inode);
+		if (!e) {
+			neg_add(o, inode);
+			return -ENOENT;
+		}
+	}
+	if (pid)
+		*pid = e->pid;
+	if (comm && comm_size)
+		snprintf(comm, comm_size, "%s", o->map.pool + e->comm);
+	return 0;
+}
