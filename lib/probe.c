@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.c - dynamic probes (kprobe_events / uprobe_events) owned by an
+ * instance, the fetch-arg helpers the kprobe back ends need (argument
+ * registers per architecture, struct sock fields), the parser for the
+ * values kprobes print, and an ELF symbol -> file offset helper for uprobes.
+ *
+ * Kernel hygiene: probe definition files are only ever opened with
+ * O_WRONLY|O_APPEND. O_TRUNC on kprobe_events deletes every probe on the
+ * system, other tools' included. Every probe we create lives in the
+ * instance's own group (ftnet_<tool>_<pid>) and is recorded in the
+ * instance's undo list, so ftn_instance_destroy (or stale reaping, by PID)
+ * removes it even when the tool dies between create and destroy.
+ */
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "ftnet_int.h"
+
+/* ------------------------------------------------------------------ */
+/* Probe definition files                                              */
+/* ------------------------------------------------------------------ */
+
+/* Append one command line to a probe definition file. Returns -errno;
+ * -EOPNOTSUPP when the file itself does not exist (no kprobes/uprobes in
+ * this kernel), so that it is not mistaken for the kernel's ENOENT "no
+ * such symbol" answer to the write. */
+static int probe_file_append(const char *file, const char *cmd)
+{
+	char path[PATH_MAX];
+	char line[4096];
+	size_t len;
+	ssize_t n;
+	int fd, err;
+
+	if (file[0] == '/') {
+		if (strlen(file) >= sizeof(path))
+			return -ENAMETOOLONG;
+		strcpy(path, file);
+	} else {
+		err = ftn_tracefs_path(NULL, file, path, sizeof(path));
+		if (err < 0)
+			return err;
+	}
+	/* One write() per command: the kernel parses what one write gives
+	 * it, and a newline keeps a regular file (a fake tree) readable. */
+	len = (size_t)snprintf(line, sizeof(line), "%s\n", cmd);
+	if (len >= sizeof(line))
+		return -E2BIG;      /* the kernel limit is < 4096 per line */
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EOPNOTSUPP : -errno;
+	do
+		n = write(fd, line, len);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	return err;
+}
+
+int ftn__probe_remove(const char *file, const char *group, const char *event)
+{
+	char cmd[2 * FTN_NAME_MAX + 4];
+	int err;
+
+	if (!file || !group || !event)
+		return -EINVAL;
+	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, event);
+	err = probe_file_append(file, cmd);
+	/* Already gone (or no probe file at all): the goal is met. */
+	if (err == -ENOENT || err == -EOPNOTSUPP)
+		return 0;
+	return err;
+}
+
+/* Event and group names become directory names and are parsed by the
+ * kernel as C identifiers. */
+static int valid_name(const char *s)
+{
+	size_t i;
+
+	if (!s || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	for (i = 1; s[i]; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return i < FTN_NAME_MAX;
+}
+
+static int probe_create(struct ftn_instance *inst, const char *file,
+			const char *event, const char *def, int is_return)
+{
+	char cmd[4096];
+	int err, tries;
+
+	if (!inst || !valid_name(event) || !def || !*def || !inst->group[0])
+		return -EINVAL;
+	if ((size_t)snprintf(cmd, sizeof(cmd), "%c:%s/%s %s", is_return ? 'r' : 'p',
+			     inst->group, event, def) >= sizeof(cmd))
+		return -E2BIG;
+	for (tries = 0; tries < 2; tries++) {
+		ftn__error_set("");
+		ftn__error_log_clear(NULL);
+		err = probe_file_append(file, cmd);
+		if (err != -EEXIST || tries)
+			break;
+		/* A same-named probe in our group: left by an earlier create
+		 * of this instance (the group carries our PID, so it cannot
+		 * belong to anyone else). Replace it once. */
+		ftn_event_disable(inst, inst->group, event);
+		if (ftn__probe_remove(file, inst->group, event) < 0)
+			break;
+	}
+	if (err) {
+		/* Probe errors land in the top-level error_log. */
+		if (err != -EOPNOTSUPP)
+			ftn__error_log_fetch(NULL, cmd);
+		return err;
+	}
+	err = ftn__undo_push(inst, FTN_UNDO_PROBE, inst->group, event, file);
+	if (err) {
+		/* Unrecorded probes would outlive us: take it back now. */
+		ftn__probe_remove(file, inst->group, event);
+		return err;
+	}
+	ftn_log(FTN_LOG_DEBUG, "probe: %s", cmd);
+	return 0;
+}
+
+const char *ftn_probe_group(const struct ftn_instance *inst)
+{
+	return inst ? inst->group : NULL;
+}
+
+int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
+		      const char *def, int is_return)
+{
+	return probe_create(inst, "kprobe_events", event, def, is_return);
+}
+
+int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
+		      const char *def, int is_return)
+{
+	return probe_create(inst, "uprobe_events", event, def, is_return);
+}
+
+int ftn_probe_destroy(struct ftn_instance *inst, const char *event)
+{
+	const char *file = NULL;
+	int i, err;
+
+	if (!inst || !event)
+		return -EINVAL;
+	for (i = 0; i < inst->nundo; i++) {
+		const struct ftn_undo *u = &inst->undo[i];
+
+		if (u->kind == FTN_UNDO_PROBE && !u->done &&
+		    !strcmp(u->sys, inst->group) && !strcmp(u->event, event)) {
+			file = u->arg;
+			break;
+		}
+	}
+	if (!file)
+		return -ENOENT;         /* not a probe of this instance */
+	/* Removal fails with EBUSY while the event is enabled; only this
+	 * instance can have enabled an event of its private group. A fake
+	 * tree or a failed create has no enable file: nothing to disable. */
+	err = ftn_event_disable(inst, inst->group, event);
+	if (err && err != -ENOENT)
+		ftn_log(FTN_LOG_DEBUG, "probe: disable %s/%s: %s", inst->group,
+			event, strerror(-err));
+	err = ftn__probe_remove(file, inst->group, event);
+	if (err)
+		return err;     /* keep the record: destroy tries again */
+	{
+		/* undo_drop may compact the array that file points into. */
+		char f[sizeof(inst->undo[0].arg)];
+
+		snprintf(f, sizeof(f), "%s", file);
+		ftn__undo_drop(inst, FTN_UNDO_PROBE, inst->group, event, f);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Argument fetch per architecture (tracefs-reference.md section 3)    */
+/* ------------------------------------------------------------------ */
+
+struct probe_arch {
+	const char *name;
+	const char *regs[8];    /* arguments in registers, first to last */
+};
+
+/* Registers hold the first arguments in the kernel's calling convention.
+ * i386 kernels use regparm(3); mips o32 has 4 argument registers, n64 8;
+ * ppc64 names are the ones perf probe emits (%gprN). Further arguments
+ * are on the stack, where only $argN (with kernel help) finds them. */
+static const struct probe_arch probe_arches[] = {
+	{ "x86_64",    { "%di", "%si", "%dx", "%cx", "%r8", "%r9" } },
+	{ "i386",      { "%ax", "%dx", "%cx" } },
+	{ "arm64",     { "%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7" } },
+	{ "arm",       { "%r0", "%r1", "%r2", "%r3" } },
+	{ "ppc64",     { "%gpr3", "%gpr4", "%gpr5", "%gpr6", "%gpr7", "%gpr8",
+			 "%gpr9", "%gpr10" } },
+	{ "s390x",     { "%r2", "%r3", "%r4", "%r5", "%r6" } },
+	{ "riscv64",   { "%a0", "%a1", "%a2", "%a3", "%a4", "%a5", "%a6", "%a7" } },
+	{ "mips",      { "%r4", "%r5", "%r6", "%r7" } },
+	{ "mips64",    { "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11" } },
+	{ "loongarch", { "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11" } },
+};
+
+static const struct probe_arch *arch_forced;
+static int argn_mode = -1;      /* -1 ask the README, 0 never, 1 always */
+
+static const struct probe_arch *arch_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(probe_arches) / sizeof(probe_arches[0]); i++)
+		if (!strcmp(probe_arches[i].name, name))
+			return &probe_arches[i];
+	return NULL;
+}
+
+/* uname(2) machine -> table name. The kernel's architecture is what
+ * matters (a 32-bit tool on a 64-bit kernel probes 64-bit registers), so
+ * the running kernel is asked first and the build target is the
+ * fallback. */
+static const char *arch_from_machine(const char *m)
+{
+	if (!strcmp(m, "x86_64"))
+		return "x86_64";
+	if (m[0] == 'i' && !strcmp(m + 2, "86"))
+		return "i386";
+	if (!strcmp(m, "aarch64") || !strcmp(m, "arm64"))
+		return "arm64";
+	if (!strncmp(m, "arm", 3))
+		return "arm";
+	if (!strncmp(m, "ppc64", 5))
+		return "ppc64";
+	if (!strcmp(m, "s390x"))
+		return "s390x";
+	if (!strcmp(m, "riscv64"))
+		return "riscv64";
+	if (!strncmp(m, "mips64", 6))
+		return "mips64";
+	if (!strncmp(m, "mips", 4))
+		return "mips";
+	if (!strncmp(m, "loongarch", 9))
+		return "loongarch";
+	return NULL;
+}
+
+static const char *arch_build(void)
+{
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__i386__)
+	return "i386";
+#elif defined(__aarch64__)
+	return "arm64";
+#elif defined(__arm__)
+	return "arm";
+#elif defined(__powerpc64__)
+	return "ppc64";
+#elif defined(__s390x__)
+	return "s390x";
+#elif defined(__riscv) && __riscv_xlen == 64
+	return "riscv64";
+#elif defined(__mips__) && defined(_ABI64) && _MIPS_SIM == _ABI64
+	return "mips64";
+#elif defined(__mips__)
+	return "mips";
+#elif defined(__loongarch__)
+	return "loongarch";
+#else
+	return NULL;
+#endif
+}
+
+static const struct probe_arch *arch_current(void)
+{
+	static const struct probe_arch *detected;
+	struct utsname u;
+	const char *name = NULL;
+
+	if (arch_forced)
+		return arch_forced;
+	if (detected)
+		return detected;
+	if (uname(&u) == 0)
+		name = arch_from_machine(u.machine);
+	if (!name)
+		name = arch_build();
+	detected = name ? arch_lookup(name) : NULL;
+	return detected;
+}
+
+int ftn_probe_set_arch(const char *arch)
+{
+	const struct probe_arch *a;
+
+	if (!arch) {
+		arch_forced = NULL;
+		return 0;
+	}
+	a = arch_lookup(arch);
+	if (!a)
+		return -EINVAL;
+	arch_forced = a;
+	return 0;
+}
+
+const char *ftn_probe_arch(void)
+{
+	const struct probe_arch *a = arch_current();
+
+	return a ? a->name : NULL;
+}
+
+void ftn_probe_set_argn(int mode)
+{
+	argn_mode = mode < 0 ? -1 : !!mode;
+}
+
+int ftn_probe_arg_reg(int n, char *buf, size_t size)
+{
+	const struct probe_arch *a = arch_current();
+
+	if (n < 1 || !buf)
+		return -EINVAL;
+	if (!a)
+		return -EOPNOTSUPP;
+	if (n > 8 || !a->regs[n - 1])
+		return -ERANGE;         /* on the stack: $argN only */
+	if ((size_t)snprintf(buf, size, "%s", a->regs[n - 1]) >= size)
+		return -ENOSPC;
+	return 0;
+}
+
+int ftn_probe_arg(int n, char *buf, size_t size)
+{
+	int use_argn = argn_mode;
+
+	if (n < 1 || !buf)
+		return -EINVAL;
+	/* $argN is the portable spelling (and reaches stack arguments) but
+	 * exists only where the kernel says so: 4.20 on x86_64, later on
+	 * other architectures, never on some. */
+	if (use_argn < 0)
+		use_argn = ftn_tracefs_readme_has("$arg<N>") > 0;
+	if (use_argn) {
+		if ((size_t)snprintf(buf, size, "$arg%d", n) >= size)
+			return -ENOSPC;
+		return 0;
+	}
+	return ftn_probe_arg_reg(n, buf, size);
+}
+
+/* ------------------------------------------------------------------ */
+/* Values printed by kprobes                                           */
+/* ------------------------------------------------------------------ */
+
+int ftn_probe_value_u64(const char *s, int bare_hex, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int neg = 0, base = 10;
+
+	if (!s || !out)
+		return -EINVAL;
+	/* A fetch from an unmapped address prints "(fault)". */
+	if (!strcmp(s, "(fault)"))
+		return -EFAULT;
+	if (s[0] == '-') {
+		neg = 1;        /* s8..s64 print signed decimal */
+		s++;
+	}
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	} else if (bare_hex) {
+		/* Before 4.17 untyped and u* args printed as hex without
+		 * "0x": "100007f" is 127.0.0.1, not one hundred million. */
+		base = 16;
+	}
+	if (!isxdigit((unsigned char)s[0]) || (neg && base == 16))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (neg) {
+		if (v > (unsigned long long)INT64_MAX + 1)
+			return -ERANGE;
+		v = -v;
+	}
+	*out = v;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* struct sock fields                                                  */
+/* ------------------------------------------------------------------ */
+
+/* sock_common offsets stable on 64-bit kernels for over a decade
+ * (kernel-facts.md); BTF, when given, is preferred. */
+static const struct {
+	const char *name, *member, *type;
+	unsigned int off;
+} sock_v4[] = {
+	{ "daddr",  "skc_daddr",     "u32", 0 },
+	{ "saddr",  "skc_rcv_saddr", "u32", 4 },
+	{ "dport",  "skc_dport",     "u16", 12 },
+	{ "sport",  "skc_num",       "u16", 14 },
+	{ "family", "skc_family",    "u16", 16 },
+	{ "state",  "skc_state",     "u8",  18 },
+};
+
+static int appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size - *len)
+		return -ENOSPC;
+	*len += (size_t)n;
+	return 0;
+}
+
+int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
+			     char *buf, size_t size)
+{
+	unsigned int off[6], v6d, v6s;
+	size_t len = 0, i;
+	int have_v6 = 0, w, err;
+
+	if (!base || !*base || !buf || !size)
+		return -EINVAL;
+	for (i = 0; i < 6; i++)
+		off[i] = sock_v4[i].off;
+	if (btf) {
+		unsigned int o[6];
+
+		for (i = 0; i < 6; i++)
+			if (ftn_btf_member_offset(btf, "struct sock", sock_v4[i].member, &o[i]))
+				break;
+		if (i == 6)
+			memcpy(off, o, sizeof(off));
+		/* Only with CONFIG_IPV6; offsets vary with the config. */
+		have_v6 = !ftn_btf_member_offset(btf, "struct sock", "skc_v6_daddr", &v6d) &&
+			  !ftn_btf_member_offset(btf, "struct sock", "skc_v6_rcv_saddr", &v6s);
+	}
+	buf[0] = '\0';
+	for (i = 0; i < 6; i++) {
+		err = appendf(buf, size, &len, "%s%s=+%u(%s):%s", i ? " " : "",
+			      sock_v4[i].name, off[i], base, sock_v4[i].type);
+		if (err)
+			return err;
+	}
+	/* IPv6 addresses as four u32 words each rather than one x32[4] or
+	 * u8[16] array: arrays need 4.20 and x32 4.17, while u32 works on
+	 * every kernel with kprobes, prints one number per field (no "{..}"
+	 * list to parse), and the words keep memory order, so copying them
+	 * back as native u32 gives the network-order address. */
+	for (w = 0; have_v6 && w < 8; w++) {
+		err = appendf(buf, size, &len, " %s6_%d=+%u(%s):u32",
+			      w < 4 ? "daddr" : "saddr", w % 4,
+			      (w < 4 ? v6d : v6s) + 4 * (unsigned int)(w % 4), base);
+		if (err)
+			return err;
+	}
+	return (int)len;
+}
+
+static const char *field_of(const struct ftn_event *ev, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ev->nfields; i++)
+		if (ev->fields[i].name && !strcmp(ev->fields[i].name, name))
+			return ev->fields[i].val;
+	return NULL;
+}
+
+static int field_u64(const struct ftn_event *ev, const char *name, int bare_hex,
+		     uint64_t *v)
+{
+	const char *s = field_of(ev, name);
+
+	return s ? ftn_probe_value_u64(s, bare_hex, v) : -ENOENT;
+}
+
+int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
+			  struct ftn_probe_sock *out)
+{
+	uint64_t v[6], w;
+	size_t i;
+	int err, k;
+
+	if (!ev || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < 6; i++) {
+		err = field_u64(ev, sock_v4[i].name, bare_hex, &v[i]);
+		if (err)
+			return err;
+	}
+	out->family = (int)v[4];
+	out->state = (int)v[5];
+	out->lport = (uint16_t)v[3];                     /* skc_num: host order */
+	out->rport = ntohs((uint16_t)v[2]);             /* skc_dport: network */
+	if (out->family != AF_INET6) {
+		/* The u32 was loaded from network-order memory in native
+		 * order; storing it back natively restores the bytes. */
+		out->laddr.family = out->raddr.family = AF_INET;
+		out->laddr.v4.s_addr = (uint32_t)v[1];
+		out->raddr.v4.s_addr = (uint32_t)v[0];
+		return 0;
+	}
+	out->laddr.family = out->raddr.family = AF_INET6;
+	for (k = 0; k < 8; k++) {
+		char name[16];
+		uint32_t u;
+
+		snprintf(name, sizeof(name), "%s6_%d", k < 4 ? "daddr" : "saddr", k % 4);
+		err = field_u64(ev, name, bare_hex, &w);
+		if (err == -ENOENT)
+			return -ENODATA;        /* no BTF: ports/state only */
+		if (err)
+			return err;
+		u = (uint32_t)w;
+		memcpy(k < 4 ? &out->raddr.v6.s6_addr[4 * k]
+			     : &out->laddr.v6.s6_addr[4 * (k - 4)], &u, 4);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ELF: symbol -> file offset for uprobes                              */
+/* ------------------------------------------------------------------ */
+
+/* Both ELF classes, native byte order only: uprobes attach to binaries
+ * of this machine. The fields used have the same names in Elf32/Elf64,
+ * so one macro body serves both. */
+#define ELF_FIND(EHDR, SHDR, PHDR, SYM, ST_TYPE)                                   \
+	do {                                                                       \
+		const EHDR *eh = (const EHDR *)map;                                \
+		const SHDR *sh;                                                    \
+		int pass;                                                          \
+		if (eh->e_shoff == 0 || eh->e_shoff > len ||                       \
+		    eh->e_shentsize != sizeof(SHDR) ||                             \
+		    (uint64_t)eh->e_shnum * sizeof(SHDR) > len - eh->e_shoff)      \
+			return -EPROTO;                                            \
+		sh = (const SHDR *)(map + eh->e_shoff);                            \
+		/* .symtab first (all symbols), then .dynsym (stripped). */        \
+		for (pass = 0; pass < 2 && !found; pass++) {                       \
+			unsigned int want = pass ? SHT_DYNSYM : SHT_SYMTAB, s;     \
+			for (s = 0; s < eh->e_shnum && !found; s++) {              \
+				const SHDR *st = &sh[s], *str;                     \
+				const SYM *sy;                                     \
+				uint64_t j, n;                                     \
+				if (st->sh_type != want || st->sh_link >= eh->e_shnum || \
+				    st->sh_offset > len || st->sh_size > len - st->sh_offset) \
+					continue;                                  \
+				str = &sh[st->sh_link];                            \
+				if (str->sh_offset > len || str->sh_size > len - str->sh_offset) \
+					continue;                                  \
+				sy = (const SYM *)(map + st->sh_offset);           \
+				n = st->sh_size / sizeof(SYM);                     \
+				for (j = 0; j < n; j++) {                          \
+					const char *nm;                            \
+					if (sy[j].st_shndx == SHN_UNDEF ||         \
+					    sy[j].st_value == 0 ||                 \
+					    sy[j].st_name >= str->sh_size)         \
+						continue;                          \
+					nm = (const char *)map + str->sh_offset + sy[j].st_name; \
+					if (strnlen(nm, str->sh_size - sy[j].st_name) != symlen || \
+					    memcmp(nm, sym, symlen))               \
+						continue;                          \
+					vaddr = sy[j].st_value;                    \
+					shndx = sy[j].st_shndx;                    \
+					if (eh->e_machine == EM_ARM &&             \
+					    ST_TYPE(sy[j].st_info) == STT_FUNC)    \
+						vaddr &= ~(uint64_t)1; /* Thumb bit */ \
+					found = 1;                                 \
+					break;                                     \
+				}                                                  \
+			}                                                          \
+		}                                                                  \
+		if (!found)                                                        \
+			return -ENOENT;                                            \
+		/* The loaded segment holding vaddr maps it to a file offset. */  \
+		if (eh->e_phoff && eh->e_phentsize == sizeof(PHDR) &&              \
+		    eh->e_phoff <= len &&                                          \
+		    (uint64_t)eh->e_phnum * sizeof(PHDR) <= len - eh->e_phoff) {   \
+			const PHDR *ph = (const PHDR *)(map + eh->e_phoff);        \
+			unsigned int p;                                            \
+			for (p = 0; p < eh->e_phnum; p++)                          \
+				if (ph[p].p_type == PT_LOAD &&                     \
+				    vaddr >= ph[p].p_vaddr &&                      \
+				    vaddr - ph[p].p_vaddr < ph[p].p_filesz) {      \
+					*off = vaddr - ph[p].p_vaddr + ph[p].p_offset; \
+					return 0;                                  \
+				}                                                  \
+		}                                                                  \
+		/* No program headers (an object file): use the section. */       \
+		if (shndx < eh->e_shnum && shndx != SHN_ABS &&                     \
+		    vaddr >= sh[shndx].sh_addr &&                                  \
+		    vaddr - sh[shndx].sh_addr < sh[shndx].sh_size) {               \
+			*off = vaddr - sh[shndx].sh_addr + sh[shndx].sh_offset;    \
+			return 0;                                                  \
+		}                                                                  \
+		return -ERANGE;                                                    \
+	} while (0)
+
+static int elf_find(const unsigned char *map, size_t len, const char *sym,
+		    uint64_t *off)
+{
+	uint64_t vaddr = 0;
+	size_t symlen = strlen(sym);
+	unsigned int shndx = 0;
+	int found = 0;
+	const unsigned char *id = map;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const int native = ELFDATA2LSB;
+#else
+	const int native = ELFDATA2MSB;
+#endif
+
+	if (len < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if (id[EI_DATA] != native)
+		return -ENOTSUP;
+	if (id[EI_CLASS] == ELFCLASS64) {
+		if (len < sizeof(Elf64_Ehdr))
+			return -EPROTO;
+		ELF_FIND(Elf64_Ehdr, Elf64_Shdr, Elf64_Phdr, Elf64_Sym, ELF64_ST_TYPE);
+	} else if (id[EI_CLASS] == ELFCLASS32) {
+		if (len < sizeof(Elf32_Ehdr))
+			return -EPROTO;
+		ELF_FIND(Elf32_Ehdr, Elf32_Shdr, Elf32_Phdr, Elf32_Sym, ELF32_ST_TYPE);
+	}
+	return -ENOEXEC;
+}
+
+int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off)
+{
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	if (!path || !sym || !*sym || !off)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if (st.st_size == 0)
+		err = -ENOEXEC;
+	else
+		err = 0;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	/* Read only what the lookup touches: headers and symbol tables. */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	err = elf_find(map, (size_t)st.st_size, sym, off);
+	munmap(map, (size_t)st.st_size);
+	return err;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# make bench: the text parser against the Perl baseline on the same large
+# input (the 6.18 trace_pipe fixture replicated), side by side, best of 3
+# runs each, and the ratio. Targets: >= 5 M lines/s and >= 20x the baseline.
+set -e
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+big=build/bench/big_trace.txt
+reps=${FTNET_BENCH_REPS:-2000}
+if [ ! -s "$big" ] || [ "$(cat build/bench/big_trace.reps 2>/dev/null)" != "$reps" ]; then
+	i=0
+	: > "$big"
+	# double up: 367 lines * reps
+	cp tests/fixtures/linux-6.18/trace_pipe.txt build/bench/chunk.txt
+	while [ $i -lt "$reps" ]; do cat build/bench/chunk.txt; i=$((i + 1)); done > "$big"
+	echo "$reps" > build/bench/big_trace.reps
+fi
+best() { # command...: best lines_per_sec of 3 runs
+	b=0
+	for r in 1 2 3; do
+		v=$("$@" | sed -n 's/.*lines_per_sec=\([0-9]*\).*/\1/p')
+		[ "${v:-0}" -gt "$b" ] && b=$v
+	done
+	echo "$b"
+}
+lines=$(wc -l < "$big")
+c=$(best build/bench/parse_bench "$big")
+p=$(best perl tests/bench/baseline.pl "$big")
+echo "parser bench: $lines lines of trace_pipe text (6.18 fixture x $reps)"
+printf '  %-28s %12s lines/s\n' "libftnet ftn_parse_line" "$c"
+printf '  %-28s %12s lines/s\n' "baseline (perl, per line)" "$p"
+awk -v c="$c" -v p="$p" 'BEGIN {
+	r = c / p
+	printf "  ratio %.1fx   target >= 20x: %s   absolute >= 5M lines/s: %s\n",
+	    r, (r >= 20 ? "met" : "NOT met"), (c >= 5000000 ? "met" : "NOT met")
+}'
