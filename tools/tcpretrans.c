@@ -41,6 +41,7 @@ struct retrans {
 	struct ftn_addr saddr, daddr;
 	uint16_t sport, dport;
 	int state;
+	int known;              /* addresses/ports/state known (join may not) */
 	int nframes;
 	const char *const *frames;
 };
@@ -69,14 +70,21 @@ struct state {
 	struct ftn_socktab *socks;      /* -o: tuple -> inode */
 	struct ftn_owners *owners;      /* -o: inode -> pid/comm */
 	int socks_fresh;                /* refreshed in this batch already */
+	struct ftn_socktab *joins;      /* join: sk pointer -> socket */
+	int joins_fresh;
+	int bare_hex;                   /* probe values: pre-4.17 bare hex */
+	char group[128];                /* our probe group */
 	struct flow *flows;             /* -c */
 	size_t nflows, capflows;
 	uint64_t events;
+	uint64_t unknown;               /* count mode: events with no tuple */
 };
 
 /* ---------------------------------------------------------------- */
 /* Back end: tcp:tcp_retransmit_skb (4.15+)                         */
 /* ---------------------------------------------------------------- */
+
+static int decode_sock_event(struct state *st, const struct ftn_event *ev, struct retrans *r);
 
 static int tp_available(char *why, size_t size)
 {
@@ -134,6 +142,8 @@ static int tp_decode(struct state *st, const struct ftn_event *ev, struct retran
 	uint64_t sport, dport;
 	int fam;
 
+	if (st->o.tlp && ev->probe != FTN_PROBE_NONE && !strcmp(ev->name, "tlp"))
+		return decode_sock_event(st, ev, r);
 	if (strcmp(ev->name, "tcp_retransmit_skb"))
 		return 0;
 	fam = field_family(ev);
@@ -148,14 +158,176 @@ static int tp_decode(struct state *st, const struct ftn_event *ev, struct retran
 		return 0;
 	}
 	r->type = 'R';
+	r->known = 1;
 	r->sport = (uint16_t)sport;
 	r->dport = (uint16_t)dport;
 	r->state = ftn_tcp_state_parse(ftn_event_str(ev, "state"));
 	return 1;
 }
 
+
+/* ---------------------------------------------------------------- */
+/* Kprobe back ends (any kernel with kprobes)                       */
+/* ---------------------------------------------------------------- */
+
+static int kp_available(char *why, size_t size)
+{
+	if (ftn_kernel_has_kprobes()) {
+		snprintf(why, size, "kprobes available (kprobe_events exists)");
+		return 1;
+	}
+	snprintf(why, size, "this kernel has no kprobes (no kprobe_events in tracefs)");
+	return 0;
+}
+
+static void probe_fail(const char *what, int err)
+{
+	fprintf(stderr, "%s: cannot create kprobe on %s: %s%s%s\n", TOOL, what,
+		strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
+}
+
+/* Event plumbing shared by every probe we add: filter, stack trigger,
+ * enable - in our instance only. */
+static int probe_enable(struct state *st, const char *event, int filter_family)
+{
+	int err;
+
+	if (filter_family && st->o.family) {
+		err = ftn_event_set_filter(st->inst, st->group, event,
+					   st->o.family == AF_INET ? "family == 2" : "family == 10");
+		if (err) {
+			fprintf(stderr, "%s: cannot set filter on %s/%s: %s%s%s\n", TOOL, st->group,
+				event, strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
+			return err;
+		}
+	}
+	if (st->o.stacks &&
+	    (err = ftn_event_add_trigger(st->inst, st->group, event, "stacktrace"))) {
+		fprintf(stderr, "%s: cannot add stacktrace trigger to %s/%s: %s\n", TOOL,
+			st->group, event, strerror(-err));
+		return err;
+	}
+	if ((err = ftn_event_enable(st->inst, st->group, event)))
+		fprintf(stderr, "%s: cannot enable %s/%s: %s%s%s\n", TOOL, st->group, event,
+			strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
+	return err;
+}
+
+/* "FUNC sk=ARG1:x64 daddr=+0(ARG1):u32 ..." - the tuple read from struct
+ * sock_common by the probe itself (IPv6 words when BTF has the offsets). */
+static int sock_probe(struct state *st, const char *event, const char *func, int full)
+{
+	char arg[32], fetch[1024], def[1200];
+	struct ftn_btf *btf = NULL;
+	int err;
+
+	if ((err = ftn_probe_arg(1, arg, sizeof(arg))) < 0) {
+		fprintf(stderr, "%s: no way to read the first argument on this architecture\n", TOOL);
+		return err;
+	}
+	fetch[0] = '\0';
+	if (full) {
+		btf = ftn_btf_load(NULL);
+		err = ftn_probe_sock_fetchargs(arg, btf, fetch, sizeof(fetch));
+		ftn_btf_free(btf);
+		if (err < 0)
+			return err;
+	}
+	snprintf(def, sizeof(def), "%s sk=%s:%s %s", func, arg, st->bare_hex ? "u64" : "x64", fetch);
+	if ((err = ftn_kprobe_create(st->inst, event, def, 0))) {
+		probe_fail(func, err);
+		return err;
+	}
+	return probe_enable(st, event, full);
+}
+
+static int tlp_setup(struct state *st)
+{
+	/* loss probes carry the tuple themselves except in join mode */
+	return sock_probe(st, "tlp", "tcp_send_loss_probe", strcmp(st->be->name, "join") != 0);
+}
+
+static int kp_setup(struct state *st)
+{
+	return sock_probe(st, "rt", "tcp_retransmit_skb", 1);
+}
+
+static int join_setup(struct state *st)
+{
+	return sock_probe(st, "rt", "tcp_retransmit_skb", 0);
+}
+
+/* join: the socket behind a pointer, from a /proc/net/tcp(6) snapshot
+ * taken with real pointers (kptr_restrict handled by the library);
+ * refreshed only when an unknown pointer shows up, at most once per batch. */
+static const struct ftn_sock *join_lookup(struct state *st, uint64_t sk)
+{
+	const struct ftn_sock *s = st->joins ? ftn_socktab_find_sk(st->joins, sk) : NULL;
+
+	if (!s && !st->joins_fresh) {
+		ftn_socktab_free(st->joins);
+		st->joins = ftn_socktab_snapshot(NULL, 0, 1);
+		st->joins_fresh = 1;
+		if (st->joins && !ftn_socktab_ptrs_valid(st->joins) && ftn_socktab_count(st->joins)) {
+			static int warned;
+
+			if (!warned++)
+				fprintf(stderr, "%s: /proc/net/tcp shows no real socket pointers "
+					"(kptr_restrict); the join cannot match\n", TOOL);
+		}
+		s = st->joins ? ftn_socktab_find_sk(st->joins, sk) : NULL;
+	}
+	return s;
+}
+
+static int decode_sock_event(struct state *st, const struct ftn_event *ev, struct retrans *r)
+{
+	struct ftn_probe_sock ps;
+	uint64_t sk = 0;
+	int err;
+
+	r->type = strcmp(ev->name, "tlp") ? 'R' : 'L';
+	err = ftn_probe_sock_decode(ev, st->bare_hex, &ps);
+	if (err == 0 || err == -ENODATA) {
+		r->saddr = ps.laddr;
+		r->daddr = ps.raddr;
+		r->sport = ps.lport;
+		r->dport = ps.rport;
+		r->state = ps.state;
+		r->known = 1;
+		if (err == 0)
+			return 1;
+	}
+	/* sk only (join), or IPv6 without BTF offsets: ask /proc/net/tcp6 */
+	if (ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, &sk) == 0) {
+		const struct ftn_sock *s = join_lookup(st, sk);
+
+		if (s) {
+			r->saddr = s->laddr;
+			r->daddr = s->raddr;
+			r->sport = s->lport;
+			r->dport = s->rport;
+			if (!r->known)
+				r->state = s->state;
+			r->known = 1;
+		}
+	}
+	return 1;
+}
+
+static int kp_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
+{
+	if (ev->probe == FTN_PROBE_NONE ||
+	    (strcmp(ev->name, "rt") && !(st->o.tlp && !strcmp(ev->name, "tlp"))))
+		return 0;
+	return decode_sock_event(st, ev, r);
+}
+
+/* Order is preference: the automatic choice takes the first available. */
 static const struct backend backends[] = {
 	{ "tracepoint", tp_available, tp_setup, tp_decode },
+	{ "kprobe", kp_available, kp_setup, kp_decode },
+	{ "join", kp_available, join_setup, kp_decode },
 };
 #define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
 
@@ -197,11 +369,11 @@ static void print_event(struct state *st, const struct retrans *r)
 {
 	int64_t wall = ftn_instance_to_wall(st->inst, r->ts_ns);
 	char tbuf[40], sbuf[64], dbuf[64], ocomm[64] = "-";
-	const char *state = ftn_tcp_state_name(r->state);
+	const char *state = r->known ? ftn_tcp_state_name(r->state) : "-";
 	pid_t opid = -1;
 	int have_owner = 0;
 
-	if (st->o.owner)
+	if (st->o.owner && r->known)
 		have_owner = lookup_owner(st, r, &opid, ocomm, sizeof(ocomm)) == 0;
 
 	if (st->o.json) {
@@ -213,12 +385,24 @@ static void print_event(struct state *st, const struct retrans *r)
 		ftn_json_str(&j, "type", r->type == 'L' ? "L" : "R");
 		ftn_json_int(&j, "pid", r->pid);
 		ftn_json_str(&j, "comm", r->comm);
-		ftn_json_int(&j, "family", r->saddr.family == AF_INET6 ? 6 : 4);
-		ftn_json_str(&j, "saddr", ftn_addr_str(&r->saddr, sbuf, sizeof(sbuf)));
-		ftn_json_int(&j, "sport", r->sport);
-		ftn_json_str(&j, "daddr", ftn_addr_str(&r->daddr, dbuf, sizeof(dbuf)));
-		ftn_json_int(&j, "dport", r->dport);
-		ftn_json_str(&j, "state", state);
+		if (r->known)
+			ftn_json_int(&j, "family", r->saddr.family == AF_INET6 ? 6 : 4);
+		else
+			ftn_json_str(&j, "family", NULL);
+		if (r->known) {
+			ftn_json_str(&j, "saddr", ftn_addr_str(&r->saddr, sbuf, sizeof(sbuf)));
+			ftn_json_int(&j, "sport", r->sport);
+			ftn_json_str(&j, "daddr", ftn_addr_str(&r->daddr, dbuf, sizeof(dbuf)));
+			ftn_json_int(&j, "dport", r->dport);
+			ftn_json_str(&j, "state", state);
+		} else {
+			/* join miss: the socket was gone before the snapshot */
+			ftn_json_str(&j, "saddr", NULL);
+			ftn_json_str(&j, "sport", NULL);
+			ftn_json_str(&j, "daddr", NULL);
+			ftn_json_str(&j, "dport", NULL);
+			ftn_json_str(&j, "state", NULL);
+		}
 		if (st->o.owner) {
 			if (have_owner) {
 				ftn_json_int(&j, "owner_pid", opid);
@@ -243,8 +427,9 @@ static void print_event(struct state *st, const struct retrans *r)
 		printf("%-8s %-7s %-16s %-22s %c> %-22s %s\n",
 		       ftn_time_hms(wall, tbuf, sizeof(tbuf)), pidbuf,
 		       st->o.owner ? ocomm : r->comm,
-		       ftn_endpoint_str(&r->saddr, r->sport, sbuf, sizeof(sbuf)),
-		       r->type, ftn_endpoint_str(&r->daddr, r->dport, dbuf, sizeof(dbuf)),
+		       r->known ? ftn_endpoint_str(&r->saddr, r->sport, sbuf, sizeof(sbuf)) : "-",
+		       r->type,
+		       r->known ? ftn_endpoint_str(&r->daddr, r->dport, dbuf, sizeof(dbuf)) : "-",
 		       state);
 		for (int i = 0; i < r->nframes; i++)
 			printf("\t=> %s\n", r->frames[i]);
@@ -349,7 +534,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	memset(&r, 0, sizeof(r));
 	if (!st->be->decode(st, ev, &r))
 		return 0;
-	if (st->o.family && r.saddr.family != st->o.family)
+	if (st->o.family && r.known && r.saddr.family != st->o.family)
 		return 0;
 	r.ts_ns = ev->ts_ns;
 	r.pid = ev->pid;
@@ -357,8 +542,10 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	r.nframes = ev->nframes;
 	r.frames = ev->frames;
 	st->events++;
-	if (st->o.count)
+	if (st->o.count && r.known)
 		count_event(st, &r);
+	else if (st->o.count)
+		st->unknown++;
 	else
 		print_event(st, &r);
 	return 0;
@@ -385,6 +572,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 	struct state *st = ctx;
 
 	st->socks_fresh = 0;
+	st->joins_fresh = 0;
 	if (st->o.count)
 		print_counts(st, now_wall);
 	return 0;
@@ -538,6 +726,7 @@ static int init(struct state *st)
 	}
 	if ((err = choose_backend(st)))
 		return err;
+	st->bare_hex = ftn_kernel_has_kprobes() && !ftn_tracefs_readme_has("x8/16/32/64");
 	if (st->o.tlp && !ftn_kernel_has_kprobes()) {
 		fprintf(stderr, "%s: -l needs a kprobe on tcp_send_loss_probe, and this kernel has no kprobes\n",
 			TOOL);
@@ -557,7 +746,12 @@ static int init(struct state *st)
 		if (!st->owners)
 			return -errno;
 	}
-	return st->be->setup(st);
+	snprintf(st->group, sizeof(st->group), "%s", ftn_probe_group(st->inst));
+	if ((err = st->be->setup(st)))
+		return err;
+	if (st->o.tlp && (err = tlp_setup(st)))
+		return err;
+	return 0;
 }
 
 static int run(struct state *st)
@@ -590,6 +784,9 @@ static void fini(struct state *st)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		print_counts(st, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	}
+	if (st->o.count && st->unknown)
+		fprintf(stderr, "%s: %llu retransmits of sockets no longer in /proc/net/tcp were not counted per flow\n",
+			TOOL, (unsigned long long)st->unknown);
 	if (st->inst) {
 		fprintf(stderr, "Ending tracing...\n");
 		if (ftn_instance_lost(st->inst))
@@ -599,6 +796,7 @@ static void fini(struct state *st)
 	ftn_instance_destroy(st->inst);
 	st->inst = NULL;
 	ftn_socktab_free(st->socks);
+	ftn_socktab_free(st->joins);
 	ftn_owners_free(st->owners);
 	free(st->flows);
 }
