@@ -42,6 +42,7 @@ struct retrans {
 	uint16_t sport, dport;
 	int state;
 	int known;              /* addresses/ports/state known (join may not) */
+	uint64_t sk;            /* join: socket pointer still to resolve */
 	int nframes;
 	const char *const *frames;
 };
@@ -78,6 +79,16 @@ struct state {
 	size_t nflows, capflows;
 	uint64_t events;
 	uint64_t unknown;               /* count mode: events with no tuple */
+	struct deferred *defer;         /* join: events waiting for a snapshot */
+	size_t ndefer, capdefer;
+};
+
+/* An event whose socket pointer the batch's snapshot did not know: kept
+ * (with its strings) until the next snapshot at the end of the batch. */
+struct deferred {
+	struct retrans r;
+	char comm[32];
+	char **frames;
 };
 
 /* ---------------------------------------------------------------- */
@@ -302,6 +313,8 @@ static int decode_sock_event(struct state *st, const struct ftn_event *ev, struc
 	if (ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, &sk) == 0) {
 		const struct ftn_sock *s = join_lookup(st, sk);
 
+		if (!s && !r->known)
+			r->sk = sk;     /* retried with the next snapshot */
 		if (s) {
 			r->saddr = s->laddr;
 			r->daddr = s->raddr;
@@ -526,6 +539,73 @@ static void print_counts(struct state *st, int64_t now_wall)
 /* Consumer callbacks                                               */
 /* ---------------------------------------------------------------- */
 
+static void emit(struct state *st, const struct retrans *r)
+{
+	st->events++;
+	if (st->o.count && r->known)
+		count_event(st, r);
+	else if (st->o.count)
+		st->unknown++;
+	else
+		print_event(st, r);
+}
+
+static void defer_event(struct state *st, const struct retrans *r)
+{
+	struct deferred *d;
+
+	if (st->ndefer == st->capdefer) {
+		size_t cap = st->capdefer ? st->capdefer * 2 : 32;
+		void *p = realloc(st->defer, cap * sizeof(*st->defer));
+
+		if (!p) {
+			emit(st, r);    /* print it unresolved rather than drop it */
+			return;
+		}
+		st->defer = p;
+		st->capdefer = cap;
+	}
+	d = &st->defer[st->ndefer++];
+	d->r = *r;
+	snprintf(d->comm, sizeof(d->comm), "%s", r->comm);
+	d->r.comm = d->comm;
+	d->frames = NULL;
+	if (r->nframes) {
+		d->frames = calloc((size_t)r->nframes, sizeof(char *));
+		for (int i = 0; d->frames && i < r->nframes; i++)
+			d->frames[i] = strdup(r->frames[i]);
+	}
+	d->r.frames = (const char *const *)d->frames;
+}
+
+/* Resolve deferred events against one new snapshot, print them in order. */
+static void flush_deferred(struct state *st)
+{
+	if (!st->ndefer)
+		return;
+	ftn_socktab_free(st->joins);
+	st->joins = ftn_socktab_snapshot(NULL, 0, 1);
+	for (size_t i = 0; i < st->ndefer; i++) {
+		struct deferred *d = &st->defer[i];
+		const struct ftn_sock *s;
+
+		if (d->r.sk && !d->r.known && st->joins &&
+		    (s = ftn_socktab_find_sk(st->joins, d->r.sk)) != NULL) {
+			d->r.saddr = s->laddr;
+			d->r.daddr = s->raddr;
+			d->r.sport = s->lport;
+			d->r.dport = s->rport;
+			d->r.state = s->state;
+			d->r.known = 1;
+		}
+		emit(st, &d->r);
+		for (int f = 0; d->frames && f < d->r.nframes; f++)
+			free(d->frames[f]);
+		free(d->frames);
+	}
+	st->ndefer = 0;
+}
+
 static int on_event(void *ctx, const struct ftn_event *ev)
 {
 	struct state *st = ctx;
@@ -541,13 +621,12 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	r.comm = ev->comm;
 	r.nframes = ev->nframes;
 	r.frames = ev->frames;
-	st->events++;
-	if (st->o.count && r.known)
-		count_event(st, &r);
-	else if (st->o.count)
-		st->unknown++;
+	/* An unresolved pointer waits for the batch's end; so does everything
+	 * after it, to keep the output in event order. */
+	if ((r.sk && !r.known) || st->ndefer)
+		defer_event(st, &r);
 	else
-		print_event(st, &r);
+		emit(st, &r);
 	return 0;
 }
 
@@ -572,7 +651,9 @@ static int on_batch(void *ctx, int64_t now_wall)
 	struct state *st = ctx;
 
 	st->socks_fresh = 0;
-	st->joins_fresh = 0;
+	/* the end-of-batch snapshot is the next batch's one refresh */
+	st->joins_fresh = st->ndefer != 0;
+	flush_deferred(st);
 	if (st->o.count)
 		print_counts(st, now_wall);
 	return 0;
@@ -780,6 +861,7 @@ static void fini(struct state *st)
 {
 	struct timespec ts;
 
+	flush_deferred(st);
 	if (st->o.count && st->nflows) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		print_counts(st, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
@@ -797,6 +879,7 @@ static void fini(struct state *st)
 	st->inst = NULL;
 	ftn_socktab_free(st->socks);
 	ftn_socktab_free(st->joins);
+	free(st->defer);
 	ftn_owners_free(st->owners);
 	free(st->flows);
 }

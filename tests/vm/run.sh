@@ -1,0 +1,284 @@
+#!/bin/sh
+# tests/vm/run.sh - the kprobe test tier: boot Debian's 6.1 kernel (kprobes,
+# kretprobes, hist triggers, sch_netem) under qemu TCG with a busybox
+# initramfs that holds our binaries, run tests/vm/guest.sh inside, and turn
+# its output back into TAP lines here.
+#
+# Run by tests/run.sh as `sh tests/vm/run.sh` from the repo root with
+# FTNET_TOP set. Knobs (see tests/vm/README.md):
+#   FTNET_VM_CACHE    kernel .deb, unpacked kernel, initramfs, logs
+#                     (default /var/cache/ftnet-vm; outside the tree on purpose)
+#   FTNET_VM_TIMEOUT  hard limit in seconds for one qemu run (default 600)
+#   FTNET_VM_KEEP=1   keep the serial log and the initramfs staging tree
+#
+# The development kernel has no kprobes, so this is the only place the kprobe
+# back ends meet a real kernel. KVM hung at boot on these machines: TCG only.
+
+top=${FTNET_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+cache=${FTNET_VM_CACHE:-/var/cache/ftnet-vm}
+tmo=${FTNET_VM_TIMEOUT:-600}
+keep=${FTNET_VM_KEEP:-0}
+meta=linux-image-amd64
+marker=FTNVM:
+t_start=$(date +%s)
+
+skip() { echo "ok 1 - vm tier # SKIP $*"; exit 0; }
+
+command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+	skip "qemu-system-x86_64 not installed"
+[ "$(id -u)" = 0 ] || skip "not root (needs apt-get download and dpkg -x into $cache)"
+for t in cpio gzip dpkg apt-get apt-cache ldd timeout; do
+	command -v $t >/dev/null 2>&1 || skip "$t not installed"
+done
+# The initramfs has no libc of its own: busybox must be the static build
+# (Debian's busybox-static), or nothing in the guest can start.
+bb=
+for b in /bin/busybox /usr/bin/busybox; do
+	if [ -x "$b" ] && ldd "$b" 2>&1 | grep -q 'not a dynamic'; then
+		bb=$b
+		break
+	fi
+done
+[ -n "$bb" ] || skip "no static busybox (apt-get install busybox-static)"
+
+mkdir -p "$cache/dl" || skip "cannot create $cache"
+log_apt="$cache/apt.log"
+: >"$log_apt" # this run's apt output only
+
+# --- the kernel -------------------------------------------------------------
+# linux-image-amd64 is a meta package: the kernel itself is its dependency
+# linux-image-6.1.0-NN-amd64 (or -unsigned), and NN moves with Debian's
+# point releases, so it is resolved each run and the unpacked tree is reused
+# while it stays the same.
+resolve_pkg() {
+	apt-cache depends "$meta" 2>/dev/null | awk '
+		$1 == "Depends:" && $2 ~ /^linux-image-[0-9].*-amd64(-unsigned)?$/ {
+			print $2; exit }'
+}
+
+fetch_pkg() { # pkg -> prints the .deb path
+	( cd "$cache/dl" && apt-get download "$1" ) >>"$log_apt" 2>&1
+	ls -t "$cache/dl/$1"_*.deb 2>/dev/null | head -1
+}
+
+pkg=$(resolve_pkg)
+if [ -z "$pkg" ]; then
+	apt-get update >>"$log_apt" 2>&1
+	pkg=$(resolve_pkg)
+fi
+kdir=
+if [ -n "$pkg" ]; then
+	kdir=$cache/$pkg
+	if ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
+		deb=$(fetch_pkg "$pkg")
+		if [ -z "$deb" ]; then
+			# Stale package lists name a version the mirror no longer has.
+			apt-get update >>"$log_apt" 2>&1
+			pkg=$(resolve_pkg)
+			kdir=
+			[ -n "$pkg" ] && kdir=$cache/$pkg && deb=$(fetch_pkg "$pkg")
+		fi
+		if [ -n "$deb" ]; then
+			rm -rf "$kdir.tmp"
+			if dpkg -x "$deb" "$kdir.tmp" >>"$log_apt" 2>&1; then
+				rm -rf "$kdir"
+				mv "$kdir.tmp" "$kdir"
+				# The old ABI's tree and .deb are dead weight now.
+				for old in "$cache"/linux-image-*; do
+					case $old in "$kdir"|"$kdir".*) ;; *) rm -rf "$old" ;; esac
+				done
+				for old in "$cache"/dl/*.deb; do
+					[ "$old" = "$deb" ] || rm -f "$old"
+				done
+			else
+				rm -rf "$kdir.tmp"
+			fi
+		fi
+	fi
+fi
+# Offline with no package lists: any kernel unpacked earlier still serves.
+# An empty $kdir is guarded: "$kdir"/boot would be the host's own /boot.
+if [ -z "$kdir" ] || ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
+	kdir=$(ls -d "$cache"/linux-image-*-amd64* 2>/dev/null | grep -v '\.tmp$' | tail -1)
+fi
+vmlinuz=
+[ -n "$kdir" ] && vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
+[ -n "$vmlinuz" ] ||
+	skip "cannot fetch the $meta kernel package (apt-get download ${pkg:-?} failed; see $log_apt)"
+kver=${vmlinuz##*/vmlinuz-}
+moddir=$kdir/lib/modules/$kver
+pkg=${kdir##*/}
+
+# --- the initramfs ----------------------------------------------------------
+work=$cache/run.$$
+root=$work/root
+initrd=$work/initrd.gz
+log=$work/serial.log
+# Work trees of runs that are gone (killed, or kept by FTNET_VM_KEEP or a
+# failure) are removed here, so they live until the next run.
+for d in "$cache"/run.*; do
+	[ -d "$d" ] || continue
+	kill -0 "${d##*.}" 2>/dev/null || rm -rf "$d"
+done
+rm -rf "$work"
+mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
+	"$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/lib/modules" \
+	"$root/etc" "$root/ftnet/bin" "$root/ftnet/build/tests" "$root/ftnet/tests/vm" ||
+	skip "cannot create $work"
+
+trap 'rm -rf "$work"; exit 1' INT TERM HUP
+cleanup() {
+	if [ "$keep" = 1 ]; then
+		echo "# kept $work (serial.log, root/, initrd.gz)"
+	else
+		rm -rf "$work"
+	fi
+}
+
+# copy_elf SRC DEST: DEST is a path inside the guest. Static linking of our
+# binaries is not guaranteed, so every library ldd names, and the loader,
+# goes in at the same absolute path.
+copy_elf() {
+	mkdir -p "$root${2%/*}"
+	cp -L "$1" "$root$2" || return 1
+	ldd "$1" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }' |
+	while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root${lib%/*}"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+cp "$bb" "$root/bin/busybox"
+# The real tc: busybox's own tc applet has no netem. It must be in place
+# before the guest runs `busybox --install -s`, which then leaves it alone.
+tc=$(command -v tc 2>/dev/null || ls /sbin/tc /usr/sbin/tc 2>/dev/null | head -1)
+[ -n "$tc" ] && copy_elf "$tc" /sbin/tc
+for f in "$top"/bin/* "$top"/build/tests/*; do
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	case $f in
+	"$top"/bin/*) copy_elf "$f" "/ftnet/bin/${f##*/}" ;;
+	*) copy_elf "$f" "/ftnet/build/tests/${f##*/}" ;;
+	esac
+done
+cp "$top/tests/vm/guest.sh" "$root/ftnet/tests/vm/guest.sh"
+
+# Modules and their dependencies, dependencies first: the guest has no
+# modprobe. The .deb ships no modules.dep (its postinst runs depmod) and the
+# host may have no kmod, so dependencies come from each module's own
+# .modinfo section ("depends=a,b", NUL-separated strings).
+want_mods="sch_netem"
+mods=
+mod_cat() { # path: the module's bytes, decompressed
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+mod_find() { # name: path of NAME.ko* (file names may use - for _)
+	find "$moddir/kernel" \( -name "$1.ko*" -o -name "$(echo "$1" | tr _ -).ko*" \) 2>/dev/null | head -1
+}
+add_mod() { # name
+	case " $mods " in *" $1 "*) return 0 ;; esac
+	grep -q "/$1\.ko\$" "$moddir/modules.builtin" 2>/dev/null && return 0
+	p=$(mod_find "$1")
+	if [ -z "$p" ]; then
+		echo "# warning: module $1 not found under $moddir"
+		return 0
+	fi
+	for d in $(mod_cat "$p" | tr '\0' '\n' | sed -n 's/^depends=//p' | head -1 | tr , ' '); do
+		add_mod "$d"
+	done
+	mods="$mods $1"
+}
+for m in $want_mods; do
+	add_mod "$m"
+done
+: >"$root/etc/ftnet-modules"
+for m in $mods; do
+	# Busybox insmod may not decompress: ship plain .ko files.
+	mod_cat "$(mod_find "$m")" >"$root/lib/modules/$m.ko" ||
+		{ cleanup; skip "cannot unpack module $m"; }
+	echo "$m.ko" >>"$root/etc/ftnet-modules"
+done
+
+cat >"$root/init" <<EOF
+#!/bin/busybox sh
+# Guest init written by tests/vm/run.sh. Every line meant for the host
+# starts with "$marker" so kernel messages on the console are never taken
+# for results.
+/bin/busybox --install -s
+export PATH=/ftnet/bin:/sbin:/usr/sbin:/bin:/usr/bin FTNET_TOP=/ftnet
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t tmpfs tmpfs /tmp
+exec </dev/null >/dev/console 2>&1
+echo "$marker BEGIN \$(uname -r)"
+echo "$marker # guest up \$(cut -d' ' -f1 /proc/uptime) s when checks start"
+ip link set lo up
+ip -6 addr add ::1/128 dev lo 2>/dev/null
+for m in \$(cat /etc/ftnet-modules); do
+	insmod /lib/modules/\$m || echo "$marker # insmod \$m failed"
+done
+{ sh /ftnet/tests/vm/guest.sh; echo "END rc=\$?"; } 2>&1 | sed 's/^/$marker /'
+echo "$marker # guest up \$(cut -d' ' -f1 /proc/uptime) s when checks end"
+sync
+poweroff -f
+EOF
+chmod 755 "$root/init"
+
+( cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 ) >"$initrd" ||
+	{ cleanup; skip "cannot build the initramfs"; }
+
+# --- boot -------------------------------------------------------------------
+t0=$(date +%s)
+timeout -k 10 "$tmo" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 2 \
+	-nographic -no-reboot -kernel "$vmlinuz" -initrd "$initrd" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init" \
+	</dev/null >"$log" 2>&1
+qrc=$?
+t1=$(date +%s)
+
+# --- results ----------------------------------------------------------------
+# The serial console ends lines with CRLF; a kernel message may start on the
+# same line as a marker line, so the marker is searched anywhere.
+n=0 fails=0 finished=0 grc=
+tr -d '\r' <"$log" | sed -n "s/^.*$marker //p" >"$work/guest.out"
+n=$((n + 1))
+if grep -q '^BEGIN' "$work/guest.out"; then
+	echo "ok $n - vm guest booted $pkg ($kver) under TCG"
+else
+	echo "not ok $n - vm guest booted $pkg ($kver) under TCG"
+	fails=$((fails + 1))
+fi
+while IFS= read -r line; do
+	case $line in
+	"ok"*|"not ok"*)
+		desc=$(echo "$line" | sed 's/^\(not \)\{0,1\}ok\( [0-9][0-9]*\)\{0,1\} *//')
+		n=$((n + 1))
+		case $line in "not ok"*) echo "not ok $n $desc"; fails=$((fails + 1)) ;;
+		*) echo "ok $n $desc" ;; esac ;;
+	"#"*) echo "$line" ;;
+	"END rc="*) finished=1; grc=${line#END rc=} ;;
+	esac
+done <"$work/guest.out"
+echo "# qemu exit $qrc, boot + guest run $((t1 - t0)) s (timeout ${tmo}s), whole tier $((t1 - t_start)) s"
+if [ "$finished" != 1 ]; then
+	n=$((n + 1))
+	echo "not ok $n - vm guest did not finish"
+	# Only printable ASCII: the firmware's escape sequences would garble TAP.
+	LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | tail -30 | sed 's/^/#   /'
+	fails=$((fails + 1))
+	keep=1
+elif [ "$grc" != 0 ] && [ "$fails" -eq 0 ]; then
+	# Failed without saying which check: a crash, never silent.
+	n=$((n + 1))
+	echo "not ok $n - vm guest script exited $grc"
+	fails=$((fails + 1))
+fi
+cleanup
+[ "$fails" -eq 0 ]
