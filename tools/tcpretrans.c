@@ -30,6 +30,7 @@ struct opts {
 	int json;               /* --json */
 	int verbose;            /* -v */
 	const char *backend;    /* -B */
+	pid_t netns_pid;        /* -N: sockets of this PID's network namespace */
 };
 
 /* One retransmit (or loss probe), whatever back end produced it. */
@@ -277,7 +278,7 @@ static const struct ftn_sock *join_lookup(struct state *st, uint64_t sk)
 
 	if (!s && !st->joins_fresh) {
 		ftn_socktab_free(st->joins);
-		st->joins = ftn_socktab_snapshot(NULL, 0, 1);
+		st->joins = ftn_socktab_snapshot(NULL, st->o.netns_pid, 1);
 		st->joins_fresh = 1;
 		if (st->joins && !ftn_socktab_ptrs_valid(st->joins) && ftn_socktab_count(st->joins)) {
 			static int warned;
@@ -367,7 +368,7 @@ static int lookup_owner(struct state *st, const struct retrans *r, pid_t *pid,
 	if (!s && !st->socks_fresh) {
 		/* a socket we have not seen: one new snapshot per batch */
 		ftn_socktab_free(st->socks);
-		st->socks = ftn_socktab_snapshot(NULL, 0, 0);
+		st->socks = ftn_socktab_snapshot(NULL, st->o.netns_pid, 0);
 		st->socks_fresh = 1;
 		if (st->socks)
 			s = ftn_socktab_find_tuple(st->socks, &r->saddr, r->sport,
@@ -584,7 +585,7 @@ static void flush_deferred(struct state *st)
 	if (!st->ndefer)
 		return;
 	ftn_socktab_free(st->joins);
-	st->joins = ftn_socktab_snapshot(NULL, 0, 1);
+	st->joins = ftn_socktab_snapshot(NULL, st->o.netns_pid, 1);
 	for (size_t i = 0; i < st->ndefer; i++) {
 		struct deferred *d = &st->defer[i];
 		const struct ftn_sock *s;
@@ -666,7 +667,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: tcpretrans [-chHlosv46] [-B BACKEND] [-d SECS] [-i SECS] [--json]\n"
+"usage: tcpretrans [-chHlosv46] [-B BACKEND] [-d SECS] [-i SECS] [-N PID] [--json]\n"
 "\n"
 "Show TCP retransmits (and with -l tail loss probes) with the connection's\n"
 "addresses and state, from the kernel's tracing interface. Needs root.\n"
@@ -678,6 +679,7 @@ static void usage(FILE *f)
 "  -H          no header\n"
 "  -i SECS     batch / report interval (default 1)\n"
 "  -l          include tail loss probes (L>; needs kprobes)\n"
+"  -N PID      look sockets up in PID's network namespace (-o, join)\n"
 "  -o          show the socket's owning PID/COMM instead of the on-CPU task\n"
 "  -s          kernel stack of each retransmit\n"
 "  -v          say which back end was chosen and why\n"
@@ -716,7 +718,7 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 1.0;
-	while ((c = getopt_long(argc, argv, "46B:cd:hHi:losv", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "46B:cd:hHi:lN:osv", lopts, NULL)) != -1) {
 		switch (c) {
 		case '4': o->family = AF_INET; break;
 		case '6': o->family = AF_INET6; break;
@@ -737,6 +739,17 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 			}
 			break;
 		case 'l': o->tlp = 1; break;
+		case 'N': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v <= 0) {
+				fprintf(stderr, "%s: invalid PID '%s'\n", TOOL, optarg);
+				return -EINVAL;
+			}
+			o->netns_pid = (pid_t)v;
+			break;
+		}
 		case 'o': o->owner = 1; break;
 		case 's': o->stacks = 1; break;
 		case 'v': o->verbose++; break;
