@@ -1,0 +1,424 @@
+/* tcpgen - bounded TCP traffic for ftnet's host test tier.
+ *
+ *   tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]
+ *   tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
+ *   tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
+ *   tcpgen syn    [-4|-6] -p PORT [-t SECS]
+ *
+ * Everything talks to 127.0.0.1 or ::1 only; tests run it inside a network
+ * namespace whose nftables INPUT rules drop a share of the data segments.
+ *
+ *  server  listens, reads and discards CONNS connections (default 1), prints
+ *          the byte count of each, exits 0.
+ *  client  connects, sets TCP_NODELAY and writes COUNT messages of SIZE
+ *          bytes, sleeping USEC between them, then closes gracefully:
+ *          shutdown(SHUT_WR) and wait for the server's EOF, so that every
+ *          byte (and thus every retransmit) is settled when it exits.
+ *  flow    server + client in one command (the server is a forked child that
+ *          starts listening before the client connects: no readiness race);
+ *          exits 0 only if the server received exactly COUNT * SIZE bytes.
+ *  syn     connects to a port where the SYNs are dropped and gives up after
+ *          SECS: exits 0 when the connect timed out as expected, 1 when it
+ *          completed or failed otherwise.
+ *
+ * Small writes with TCP_NODELAY keep one write per skb, and on loopback an
+ * skb is one segment (MSS ~64 KiB), so the tcp_retransmit_skb tracepoint
+ * (one event per skb) and TcpRetransSegs (tcp_skb_pcount per skb) agree.
+ *
+ * -t bounds the whole run (default 20 s; SIGALRM ends the process with exit
+ * status 3) so a broken network never hangs a test.
+ * Exit: 0 ok, 1 failure, 2 usage, 3 time limit.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct opts {
+	const char *mode;
+	int family;
+	int port;
+	long count;
+	long size;
+	long usec;
+	double secs;
+	long conns;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
+		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
+		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
+		"       tcpgen syn    [-4|-6] -p PORT [-t SECS]\n");
+	exit(2);
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "tcpgen: time limit reached\n";
+
+	/* Only async-signal-safe calls here. */
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more we can do */
+	}
+	_exit(3);
+}
+
+static void arm_limit(double secs)
+{
+	struct itimerval it = { 0 };
+
+	signal(SIGALRM, on_alarm);
+	it.it_value.tv_sec = (time_t)secs;
+	it.it_value.tv_usec = (suseconds_t)((secs - (double)(time_t)secs) * 1e6);
+	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static socklen_t fill_addr(const struct opts *o, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (o->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)o->port);
+		s6->sin6_addr = in6addr_loopback;
+		return sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)o->port);
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return sizeof(*s4);
+	}
+}
+
+static int listen_on(const struct opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = fill_addr(o, &ss);
+	int one = 1, fd;
+
+	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("tcpgen: socket");
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (o->family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+		perror("tcpgen: bind/listen");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read one connection to EOF; returns the byte count or -1. */
+static long long drain(int lfd)
+{
+	char buf[65536];
+	long long total = 0;
+	ssize_t n;
+	int fd;
+
+	do
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		perror("tcpgen: accept");
+		return -1;
+	}
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	if (n < 0) {
+		perror("tcpgen: read");
+		total = -1;
+	}
+	/* Our close sends the FIN the client waits for. */
+	close(fd);
+	return total;
+}
+
+static int run_server(const struct opts *o, int lfd)
+{
+	long i;
+
+	for (i = 0; i < o->conns; i++) {
+		long long got = drain(lfd);
+
+		if (got < 0)
+			return 1;
+		printf("tcpgen: server port %d received %lld bytes\n", o->port, got);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int run_client(const struct opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = fill_addr(o, &ss);
+	struct timespec pause = { o->usec / 1000000, (o->usec % 1000000) * 1000 };
+	char *msg, buf[4096];
+	double t0 = now();
+	int one = 1, fd, rc;
+	long i;
+	ssize_t n;
+
+	msg = malloc((size_t)o->size);
+	if (!msg) {
+		perror("tcpgen: malloc");
+		return 1;
+	}
+	memset(msg, 'x', (size_t)o->size);
+	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("tcpgen: socket");
+		free(msg);
+		return 1;
+	}
+	/* One write, one skb, one segment: see the header comment. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	do
+		rc = connect(fd, (struct sockaddr *)&ss, len);
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0) {
+		perror("tcpgen: connect");
+		goto fail;
+	}
+	for (i = 0; i < o->count; i++) {
+		if (write_all(fd, msg, (size_t)o->size) < 0) {
+			perror("tcpgen: write");
+			goto fail;
+		}
+		if (o->usec)
+			nanosleep(&pause, NULL);
+	}
+	if (shutdown(fd, SHUT_WR) < 0) {
+		perror("tcpgen: shutdown");
+		goto fail;
+	}
+	/* The server closes after reading everything: once we see its EOF,
+	 * all our data is acknowledged and no retransmit can follow. */
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+	}
+	if (n < 0) {
+		perror("tcpgen: read");
+		goto fail;
+	}
+	close(fd);
+	free(msg);
+	printf("tcpgen: client port %d sent %ld x %ld bytes in %.2f s\n",
+	       o->port, o->count, o->size, now() - t0);
+	fflush(stdout);
+	return 0;
+fail:
+	close(fd);
+	free(msg);
+	return 1;
+}
+
+static int run_flow(const struct opts *o)
+{
+	long long want = (long long)o->count * o->size;
+	int lfd, status, rc;
+	pid_t pid;
+
+	lfd = listen_on(o);
+	if (lfd < 0)
+		return 1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("tcpgen: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		long long got;
+
+		arm_limit(o->secs); /* interval timers are not inherited */
+		got = drain(lfd);
+
+		if (got != want) {
+			fprintf(stderr, "tcpgen: server received %lld bytes, want %lld\n",
+				got, want);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	close(lfd);
+	rc = run_client(o);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("tcpgen: waitpid");
+			return 1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		rc = 1;
+	return rc;
+}
+
+static int run_syn(const struct opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = fill_addr(o, &ss);
+	struct pollfd pfd;
+	int fd, rc, err = 0;
+	socklen_t elen = sizeof(err);
+
+	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		perror("tcpgen: socket");
+		return 1;
+	}
+	rc = connect(fd, (struct sockaddr *)&ss, len);
+	if (rc == 0 || errno != EINPROGRESS) {
+		fprintf(stderr, "tcpgen: connect to port %d did not hang: %s\n",
+			o->port, rc == 0 ? "connected" : strerror(errno));
+		close(fd);
+		return 1;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	/* The poll timeout, not the alarm, ends this mode; the alarm (set
+	 * a second later by main) only guards against a stuck poll. */
+	rc = poll(&pfd, 1, (int)(o->secs * 1000));
+	if (rc == 0) {
+		close(fd); /* a SYN_SENT socket just goes away: no FIN, no RST */
+		printf("tcpgen: connect to port %d timed out after %.1f s as expected\n",
+		       o->port, o->secs);
+		return 0;
+	}
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+	fprintf(stderr, "tcpgen: connect to port %d completed: %s\n", o->port,
+		err ? strerror(err) : "connected");
+	close(fd);
+	return 1;
+}
+
+static long num(const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .family = AF_INET, .count = 2000, .size = 200,
+			  .usec = 500, .secs = 20, .conns = 1 };
+	char *end;
+	int c;
+
+	if (argc < 2)
+		usage();
+	o.mode = argv[1];
+	optind = 2;
+	while ((c = getopt(argc, argv, "46p:n:s:i:t:c:")) != -1) {
+		switch (c) {
+		case '4': o.family = AF_INET; break;
+		case '6': o.family = AF_INET6; break;
+		case 'p': o.port = (int)num(optarg, 1, 65535); break;
+		case 'n': o.count = num(optarg, 0, 100000000); break;
+		case 's': o.size = num(optarg, 1, 1 << 20); break;
+		case 'i': o.usec = num(optarg, 0, 10000000); break;
+		case 'c': o.conns = num(optarg, 1, 1000000); break;
+		case 't':
+			o.secs = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.secs > 0 && o.secs < 3600))
+				usage();
+			break;
+		default: usage();
+		}
+	}
+	if (optind != argc || !o.port)
+		usage();
+	/* Line-buffered even into a pipe or file: tests read it as it comes. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!strcmp(o.mode, "server")) {
+		int lfd, rc;
+
+		arm_limit(o.secs);
+		lfd = listen_on(&o);
+		if (lfd < 0)
+			return 1;
+		printf("tcpgen: listening on port %d\n", o.port);
+		rc = run_server(&o, lfd);
+		close(lfd);
+		return rc;
+	}
+	if (!strcmp(o.mode, "client")) {
+		arm_limit(o.secs);
+		return run_client(&o);
+	}
+	if (!strcmp(o.mode, "flow")) {
+		arm_limit(o.secs);
+		return run_flow(&o);
+	}
+	if (!strcmp(o.mode, "syn")) {
+		arm_limit(o.secs + 1);
+		return run_syn(&o);
+	}
+	usage();
+	return 2;
+}

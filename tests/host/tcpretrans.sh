@@ -1,0 +1,286 @@
+#!/bin/sh
+# tests/host/tcpretrans.sh - bin/tcpretrans against real retransmits.
+#
+# Ground truth: a private network namespace whose nftables INPUT hook drops
+# ~7% of the data segments sent to ports 5000 (IPv4 flow) and 5001 (IPv6
+# flow), and every segment sent to 5999 (SYN retransmits in SYN_SENT). The
+# namespace's own TcpRetransSegs counter (/proc/net/snmp) is read between
+# the phases, so each phase's tcpretrans event count is compared with an
+# exact counter delta.
+#
+# Why only segments with payload ("meta length > 100") are dropped: a lost
+# handshake ACK makes the server retransmit its SYN-ACK, which TcpRetransSegs
+# counts but which is the tcp_retransmit_synack tracepoint, not
+# tcp_retransmit_skb (seen on 6.18: delta 7 = 5 retransmit_skb + 2 synack).
+# Bare ACKs and SYNs are 52-80 bytes, 200-byte messages 252-272.
+# Why drops are in INPUT: dropping in OUTPUT fails the send locally and it is
+# retried, not retransmitted (kernel-facts.md).
+# Small NODELAY writes keep one segment per skb (tcpgen.c), so one
+# tracepoint event (per skb) equals one counted segment (tcp_skb_pcount).
+#
+# Also: exit status, no lost events, no instance left behind, clean exit on
+# SIGINT/SIGTERM/SIGHUP, stale instance of a SIGKILLed run removed by the
+# next run, exit 3 and one line for a non-root user, exit 2 on a bad option.
+# Runs in about 16 s. FTNET_KEEP=1 keeps the temp directory (tool output,
+# tcpgen logs) for inspection; its path is printed.
+
+cd "${FTNET_TOP:=$(pwd)}" || exit 1
+. tests/host/lib.inc
+
+TR=$FTNET_TOP/bin/tcpretrans
+GEN=$FTNET_TOP/build/tests/tcpgen
+NS=ftnet-test-$$
+DUR=14                       # tcpretrans -d for the traffic phase
+FLOW="-n 2000 -s 200 -i 500 -t 4"   # ~1.3 s per flow, bounded at 4 s
+# (word-split on purpose where used)
+tmp=$(mktemp -d /tmp/ftnet-host-tcpretrans.XXXXXX) || exit 1
+chmod 755 "$tmp"             # the unprivileged run must reach its copy
+
+cleanup() {
+	host_cleanup
+	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# Run the tool with SIGINT/SIGQUIT at their defaults: a non-interactive sh
+# starts background jobs with them ignored, unlike a terminal user's shell.
+tr_bg() { # OUT ERR ARGS...
+	_o=$1 _e=$2; shift 2
+	# Empty the files here, not in the child: waiting for the banner must
+	# not see an earlier run's text before the child's redirection.
+	: >"$_o"; : >"$_e"
+	env --default-signal=INT,QUIT "$TR" "$@" >"$_o" 2>"$_e" &
+	trpid=$!
+	host_bg_track "$trpid"
+}
+
+# count_events FILE FAMILY PORT: JSON lines of that family touching PORT.
+count_events() {
+	grep -E "\"family\": *$2[ ,}]" "$1" | grep -Ec "\"(sport|dport)\": *$3[ ,}]"
+}
+
+# ------------------------------------------------------------ without root
+# Bad usage and the non-root refusal need no privileges: check them always.
+if [ ! -x "$TR" ]; then
+	t_fail "bin/tcpretrans exists (run make)"
+	exit 1
+fi
+"$TR" --bogus >"$tmp/bogus.out" 2>"$tmp/bogus.err"
+rc=$?
+t_is "$rc" 2 "tcpretrans --bogus exits 2"
+t_check "tcpretrans --bogus prints usage on stderr, nothing on stdout" \
+	sh -c "grep -qi usage '$tmp/bogus.err' && [ ! -s '$tmp/bogus.out' ]"
+
+cp "$TR" "$tmp/tcpretrans" && chmod 755 "$tmp/tcpretrans"
+if host_not_root; then
+	"$tmp/tcpretrans" -d 1 >"$tmp/nr.out" 2>"$tmp/nr.err"
+	rc=$?
+else
+	"$(command -v setpriv)" --reuid=65534 --regid=65534 --clear-groups \
+		"$tmp/tcpretrans" -d 1 >"$tmp/nr.out" 2>"$tmp/nr.err"
+	rc=$?
+fi
+t_is "$rc" 3 "tcpretrans as a non-root user exits 3"
+t_is "$(wc -l <"$tmp/nr.err" | tr -d ' ')" 1 "non-root: exactly one line on stderr"
+[ -s "$tmp/nr.err" ] && t_diag "non-root says: $(head -n 1 "$tmp/nr.err")"
+
+if host_not_root; then
+	t_skip "tcpretrans host tests" "not root"
+	exit 0
+fi
+if miss=$(host_missing_cmds ip nft setpriv); then
+	t_skip "tcpretrans host tests" "$miss not installed"
+	exit 0
+fi
+if [ ! -d "$HOST_TRACEFS/events/tcp/tcp_retransmit_skb" ]; then
+	t_skip "tcpretrans host tests" "no tcp:tcp_retransmit_skb tracepoint"
+	exit 0
+fi
+if [ ! -x "$GEN" ]; then
+	t_fail "build/tests/tcpgen exists (run make test-bins)"
+	exit 1
+fi
+host_instances_snapshot
+
+# ------------------------------------------------------------ namespace
+if ! host_netns_create "$NS"; then
+	t_fail "create network namespace $NS"
+	exit 1
+fi
+ip netns exec "$NS" nft -f - <<EOF
+table inet ftnet_test {
+	chain input {
+		type filter hook input priority 0; policy accept;
+		tcp dport 5000 meta length > 100 numgen random mod 100 < 7 drop
+		tcp dport 5001 meta length > 100 numgen random mod 100 < 7 drop
+		tcp dport 5999 drop
+	}
+}
+EOF
+rc=$?
+t_is "$rc" 0 "nftables loss rules loaded in $NS"
+if host_netns_has_ipv6 "$NS"; then v6=1; else v6=""; fi
+
+# ------------------------------------------------------------ traffic phase
+tr_bg "$tmp/tr.json" "$tmp/tr.err" -d "$DUR" --json
+if ! host_wait_nonempty "$tmp/tr.err" 50 "$trpid"; then
+	t_fail "tcpretrans prints its banner on stderr within 5 s"
+else
+	t_pass "tcpretrans prints its banner on stderr"
+fi
+sleep 0.2       # the banner follows enabling; leave a margin all the same
+t0=$(date +%s)
+
+c0=$(host_netns_snmp "$NS" RetransSegs)
+# shellcheck disable=SC2086
+ip netns exec "$NS" "$GEN" flow -4 -p 5000 $FLOW >"$tmp/gen4.out" 2>&1
+rc4=$?
+c1=$(host_netns_snmp "$NS" RetransSegs)
+rc6=skip
+if [ -n "$v6" ]; then
+	# shellcheck disable=SC2086
+	ip netns exec "$NS" "$GEN" flow -6 -p 5001 $FLOW >"$tmp/gen6.out" 2>&1
+	rc6=$?
+fi
+c2=$(host_netns_snmp "$NS" RetransSegs)
+# Both families in parallel: SYN retransmits at ~1, 2, 3 s on 6.18 (linear
+# SYN timeouts; ~1 and 3 s with classic backoff).
+ip netns exec "$NS" "$GEN" syn -4 -p 5999 -t 3.5 >"$tmp/syn4.out" 2>&1 &
+s4=$!; host_bg_track "$s4"
+rcs6=skip
+if [ -n "$v6" ]; then
+	ip netns exec "$NS" "$GEN" syn -6 -p 5999 -t 3.5 >"$tmp/syn6.out" 2>&1
+	rcs6=$?
+fi
+wait "$s4"; rcs4=$?
+c3=$(host_netns_snmp "$NS" RetransSegs)
+nst=""
+command -v nstat >/dev/null 2>&1 &&
+	nst=$(ip netns exec "$NS" nstat -asz TcpRetransSegs 2>/dev/null |
+	      awk '$1 == "TcpRetransSegs" { print $2 }')
+t1=$(date +%s)
+t_diag "traffic took $((t1 - t0)) s; TcpRetransSegs $c0 -> $c1 -> $c2 -> $c3"
+
+sed 's/^/# /' "$tmp/gen4.out" "$tmp/gen6.out" 2>/dev/null
+t_is "$rc4" 0 "tcpgen IPv4 flow to port 5000 completed"
+if [ -n "$v6" ]; then
+	t_is "$rc6" 0 "tcpgen IPv6 flow to port 5001 completed"
+else
+	t_skip "tcpgen IPv6 flow" "no ::1 in the namespace"
+fi
+t_is "$rcs4" 0 "tcpgen IPv4 connect to the black-holed port timed out"
+[ -n "$v6" ] && t_is "$rcs6" 0 "tcpgen IPv6 connect to the black-holed port timed out"
+
+if host_alive "$trpid"; then
+	t_pass "tcpretrans -d $DUR still running after the traffic"
+else
+	t_fail "tcpretrans -d $DUR still running after the traffic (it ended early)"
+fi
+if host_wait_pid "$trpid" $(((DUR + 5) * 10)); then
+	wait "$trpid"; rc=$?
+	t_is "$rc" 0 "tcpretrans -d $DUR --json exits 0"
+else
+	t_fail "tcpretrans -d $DUR exits within $((DUR + 5)) s"
+fi
+
+out=$tmp/tr.json
+t_is "$(grep -c '"lost"' "$out")" 0 "no lost-events lines"
+bad=$(grep -vc '^{.*}$' "$out")
+t_is "$bad" 0 "every output line is a JSON object ($(wc -l <"$out" | tr -d ' ') lines)"
+if command -v python3 >/dev/null 2>&1; then
+	t_check "every output line parses as JSON with the documented keys" \
+		python3 -c '
+import json, sys
+keys = {"time", "ts", "type", "pid", "comm", "family", "saddr", "sport",
+        "daddr", "dport", "state"}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if "lost" not in o and not keys <= o.keys():
+        sys.exit("missing keys in " + line)
+' "$out"
+else
+	t_skip "output lines parse as JSON" "no python3"
+fi
+
+n4=$(count_events "$out" 4 5000)
+d4=$((c1 - c0))
+t_is "$n4" "$d4" "IPv4 count equality: tcpretrans $n4 events = TcpRetransSegs delta $d4"
+t_check "IPv4 flow retransmitted ($n4 > 0)" [ "$n4" -gt 0 ]
+t_check "IPv4 events carry 127.0.0.1 and type R" sh -c \
+	"grep -E '\"dport\": *5000[ ,}]' '$out' | grep '\"family\": *4' | head -n 1 |
+	 grep '\"saddr\": *\"127.0.0.1\"' | grep '\"daddr\": *\"127.0.0.1\"' | grep -q '\"type\": *\"R\"'"
+if [ -n "$v6" ]; then
+	n6=$(count_events "$out" 6 5001)
+	d6=$((c2 - c1))
+	t_is "$n6" "$d6" "IPv6 count equality: tcpretrans $n6 events = TcpRetransSegs delta $d6"
+	t_check "IPv6 flow retransmitted ($n6 > 0)" [ "$n6" -gt 0 ]
+	t_check "IPv6 events carry ::1" sh -c \
+		"grep -E '\"dport\": *5001[ ,}]' '$out' | grep '\"family\": *6' | head -n 1 |
+		 grep '\"saddr\": *\"::1\"' | grep -q '\"daddr\": *\"::1\"'"
+else
+	n6=0
+	t_skip "IPv6 count equality" "no ::1 in the namespace"
+fi
+
+s4n=$(count_events "$out" 4 5999)
+s6n=$(count_events "$out" 6 5999)
+ds=$((c3 - c2))
+t_is "$((s4n + s6n))" "$ds" "SYN phase count equality: tcpretrans $s4n+$s6n events = TcpRetransSegs delta $ds"
+t_check "IPv4 SYN retransmits seen ($s4n >= 2)" [ "$s4n" -ge 2 ]
+[ -n "$v6" ] && t_check "IPv6 SYN retransmits seen ($s6n >= 2)" [ "$s6n" -ge 2 ]
+notsyn=$(grep -E '"dport": *5999[ ,}]' "$out" | grep -vc '"state": *"SYN_SENT"')
+t_is "$notsyn" 0 "every port-5999 event has state SYN_SENT"
+t_is "$((n4 + n6 + s4n + s6n))" "$((c3 - c0))" "total count equality over all phases"
+if [ -n "$nst" ]; then
+	t_is "$nst" "$c3" "nstat agrees with /proc/net/snmp in the namespace ($nst)"
+else
+	t_skip "nstat cross-check" "nstat not installed"
+fi
+t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$trpid" 2>/dev/null)" "" \
+	"no instance of the -d run left behind"
+
+# ------------------------------------------------------------ signals
+for sig in INT TERM HUP; do
+	tr_bg "$tmp/sig$sig.out" "$tmp/sig$sig.err"
+	if ! host_wait_nonempty "$tmp/sig$sig.err" 50 "$trpid"; then
+		t_fail "SIG$sig: tcpretrans started (banner within 5 s)"
+		continue
+	fi
+	kill -"$sig" "$trpid"
+	if host_wait_pid "$trpid" 50; then
+		wait "$trpid"; rc=$?
+		t_is "$rc" 0 "SIG$sig: tcpretrans exits 0"
+	else
+		t_fail "SIG$sig: tcpretrans exits within 5 s"
+	fi
+	t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$trpid" 2>/dev/null)" "" \
+		"SIG$sig: its instance is removed"
+done
+
+# SIGKILL leaves the instance behind; the next run must sweep it up.
+tr_bg "$tmp/k.out" "$tmp/k.err"
+kpid=$trpid
+if host_wait_nonempty "$tmp/k.err" 50 "$kpid"; then
+	kill -9 "$kpid"
+	wait "$kpid" 2>/dev/null
+	t_check "SIGKILL leaves instances/ftnet-tcpretrans-$kpid" \
+		[ -d "$HOST_TRACEFS/instances/ftnet-tcpretrans-$kpid" ]
+	tr_bg "$tmp/k2.out" "$tmp/k2.err" -d 1
+	host_wait_pid "$trpid" 60
+	wait "$trpid"; rc=$?
+	t_is "$rc" 0 "tcpretrans -d 1 after a SIGKILLed run exits 0"
+	t_check "the next run removed the stale ftnet-tcpretrans-$kpid" \
+		[ ! -d "$HOST_TRACEFS/instances/ftnet-tcpretrans-$kpid" ]
+	t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$trpid" 2>/dev/null)" "" \
+		"the next run left no instance of its own"
+else
+	t_fail "SIGKILL: tcpretrans started (banner within 5 s)"
+fi
+
+# ------------------------------------------------------------ leftovers
+host_netns_destroy "$NS"
+t_check "namespace $NS removed" sh -c "! ip netns list | grep -qw '$NS'"
+left=$(host_instances_new | tr '\n' ' ')
+t_is "$left" "" "no new ftnet-* instance under $HOST_TRACEFS/instances"
+t_status
