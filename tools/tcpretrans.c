@@ -860,9 +860,12 @@ static int run(struct state *st)
 	};
 	int err;
 
-	fprintf(stderr, "Tracing TCP retransmits (%s back end)%s. %s\n", st->be->name,
-		st->o.count ? ", counting per flow" : "",
-		st->o.duration > 0 ? "" : "Ctrl-C to end.");
+	if (st->o.duration > 0)
+		fprintf(stderr, "Tracing TCP retransmits (%s back end)%s for %g s.\n", st->be->name,
+			st->o.count ? ", counting per flow," : "", st->o.duration);
+	else
+		fprintf(stderr, "Tracing TCP retransmits (%s back end)%s. Ctrl-C to end.\n",
+			st->be->name, st->o.count ? ", counting per flow" : "");
 	print_header(st);
 	err = ftn_consume(st->inst, &co, &ops, st);
 	if (err)
