@@ -229,7 +229,7 @@ check_tcpretrans_backends() {
 	old_er=$(cat /proc/sys/net/ipv4/tcp_early_retrans)
 	echo 0 > /proc/sys/net/ipv4/tcp_early_retrans
 	for b in tracepoint kprobe join; do
-		tcpretrans -B $b -d 14 --json >/tmp/rt.$b.json 2>/tmp/rt.$b.err &
+		tcpretrans -B $b -d 120 --json >/tmp/rt.$b.json 2>/tmp/rt.$b.err &
 		eval "pid_$b=$!"
 	done
 	i=0
@@ -241,7 +241,17 @@ check_tcpretrans_backends() {
 	"$tg" flow -4 -p 5000 -n 1500 -s 200 -i 200 -t 30 >/dev/null 2>&1; f4=$?
 	"$tg" flow -6 -p 5001 -n 1500 -s 200 -i 200 -t 30 >/dev/null 2>&1; f6=$?
 	/sbin/tc qdisc del dev lo root
+	# netem on lo also drops FINs and ACKs: their retransmits can fire
+	# after the flows return. Let them settle (no loss any more), read the
+	# counter while the tools still trace, then stop the tools (SIGINT:
+	# exit 0, full teardown).
+	sleep 3
 	r1=$(retrans_segs); s1=$(netstat_val TCPSynRetrans)
+	for b in tracepoint kprobe join; do
+		eval "p=\$pid_$b"
+		kill -0 $p 2>/dev/null || nok "tcpretrans -B $b still tracing when the counter was read"
+		kill -INT $p
+	done
 	for b in tracepoint kprobe join; do eval "wait \$pid_$b"; eval "rc_$b=$?"; done
 	echo "$old_er" > /proc/sys/net/ipv4/tcp_early_retrans
 	check "lossy IPv4 and IPv6 flows completed (exit $f4 $f6)" [ "$f4" = 0 -a "$f6" = 0 ]
