@@ -197,6 +197,12 @@ struct ftn_event {
 	int nframes;
 	const char *frames[FTN_MAX_FRAMES];
 	const char *raw;        /* the whole text line, when from text */
+	/* Binary records (ftn_consume_raw), NULL for text: the payload
+	 * (starting at common_type) and how to read it. ev->raw is NULL
+	 * for binary events; ftn_event_str / ftn_event_u64 read either. */
+	const void *rec;
+	size_t reclen;
+	const struct ftn_raw_event *rawdesc;
 };
 
 /* Field lookup: NULL / -ENOENT when absent; -EINVAL when not a number.
@@ -623,6 +629,160 @@ int ftn_btf_member_find(const struct ftn_btf *btf, const char *struct_name,
  * first bit: use ftn_btf_member_find for the bits). */
 int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
 			  const char *member_path, unsigned int *byte_off);
+
+/* ------------------------------------------------------------------ */
+/* Binary consumer, hist triggers (tcpdrop)                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * ftn_consume over the binary per-CPU buffers (per_cpu/cpuN/trace_pipe_raw)
+ * instead of trace_pipe: no text formatting in the kernel, real pointer
+ * values (code addresses are symbolised through /proc/kallsyms), the same
+ * struct ftn_event, callbacks and timed batches. events lists the events
+ * to decode ("sys/event", NULL-terminated); records of other events are
+ * skipped. The instance's buffer_percent is set to 0 so that poll wakes at
+ * once. Losses (missed-event flags of the pages and the per-CPU stats) go
+ * to ops->lost, never counted twice. With opts->want_stacks, the
+ * ftrace/kernel_stack records a stacktrace trigger writes are attached to
+ * the event before them on the same CPU (frames as "sym+0xoff").
+ *
+ * On binary events ftn_event_str renders: __print_symbolic names
+ * ("NO_SOCKET"), code addresses (fields printed with %pS/%ps, and the
+ * void * fields "location", "call_site", "ip") as "sym+0xoff" when the
+ * kernel symbols are readable (else "0x<addr>"), other pointers and fields
+ * printed with %x as "0x<hex>", u8[4] / u8[16] arrays as IPv4 / IPv6
+ * addresses, strings as they are, numbers in decimal. Returned strings
+ * live until the next event; up to 16 may be held at once.
+ * ev->comm comes from the kernel's saved_cmdlines ("<...>" when unknown),
+ * ev->flags is "". Returns 0 or -errno (-ENOENT: an event does not exist).
+ */
+struct ftn_raw_event;
+int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
+		    const struct ftn_consumer_opts *opts,
+		    const struct ftn_consumer_ops *ops, void *ctx);
+/* Whether ftn_consume_raw can run on this tracefs (header_page readable
+ * and the instance has per_cpu/cpuN/trace_pipe_raw). */
+int ftn_consume_raw_available(const struct ftn_instance *inst);
+/* The readers behind ftn_event_str / ftn_event_u64 for binary events
+ * (ev->rec != NULL and ev->raw == NULL). */
+const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name);
+int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
+/* Kernel symbols used by every binary consumer of this process: loaded on
+ * first need from FTNET_KALLSYMS or /proc/kallsyms. When every address
+ * reads as zero (kptr_restrict) it warns once and returns NULL: addresses
+ * are then shown raw. */
+const struct ftn_ksyms *ftn_ksyms_shared(void);
+
+/*
+ * Hist triggers (CONFIG_HIST_TRIGGERS, 4.7+): count in the kernel, read
+ * events/SYS/EVENT/hist once per period. A row of that file looks like
+ *   { location: [ffffffff81b2f0ac] __udp4_lib_rcv+0x4bc/0xd00   , reason:          3 } hitcount:       1532
+ * (kernel trace_events_hist.c: .sym-offset keys print "[%llx] %-55pS",
+ * plain keys "%10llu", vals "  NAME: %10llu"). Keys are kept with their
+ * number and, for .sym/.sym-offset keys, the symbol text without the
+ * "/0xsize" part ("__udp4_lib_rcv+0x4bc", " [mod]" kept).
+ */
+#define FTN_HIST_MAX_KEYS 4
+#define FTN_HIST_MAX_VALS 4
+struct ftn_hist_key {
+	const char *name;       /* "location" (modifier removed) */
+	uint64_t val;
+	const char *sym;        /* symbol text, NULL for plain keys */
+};
+struct ftn_hist_row {
+	int nkeys;
+	struct ftn_hist_key keys[FTN_HIST_MAX_KEYS];
+	uint64_t hitcount;
+	int nvals;
+	const char *val_names[FTN_HIST_MAX_VALS];
+	uint64_t vals[FTN_HIST_MAX_VALS];
+};
+struct ftn_hist;
+/* Does the kernel have hist triggers for this event (events/SYS/EVENT/hist)? */
+int ftn_event_has_hist(const char *sys, const char *event);
+/* Parse the text of a hist file. NULL + errno (EINVAL: not a hist file). */
+struct ftn_hist *ftn_hist_parse(const char *text);
+/* Read and parse events/SYS/EVENT/hist of inst. */
+struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
+			       const char *event);
+void ftn_hist_free(struct ftn_hist *h);
+size_t ftn_hist_count(const struct ftn_hist *h);
+const struct ftn_hist_row *ftn_hist_at(const struct ftn_hist *h, size_t i);
+/* "Totals: Dropped:" - events the kernel could not count (map full). */
+uint64_t ftn_hist_dropped(const struct ftn_hist *h);
+/* Value of a key of a row by name; -ENOENT when the row has no such key. */
+int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
+		     uint64_t *val, const char **sym);
+/* The per-period change: rows of cur with hitcount (and vals) minus those
+ * of the row with the same key numbers in prev (prev may be NULL); rows
+ * that did not change are left out. Counters that went down (the hist was
+ * cleared) count from zero. NULL + errno. */
+struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
+
+/* ------------------------------------------------------------------ */
+/* Generic tracers: probe specs, event lists, printing (evprint.c)    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A perf-tools style kprobe definition split into its parts:
+ *   "p:NAME FUNC [ARGS]"   entry probe named NAME
+ *   "p:FUNC [ARGS]"        no name: the event is named after FUNC
+ *                          ("mod:f.isra.0+0x10" -> "f_isra_0_0x10")
+ *   "p FUNC [ARGS]"        same
+ *   "r:..."                return probe
+ * A word after FUNC that holds '=' or starts with one of $ % @ + - \ is a
+ * fetch arg, so "p:tcp_sendmsg size=%dx" probes tcp_sendmsg. GROUP/ and
+ * r<MAXACTIVE> are refused: probes live in the run's private group.
+ * -EINVAL with out->error (static text) saying why.
+ */
+struct ftn_kprobe_spec {
+	int is_return;
+	char event[128];        /* event name, a C identifier */
+	char func[256];         /* probed location: SYM[+OFF], MOD:SYM, address */
+	char def[4096];         /* "FUNC ARGS" for ftn_kprobe_create */
+	const char *error;
+};
+int ftn_kprobe_spec_parse(const char *text, struct ftn_kprobe_spec *out);
+/* "sys:event" or "sys/event" -> sys, event. -EINVAL, -ENAMETOOLONG. */
+int ftn_tpoint_spec_parse(const char *text, char *sys, size_t syssize,
+			  char *event, size_t evsize);
+/* Every event of the top-level events/ directory whose "sys:event"
+ * matches glob (fnmatch; NULL or "" = all), in sorted order. fn returning
+ * nonzero stops the calls. Returns the number of matches or -errno. */
+int ftn_event_list(const char *glob, int (*fn)(void *ctx, const char *sys,
+					       const char *event), void *ctx);
+/* "(FILTER) && common_pid == PID", or either part alone (pid <= 0 or
+ * filter NULL/"" leave it out; "" when both are absent). Length or
+ * -ENOSPC. */
+int ftn_filter_join_pid(const char *filter, int pid, char *buf, size_t size);
+/* Copy events/SYS/EVENT/format (top level) to f. 0 or -errno. */
+int ftn_event_format_print(FILE *f, const char *sys, const char *event);
+
+/*
+ * One print path for any event.
+ * Text: the ftrace line rebuilt from the parsed event,
+ *   TASK-PID [(TGID)] [CPU] FLAGS SECS.USECS: EVENT: [(PROBE HEAD)] k=v ...
+ * then " => frame" per stack frame. Fields print as NAME=VALUE (quoted
+ * when empty or holding blanks); words without a NAME are not kept.
+ * JSON (FTN_PRINT_JSON), one object per line:
+ *   {"time":ISO-8601 wall clock,"ts":secs in the trace clock,"pid":N,
+ *    "comm":S,"cpu":N,"event":S,"func":probed function or null,
+ *    ["caller":"caller+off/size" for return probes,]
+ *    "fields":{"name":"value",...}[,"stack":[...]]}
+ * Field values are always strings, exactly as the kernel printed them.
+ * "stack" is present with FTN_PRINT_STACK (or when the event has frames).
+ * inst converts ts to wall-clock time (NULL: "time" is null).
+ * Events from ftn_consume (text); a binary event (ev->rec) prints the
+ * fields found in ev->fields only.
+ */
+enum ftn_print_flags {
+	FTN_PRINT_JSON  = 1 << 0,
+	FTN_PRINT_STACK = 1 << 1,
+};
+void ftn_event_print(FILE *f, const struct ftn_instance *inst,
+		     const struct ftn_event *ev, int flags);
+/* The column header for text output (nothing for JSON). */
+void ftn_event_print_header(FILE *f, int flags);
 
 #ifdef __cplusplus
 }
