@@ -317,6 +317,21 @@ int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		      char *comm, size_t comm_size);
 
 /* ------------------------------------------------------------------ */
+/* What every tool does at start (tool.c)                              */
+/* ------------------------------------------------------------------ */
+
+/* "-d 2.5": seconds > 0. 0 or -EINVAL. */
+int ftn_parse_secs(const char *s, double *out);
+/* A PID > 0. 0 or -EINVAL. */
+int ftn_parse_pid(const char *s, pid_t *out);
+/* Find (or mount) tracefs; on failure print one line ("PROG: cannot use
+ * tracefs: Permission denied (run as root)") and return -errno. */
+int ftn_tool_tracefs(void);
+/* ftn_cleanup_install + ftn_instance_create, saying a failure in one
+ * line; NULL + errno. */
+struct ftn_instance *ftn_tool_instance(const char *tool);
+
+/* ------------------------------------------------------------------ */
 /* Formatting helpers shared by tools (one print path for text/JSON)   */
 /* ------------------------------------------------------------------ */
 

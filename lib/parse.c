@@ -279,6 +279,9 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 
 const char *ftn_event_str(const struct ftn_event *ev, const char *name)
 {
+	/* binary records (ftn_consume_raw) carry no text */
+	if (__builtin_expect(ev->raw == NULL && ev->rec != NULL, 0))
+		return ftn_raw_event_str(ev, name);
 	for (int i = 0; i < ev->nfields; i++)
 		if (!strcmp(ev->fields[i].name, name))
 			return ev->fields[i].val;
@@ -287,9 +290,12 @@ const char *ftn_event_str(const struct ftn_event *ev, const char *name)
 
 int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out)
 {
-	const char *s = ftn_event_str(ev, name);
+	const char *s;
 	char *end;
 
+	if (__builtin_expect(ev->raw == NULL && ev->rec != NULL, 0))
+		return ftn_raw_event_u64(ev, name, out);
+	s = ftn_event_str(ev, name);
 	if (!s)
 		return -ENOENT;
 	if (!strcmp(s, "(fault)"))

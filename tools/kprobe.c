@@ -76,17 +76,6 @@ static void usage(FILE *f)
 "  kprobe -v 'p:tcp_sendmsg size=%%dx'               the event's fields\n");
 }
 
-static int parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || v <= 0 || v > 1e7)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int opts_parse(struct opts *o, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -94,8 +83,6 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -103,21 +90,23 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+d:hHp:sv", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (parse_secs(optarg, &o->duration)) {
+			if (ftn_parse_secs(optarg, &o->duration)) {
 				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'h': usage(stdout); exit(FTN_EXIT_OK);
 		case 'H': o->no_header = 1; break;
-		case 'p':
-			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v <= 0 || v > 0x3fffffff) {
+		case 'p': {
+			pid_t pid;
+
+			if (ftn_parse_pid(optarg, &pid)) {
 				fprintf(stderr, "%s: invalid PID '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
-			o->pid = (int)v;
+			o->pid = (int)pid;
 			break;
+		}
 		case 's': o->stacks = 1; break;
 		case 'v': o->view = 1; break;
 		case 'J': o->json = 1; break;
@@ -201,27 +190,15 @@ static int init(struct state *st)
 		return -EINVAL;
 	}
 	st->pflags = (st->o.json ? FTN_PRINT_JSON : 0) | (st->o.stacks ? FTN_PRINT_STACK : 0);
-	if (!ftn_tracefs_root()) {
-		err = -errno;
-		if (err == -EACCES || err == -EPERM)
-			fprintf(stderr, "%s: cannot use tracefs: %s (run as root)\n", TOOL, strerror(-err));
-		else
-			fprintf(stderr, "%s: cannot find or mount tracefs: %s\n", TOOL, strerror(-err));
+	if ((err = ftn_tool_tracefs()))
 		return err;
-	}
 	if (!ftn_kernel_has_kprobes()) {
 		fprintf(stderr, "%s: this kernel has no kprobes (no kprobe_events in tracefs)\n", TOOL);
 		return -ENOTSUP;
 	}
-	if ((err = ftn_cleanup_install()))
-		return err;
-	st->inst = ftn_instance_create(TOOL);
-	if (!st->inst) {
-		err = -errno;
-		fprintf(stderr, "%s: cannot create tracing instance: %s%s\n", TOOL, strerror(-err),
-			err == -EACCES || err == -EPERM ? " (run as root)" : "");
-		return err;
-	}
+	st->inst = ftn_tool_instance(TOOL);
+	if (!st->inst)
+		return -errno;
 	st->group = ftn_probe_group(st->inst);
 	err = ftn_kprobe_create(st->inst, st->kp.event, st->kp.def, st->kp.is_return);
 	if (err) {

@@ -696,17 +696,6 @@ static void usage(FILE *f)
 "  tcpretrans --json -o   JSON lines with the socket owner's PID\n");
 }
 
-static int parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || v <= 0 || v > 1e7)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int opts_parse(struct opts *o, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -725,7 +714,7 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		case 'B': o->backend = optarg; break;
 		case 'c': o->count = 1; break;
 		case 'd':
-			if (parse_secs(optarg, &o->duration)) {
+			if (ftn_parse_secs(optarg, &o->duration)) {
 				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
@@ -733,23 +722,18 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		case 'h': usage(stdout); exit(FTN_EXIT_OK);
 		case 'H': o->no_header = 1; break;
 		case 'i':
-			if (parse_secs(optarg, &o->interval)) {
+			if (ftn_parse_secs(optarg, &o->interval)) {
 				fprintf(stderr, "%s: invalid interval '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'l': o->tlp = 1; break;
-		case 'N': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (end == optarg || *end || v <= 0) {
+		case 'N':
+			if (ftn_parse_pid(optarg, &o->netns_pid)) {
 				fprintf(stderr, "%s: invalid PID '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
-			o->netns_pid = (pid_t)v;
 			break;
-		}
 		case 'o': o->owner = 1; break;
 		case 's': o->stacks = 1; break;
 		case 'v': o->verbose++; break;
@@ -804,20 +788,12 @@ static int choose_backend(struct state *st)
 
 static int init(struct state *st)
 {
-	const char *root;
 	int err;
 
 	ftn_set_progname(TOOL);
 	ftn_set_verbose(st->o.verbose);
-	root = ftn_tracefs_root();
-	if (!root) {
-		err = -errno;
-		if (err == -EACCES || err == -EPERM)
-			fprintf(stderr, "%s: cannot use tracefs: %s (run as root)\n", TOOL, strerror(-err));
-		else
-			fprintf(stderr, "%s: cannot find or mount tracefs: %s\n", TOOL, strerror(-err));
+	if ((err = ftn_tool_tracefs()))
 		return err;
-	}
 	if ((err = choose_backend(st)))
 		return err;
 	st->bare_hex = ftn_kernel_has_kprobes() && !ftn_tracefs_readme_has("x8/16/32/64");
@@ -826,15 +802,9 @@ static int init(struct state *st)
 			TOOL);
 		return -ENOTSUP;
 	}
-	if ((err = ftn_cleanup_install()))
-		return err;
-	st->inst = ftn_instance_create(TOOL);
-	if (!st->inst) {
-		err = -errno;
-		fprintf(stderr, "%s: cannot create tracing instance: %s%s\n", TOOL, strerror(-err),
-			err == -EACCES || err == -EPERM ? " (run as root)" : "");
-		return err;
-	}
+	st->inst = ftn_tool_instance(TOOL);
+	if (!st->inst)
+		return -errno;
 	if (st->o.owner) {
 		st->owners = ftn_owners_alloc(NULL);
 		if (!st->owners)

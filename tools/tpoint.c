@@ -71,17 +71,6 @@ static void usage(FILE *f)
 "  tpoint -s tcp:tcp_send_reset 'dport == 80' resets to port 80, with stacks\n");
 }
 
-static int parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || v <= 0 || v > 1e7)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int opts_parse(struct opts *o, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -89,15 +78,13 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	while ((c = getopt_long(argc, argv, "+d:hHlp:sv", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (parse_secs(optarg, &o->duration)) {
+			if (ftn_parse_secs(optarg, &o->duration)) {
 				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
@@ -105,14 +92,16 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		case 'h': usage(stdout); exit(FTN_EXIT_OK);
 		case 'H': o->no_header = 1; break;
 		case 'l': o->list = 1; break;
-		case 'p':
-			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v <= 0 || v > 0x3fffffff) {
+		case 'p': {
+			pid_t pid;
+
+			if (ftn_parse_pid(optarg, &pid)) {
 				fprintf(stderr, "%s: invalid PID '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
-			o->pid = (int)v;
+			o->pid = (int)pid;
 			break;
+		}
 		case 's': o->stacks = 1; break;
 		case 'v': o->view = 1; break;
 		case 'J': o->json = 1; break;
@@ -187,20 +176,6 @@ static int print_one(void *ctx, const char *sys, const char *event)
 	return 0;
 }
 
-static int find_root(void)
-{
-	int err;
-
-	if (ftn_tracefs_root())
-		return 0;
-	err = -errno;
-	if (err == -EACCES || err == -EPERM)
-		fprintf(stderr, "%s: cannot use tracefs: %s (run as root)\n", TOOL, strerror(-err));
-	else
-		fprintf(stderr, "%s: cannot find or mount tracefs: %s\n", TOOL, strerror(-err));
-	return err;
-}
-
 static int list(struct state *st)
 {
 	int n;
@@ -241,7 +216,7 @@ static int init(struct state *st)
 		return -EINVAL;
 	}
 	st->pflags = (st->o.json ? FTN_PRINT_JSON : 0) | (st->o.stacks ? FTN_PRINT_STACK : 0);
-	if ((err = find_root()))
+	if ((err = ftn_tool_tracefs()))
 		return err;
 	if (!ftn_event_exists(st->sys, st->event)) {
 		fprintf(stderr, "%s: no tracepoint %s:%s on this kernel (tpoint -l lists them)\n",
@@ -250,15 +225,9 @@ static int init(struct state *st)
 	}
 	if (st->o.view)
 		return 0;
-	if ((err = ftn_cleanup_install()))
-		return err;
-	st->inst = ftn_instance_create(TOOL);
-	if (!st->inst) {
-		err = -errno;
-		fprintf(stderr, "%s: cannot create tracing instance: %s%s\n", TOOL, strerror(-err),
-			err == -EACCES || err == -EPERM ? " (run as root)" : "");
-		return err;
-	}
+	st->inst = ftn_tool_instance(TOOL);
+	if (!st->inst)
+		return -errno;
 	if (st->filter[0] && (err = ftn_event_set_filter(st->inst, st->sys, st->event, st->filter))) {
 		/* the kernel refused the filter: that is the user's input */
 		fail("set the filter on", st->sys, st->event, err);
@@ -323,7 +292,7 @@ int main(int argc, char **argv)
 		return FTN_EXIT_USAGE;
 	if (st.o.list) {
 		ftn_set_progname(TOOL);
-		err = find_root();
+		err = ftn_tool_tracefs();
 		if (!err)
 			err = list(&st);
 		return err == -ENOENT ? FTN_EXIT_USAGE : ftn_exit_code(err);

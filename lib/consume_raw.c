@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0
+/* consume_raw.c - the binary consumer: per_cpu/cpuN/trace_pipe_raw in timed
+ * batches, delivering the same struct ftn_event as the text consumer.
+ *
+ * Why: text output hashes pointers (kfree_skb's location on 4.15-6.12), and
+ * formatting in the kernel plus parsing here costs more per event than
+ * reading the fields out of the record. The ring buffer reader (ringbuf.c)
+ * merges the CPUs in time order; this file adds the batch loop, the loss
+ * accounting shared with consume.c's rules (per CPU, the larger of the
+ * page flags and the stats files, so a loss is reported once and never
+ * missed), stacks, comm names, and the field rendering behind
+ * ftn_event_str for binary events. */
+#include "ftnet_int.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS 4096
+#define SLOTS 16
+#define SLOT_SIZE 256
+/* Minimum time between two drains of the buffers: a wakeup per event
+ * would cost more than the events; pages hold them meanwhile. */
+#define MIN_READ_GAP_NS (20 * 1000000LL)
+
+enum render { R_DEC, R_HEX, R_PTR, R_SYM, R_STR, R_ADDR, R_BYTES, R_SYMTAB };
+
+struct scratch {
+	char slot[SLOTS][SLOT_SIZE];
+	unsigned int next;
+};
+
+struct ftn_raw_event {
+	struct ftn_format *fmt;
+	int id;
+	int nfields;
+	unsigned char *mode;            /* per field index: enum render */
+	const struct ftn_ksyms *ks;
+	struct scratch *scr;
+	char name[FTN_NAME_MAX];
+	/* text labels that differ from the field name ("dev=%s" of
+	 * __get_str(name)): ftn_event_str answers to both */
+	int nalias;
+	char alias[8][32];
+	int alias_field[8];
+};
+
+/* ------------------------------------------------------------------ */
+/* Shared kernel symbols                                              */
+/* ------------------------------------------------------------------ */
+
+static struct ftn_ksyms *g_ksyms;
+static int g_ksyms_tried;
+
+const struct ftn_ksyms *ftn_ksyms_shared(void)
+{
+	if (!g_ksyms_tried) {
+		g_ksyms_tried = 1;
+		g_ksyms = ftn_ksyms_load(NULL);
+		if (!g_ksyms && errno == EPERM)
+			ftn_log(FTN_LOG_WARN, "kernel addresses are hidden (kptr_restrict): "
+				"showing raw addresses instead of symbols");
+		else if (!g_ksyms)
+			ftn_log(FTN_LOG_INFO, "no kernel symbols: %s", strerror(errno));
+	}
+	return g_ksyms;
+}
+
+/* ------------------------------------------------------------------ */
+/* Print format analysis: how each field is rendered                  */
+/* ------------------------------------------------------------------ */
+
+/* The conversions of the print fmt string in order, and the field each
+ * argument names (REC->field, possibly behind a cast): a field printed
+ * with %pS/%ps is a code address, with %x hex. */
+static void analyse_print_fmt(struct ftn_raw_event *d)
+{
+	const char *pf = ftn_format_print_fmt(d->fmt), *p, *q;
+	char conv[FTN_MAX_FIELDS * 2];
+	char label[FTN_MAX_FIELDS * 2][32];
+	int nconv = 0, arg = 0, depth = 0;
+
+	if (!pf || *pf != '"')
+		return;
+	/* the format string: possibly several adjacent literals */
+	p = pf;
+	while (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1]) {
+				p++;
+				continue;
+			}
+			if (*p != '%')
+				continue;
+			if (p[1] == '%') {
+				p++;
+				continue;
+			}
+			q = p + 1;
+			while (*q && strchr("-+ #0123456789.lhzjt*", *q))
+				q++;
+			if (nconv < (int)sizeof(conv)) {
+				char c = *q;
+				const char *e = p, *b;
+
+				/* "label=%x" or "label: %x" */
+				if (e > pf && e[-1] == ' ' && e - 1 > pf && e[-2] == ':')
+					e -= 2;
+				else if (e > pf && e[-1] == '=')
+					e -= 1;
+				else
+					e = p;
+				b = e;
+				while (b > pf && (b[-1] == '_' || (b[-1] >= 'a' && b[-1] <= 'z') ||
+						  (b[-1] >= 'A' && b[-1] <= 'Z') ||
+						  (b[-1] >= '0' && b[-1] <= '9')))
+					b--;
+				snprintf(label[nconv], sizeof(label[0]), "%.*s",
+					 e > b && e - b < 32 ? (int)(e - b) : 0, b);
+				if (c == 'p' && (q[1] == 'S' || q[1] == 's' || q[1] == 'F' ||
+						 q[1] == 'f' || q[1] == 'B'))
+					c = 'S';
+				conv[nconv++] = c;
+			}
+			p = q;
+		}
+		if (*p == '"')
+			p++;
+		while (*p == ' ')
+			p++;
+	}
+	/* arguments: top-level comma separated */
+	while (*p == ',') {
+		const char *a = ++p, *rec;
+		char name[FTN_NAME_MAX];
+		size_t n;
+
+		depth = 0;
+		while (*p && !(depth == 0 && *p == ',')) {
+			if (*p == '(' || *p == '{' || *p == '[')
+				depth++;
+			else if (*p == ')' || *p == '}' || *p == ']')
+				depth--;
+			else if (*p == '"')
+				for (p++; *p && *p != '"'; p++)
+					if (*p == '\\' && p[1])
+						p++;
+			if (*p)
+				p++;
+		}
+		rec = strstr(a, "REC->");
+		if (!rec || rec >= p) {
+			rec = strstr(a, "__get_str(");
+			if (rec && rec < p)
+				rec += 10 - 5;
+		}
+		if (arg < nconv && rec && rec < p) {
+			const char *s = rec + 5;
+			n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			/* only a plain REC->field argument (no expression
+			 * around it other than a cast) */
+			if (n && n < sizeof(name) && !strchr("+-*/&|<>?", s[n] == ' ' ? s[n + 1] : s[n])) {
+				memcpy(name, s, n);
+				name[n] = '\0';
+				for (int i = 0; i < d->nfields; i++) {
+					const struct ftn_format_field *f = ftn_format_field_at(d->fmt, i);
+					if (strcmp(f->name, name))
+						continue;
+					if (label[arg][0] && strcmp(label[arg], name) &&
+					    d->nalias < 8) {
+						memcpy(d->alias[d->nalias], label[arg],
+						       sizeof(d->alias[0]));
+						d->alias_field[d->nalias++] = i;
+					}
+					if (conv[arg] == 'S')
+						d->mode[i] = R_SYM;
+					else if ((conv[arg] == 'x' || conv[arg] == 'X') &&
+						 d->mode[i] == R_DEC)
+						d->mode[i] = R_HEX;
+				}
+			}
+		}
+		arg++;
+	}
+}
+
+static int is_code_name(const char *n)
+{
+	return !strcmp(n, "location") || !strcmp(n, "call_site") || !strcmp(n, "ip");
+}
+
+static void classify_fields(struct ftn_raw_event *d)
+{
+	for (int i = 0; i < d->nfields; i++) {
+		const struct ftn_format_field *f = ftn_format_field_at(d->fmt, i);
+		int uchar = strstr(f->type, "u8") || strstr(f->type, "unsigned char");
+
+		if (ftn_format_has_symbols(d->fmt, f->name))
+			d->mode[i] = R_SYMTAB;
+		else if (f->flags & FTN_FIELD_STRING)
+			d->mode[i] = R_STR;
+		else if ((f->flags & FTN_FIELD_ARRAY) && uchar && (f->size == 4 || f->size == 16))
+			d->mode[i] = R_ADDR;
+		else if (f->flags & (FTN_FIELD_ARRAY | FTN_FIELD_DATA_LOC | FTN_FIELD_REL_LOC))
+			d->mode[i] = R_BYTES;
+		else if (strchr(f->type, '*'))
+			d->mode[i] = is_code_name(f->name) ? R_SYM : R_PTR;
+		else
+			d->mode[i] = R_DEC;
+	}
+	analyse_print_fmt(d);
+}
+
+static void desc_free(struct ftn_raw_event *d)
+{
+	if (!d)
+		return;
+	ftn_format_free(d->fmt);
+	free(d->mode);
+}
+
+static int desc_init(struct ftn_raw_event *d, const struct ftn_instance *inst,
+		     const char *sys, const char *event, struct scratch *scr)
+{
+	memset(d, 0, sizeof(*d));
+	d->fmt = ftn_format_load(inst, sys, event);
+	if (!d->fmt && inst)
+		d->fmt = ftn_format_load(NULL, sys, event);
+	if (!d->fmt)
+		return errno ? -errno : -ENOENT;
+	d->id = ftn_format_id(d->fmt);
+	d->nfields = ftn_format_nfields(d->fmt);
+	d->mode = calloc((size_t)(d->nfields ? d->nfields : 1), 1);
+	if (!d->mode)
+		return -ENOMEM;
+	d->scr = scr;
+	snprintf(d->name, sizeof(d->name), "%s", event);
+	classify_fields(d);
+	for (int i = 0; i < d->nfields; i++)
+		if (d->mode[i] == R_SYM)
+			d->ks = ftn_ksyms_shared();
+	return d->id < 0 ? -EINVAL : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Field readers for binary events                                    */
+/* ------------------------------------------------------------------ */
+
+static int field_index(const struct ftn_raw_event *d, const char *name)
+{
+	for (int i = 0; i < d->nfields; i++)
+		if (!strcmp(ftn_format_field_at(d->fmt, i)->name, name))
+			return i;
+	for (int i = 0; i < d->nalias; i++)
+		if (!strcmp(d->alias[i], name))
+			return d->alias_field[i];
+	return -1;
+}
+
+int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out)
+{
+	const struct ftn_raw_event *d = ev->rawdesc;
+	const struct ftn_format_field *f;
+
+	if (!d || !ev->rec)
+		return -ENOENT;
+	f = ftn_format_field(d->fmt, name);
+	if (!f) {
+		int i = field_index(d, name);
+
+		if (i < 0)
+			return -ENOENT;
+		f = ftn_format_field_at(d->fmt, i);
+	}
+	if (f->flags & (FTN_FIELD_ARRAY | FTN_FIELD_DATA_LOC | FTN_FIELD_REL_LOC | FTN_FIELD_STRING))
+		return -EINVAL;
+	return ftn_field_u64(f, ev->rec, ev->reclen, out);
+}
+
+const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name)
+{
+	const struct ftn_raw_event *d = ev->rawdesc;
+	const struct ftn_format_field *f;
+	const char *s;
+	char *buf;
+	uint64_t v;
+	int i;
+
+	if (!d || !ev->rec)
+		return NULL;
+	i = field_index(d, name);
+	if (i < 0)
+		return NULL;
+	f = ftn_format_field_at(d->fmt, i);
+	buf = d->scr->slot[d->scr->next++ % SLOTS];
+	switch (d->mode[i]) {
+	case R_SYMTAB:
+		if (ftn_field_u64(f, ev->rec, ev->reclen, &v))
+			return NULL;
+		s = ftn_format_symbol(d->fmt, f->name, v);
+		if (s)
+			return s;
+		snprintf(buf, SLOT_SIZE, "%llu", (unsigned long long)v);
+		return buf;
+	case R_STR: {
+		size_t n;
+		if (ftn_field_str(f, ev->rec, ev->reclen, &s, &n))
+			return NULL;
+		if (n >= SLOT_SIZE)
+			n = SLOT_SIZE - 1;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		return buf;
+	}
+	case R_ADDR: {
+		const void *data;
+		size_t n;
+		if (ftn_field_bytes(f, ev->rec, ev->reclen, &data, &n))
+			return NULL;
+		if (!inet_ntop(n == 4 ? AF_INET : AF_INET6, data, buf, SLOT_SIZE))
+			return NULL;
+		return buf;
+	}
+	case R_BYTES: {
+		const unsigned char *data;
+		size_t n, o = 0;
+		if (ftn_field_bytes(f, ev->rec, ev->reclen, (const void **)&data, &n))
+			return NULL;
+		buf[0] = '\0';
+		for (size_t k = 0; k < n && o + 3 < SLOT_SIZE; k++)
+			o += (size_t)snprintf(buf + o, SLOT_SIZE - o, "%02x", data[k]);
+		return buf;
+	}
+	case R_SYM:
+		if (ftn_field_u64(f, ev->rec, ev->reclen, &v))
+			return NULL;
+		if (d->ks)
+			return ftn_ksyms_str(d->ks, v, buf, SLOT_SIZE);
+		snprintf(buf, SLOT_SIZE, "0x%llx", (unsigned long long)v);
+		return buf;
+	case R_PTR:
+	case R_HEX:
+		if (ftn_field_u64(f, ev->rec, ev->reclen, &v))
+			return NULL;
+		snprintf(buf, SLOT_SIZE, "0x%llx", (unsigned long long)v);
+		return buf;
+	default:
+		if (ftn_field_u64(f, ev->rec, ev->reclen, &v))
+			return NULL;
+		if (f->flags & FTN_FIELD_SIGNED)
+			snprintf(buf, SLOT_SIZE, "%lld", (long long)(int64_t)v);
+		else
+			snprintf(buf, SLOT_SIZE, "%llu", (unsigned long long)v);
+		return buf;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* saved_cmdlines: comm names of PIDs                                 */
+/* ------------------------------------------------------------------ */
+
+#define COMM_HASH 4096
+
+struct comm_ent {
+	int pid;
+	char comm[20];
+};
+
+struct comms {
+	struct comm_ent ent[COMM_HASH];
+	int64_t loaded_ns;      /* monotonic time of the last load */
+};
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void comms_load(struct comms *c)
+{
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap), *p;
+
+	memset(c->ent, 0, sizeof(c->ent));
+	c->loaded_ns = mono_now();
+	if (!buf)
+		return;
+	if (ftn_tracefs_read(NULL, "saved_cmdlines", buf, cap) > 0) {
+		for (p = buf; *p; ) {
+			char *nl = strchr(p, '\n'), *sp;
+			int pid;
+
+			if (nl)
+				*nl = '\0';
+			pid = atoi(p);
+			sp = strchr(p, ' ');
+			if (pid > 0 && sp) {
+				struct comm_ent *e = &c->ent[(unsigned)pid % COMM_HASH];
+				e->pid = pid;
+				snprintf(e->comm, sizeof(e->comm), "%s", sp + 1);
+			}
+			if (!nl)
+				break;
+			p = nl + 1;
+		}
+	}
+	free(buf);
+}
+
+static const char *comms_get(struct comms *c, int pid)
+{
+	struct comm_ent *e = &c->ent[(unsigned)pid % COMM_HASH];
+
+	if (pid == 0)
+		return "<idle>";
+	if (e->pid == pid)
+		return e->comm;
+	/* a task we have not seen: the kernel saved its name when it
+	 * recorded the event; reload, but at most every 50 ms */
+	if (mono_now() - c->loaded_ns > 50 * 1000000LL) {
+		comms_load(c);
+		if (e->pid == pid)
+			return e->comm;
+	}
+	return "<...>";
+}
+
+/* ------------------------------------------------------------------ */
+/* The consumer                                                       */
+/* ------------------------------------------------------------------ */
+
+struct cpu_loss {
+	uint64_t stats_base, stats_cum, flag_cum, reported;
+	int present;
+};
+
+/* An event held until we know whether a stack record follows it. */
+struct held {
+	int have;
+	struct ftn_event ev;
+	unsigned char *rec;
+	size_t cap;
+	int nframes;
+	char frames[FTN_MAX_FRAMES][96];
+};
+
+struct rawc {
+	struct ftn_instance *inst;
+	const struct ftn_consumer_ops *ops;
+	void *ctx;
+	struct ftn_raw_event *desc;
+	int ndesc;
+	int stack_id;
+	int want_stacks;
+	struct cpu_loss *loss;
+	struct held *held;      /* per CPU, want_stacks only */
+	int ncpu;
+	struct comms *comms;
+	struct scratch scr;
+	int stop;
+};
+
+static int64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
+{
+	char rel[64], buf[1024];
+	uint64_t total = 0;
+	char *p;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
+		return -1;
+	if (!strncmp(buf, "overrun:", 8))
+		total += strtoull(buf + 8, NULL, 10);
+	else if ((p = strstr(buf, "\noverrun:")) != NULL)
+		total += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(buf, "dropped events:")) != NULL)
+		total += strtoull(p + 15, NULL, 10);
+	return (int64_t)total;
+}
+
+static void report_loss(struct rawc *c, int cpu)
+{
+	struct cpu_loss *l = &c->loss[cpu];
+	uint64_t have = l->stats_cum > l->flag_cum ? l->stats_cum : l->flag_cum;
+
+	if (have > l->reported) {
+		uint64_t n = have - l->reported;
+
+		l->reported = have;
+		c->inst->lost_total += n;
+		if (c->ops->lost)
+			c->ops->lost(c->ctx, cpu, n);
+	}
+}
+
+static void poll_stats(struct rawc *c)
+{
+	for (int cpu = 0; cpu < c->ncpu; cpu++) {
+		int64_t v;
+
+		if (!c->loss[cpu].present || (v = read_cpu_stats(c->inst, cpu)) < 0)
+			continue;
+		if ((uint64_t)v >= c->loss[cpu].stats_base)
+			c->loss[cpu].stats_cum = (uint64_t)v - c->loss[cpu].stats_base;
+		report_loss(c, cpu);
+	}
+}
+
+static void on_rb_lost(void *ctx, int cpu, uint64_t count)
+{
+	struct rawc *c = ctx;
+
+	if (cpu < 0 || cpu >= c->ncpu) {
+		c->inst->lost_total += count;
+		if (c->ops->lost)
+			c->ops->lost(c->ctx, cpu, count);
+		return;
+	}
+	c->loss[cpu].flag_cum += count;
+	report_loss(c, cpu);
+}
+
+static void deliver(struct rawc *c, const struct ftn_event *ev)
+{
+	if (!c->stop && c->ops->event && c->ops->event(c->ctx, ev))
+		c->stop = 1;
+}
+
+static void held_flush(struct rawc *c, struct held *h)
+{
+	if (!h->have)
+		return;
+	h->ev.rec = h->rec;
+	h->ev.nframes = h->nframes;
+	for (int i = 0; i < h->nframes; i++)
+		h->ev.frames[i] = h->frames[i];
+	deliver(c, &h->ev);
+	h->have = 0;
+	h->nframes = 0;
+}
+
+static void held_flush_all(struct rawc *c)
+{
+	if (!c->held)
+		return;
+	for (int i = 0; i < c->ncpu; i++)
+		held_flush(c, &c->held[i]);
+}
+
+/* Frames a stacktrace trigger records above the code that hit the event. */
+static int machinery(const char *f)
+{
+	static const char *const pre[] = {
+		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
+		"event_triggers_call", "stacktrace_trigger", "trace_event_buffer_commit",
+		"__trace_stack", "0x",
+	};
+
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(f, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
+{
+	const unsigned char *r = rb->data;
+	struct held *h;
+	int32_t size;
+	const struct ftn_ksyms *ks = ftn_ksyms_shared();
+
+	if (rb->cpu < 0 || rb->cpu >= c->ncpu || rb->len < 16)
+		return;
+	h = &c->held[rb->cpu];
+	if (!h->have)
+		return;
+	memcpy(&size, r + 8, 4);
+	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len; i++) {
+		uint64_t a;
+		char buf[96];
+
+		memcpy(&a, r + 16 + (size_t)i * 8, 8);
+		if (!a || a == (uint64_t)-1)
+			continue;
+		if (ks)
+			ftn_ksyms_str(ks, a, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
+		if (h->nframes == 0 && machinery(buf) && ks)
+			continue;
+		if (h->nframes < FTN_MAX_FRAMES)
+			snprintf(h->frames[h->nframes++], sizeof(h->frames[0]), "%s", buf);
+	}
+	/* the stack follows its event directly: nothing more can come */
+	held_flush(c, h);
+}
+
+static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
+{
+	struct rawc *c = ctx;
+	const struct ftn_raw_event *d = NULL;
+	struct ftn_event ev;
+	uint16_t type;
+	int32_t pid;
+
+	if (rb->len < 8)
+		return 0;
+	memcpy(&type, rb->data, 2);
+	if (c->want_stacks && type == c->stack_id) {
+		attach_stack(c, rb);
+		return c->stop;
+	}
+	for (int i = 0; i < c->ndesc; i++)
+		if (c->desc[i].id == type) {
+			d = &c->desc[i];
+			break;
+		}
+	if (!d)
+		return c->stop;
+	memcpy(&pid, (const unsigned char *)rb->data + 4, 4);
+	memset(&ev, 0, offsetof(struct ftn_event, fields));
+	ev.ts_ns = rb->ts;
+	ev.cpu = rb->cpu;
+	ev.pid = pid;
+	ev.tgid = -1;
+	ev.comm = comms_get(c->comms, pid);
+	ev.flags = "";
+	ev.name = d->name;
+	ev.nframes = 0;
+	ev.raw = NULL;
+	ev.rec = rb->data;
+	ev.reclen = rb->len;
+	ev.rawdesc = d;
+	if (c->want_stacks && rb->cpu >= 0 && rb->cpu < c->ncpu) {
+		struct held *h = &c->held[rb->cpu];
+
+		held_flush(c, h);
+		if (h->cap < rb->len) {
+			unsigned char *n = realloc(h->rec, rb->len);
+			if (!n) {
+				deliver(c, &ev);
+				return c->stop;
+			}
+			h->rec = n;
+			h->cap = rb->len;
+		}
+		memcpy(h->rec, rb->data, rb->len);
+		memcpy(&h->ev, &ev, offsetof(struct ftn_event, fields));
+		h->ev.nframes = 0;
+		h->ev.raw = NULL;
+		h->ev.reclen = rb->len;
+		h->ev.rawdesc = d;
+		h->have = 1;
+		h->nframes = 0;
+		return c->stop;
+	}
+	deliver(c, &ev);
+	return c->stop;
+}
+
+static int count_cpus(struct ftn_instance *inst)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int max = -1;
+	DIR *d;
+
+	if (ftn_tracefs_path(inst, "per_cpu", path, sizeof(path)))
+		return 0;
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		int n;
+
+		if (!strncmp(de->d_name, "cpu", 3) && (n = atoi(de->d_name + 3)) >= 0 &&
+		    n < MAX_CPUS && n > max)
+			max = n;
+	}
+	closedir(d);
+	return max + 1;
+}
+
+int ftn_consume_raw_available(const struct ftn_instance *inst)
+{
+	struct ftn_page_layout pl;
+
+	return ftn_page_layout_load(inst, &pl) == 0 &&
+	       ftn_tracefs_exists(inst, "per_cpu/cpu0/trace_pipe_raw");
+}
+
+static void sleep_until(int64_t mono_deadline)
+{
+	int64_t left = mono_deadline - now_ns(CLOCK_MONOTONIC);
+	struct timespec ts;
+
+	if (left <= 0)
+		return;
+	ts.tv_sec = left / 1000000000;
+	ts.tv_nsec = left % 1000000000;
+	nanosleep(&ts, NULL);
+}
+
+int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
+		    const struct ftn_consumer_opts *opts,
+		    const struct ftn_consumer_ops *ops, void *ctx)
+{
+	struct ftn_consumer_opts def = { .period_s = 1.0 };
+	struct ftn_ringbuf_ops rops = { .event = on_rb_event, .lost = on_rb_lost };
+	struct ftn_ringbuf *rb = NULL;
+	struct rawc *c;
+	int64_t start, end_at = 0, next_batch, period, last_read = 0;
+	int err = 0, n = 0, ended = 0;
+
+	if (!inst || !events || !ops)
+		return -EINVAL;
+	if (!opts)
+		opts = &def;
+	period = (int64_t)((opts->period_s > 0 ? opts->period_s : 1.0) * 1e9);
+	while (events[n])
+		n++;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->inst = inst;
+	c->ops = ops;
+	c->ctx = ctx;
+	c->stack_id = -1;
+	c->comms = calloc(1, sizeof(*c->comms));
+	c->desc = calloc((size_t)(n ? n : 1), sizeof(*c->desc));
+	if (!c->comms || !c->desc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		char sys[FTN_NAME_MAX];
+		const char *slash = strchr(events[i], '/');
+
+		if (!slash || slash == events[i] || (size_t)(slash - events[i]) >= sizeof(sys)) {
+			err = -EINVAL;
+			goto out;
+		}
+		snprintf(sys, sizeof(sys), "%.*s", (int)(slash - events[i]), events[i]);
+		err = desc_init(&c->desc[i], inst, sys, slash + 1, &c->scr);
+		c->ndesc = i + 1;
+		if (err)
+			goto out;
+	}
+	if (opts->want_stacks) {
+		struct ftn_format *sf = ftn_format_load(NULL, "ftrace", "kernel_stack");
+
+		c->want_stacks = 1;
+		/* ID 4 (TRACE_STACK) since 2.6.x; the format file says so */
+		c->stack_id = sf ? ftn_format_id(sf) : 4;
+		ftn_format_free(sf);
+		ftn_ksyms_shared();
+	}
+	c->ncpu = count_cpus(inst);
+	c->loss = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->loss));
+	if (c->want_stacks)
+		c->held = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->held));
+	if (!c->loss || (c->want_stacks && !c->held)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int cpu = 0; cpu < c->ncpu; cpu++) {
+		int64_t v = read_cpu_stats(inst, cpu);
+
+		if (v >= 0) {
+			c->loss[cpu].present = 1;
+			c->loss[cpu].stats_base = (uint64_t)v;
+		}
+	}
+	/* wake the poll at the first event, not when a share of the buffer
+	 * is full (the default would delay small batches) */
+	if (ftn_tracefs_exists(inst, "buffer_percent"))
+		ftn_tracefs_write(inst, "buffer_percent", "0", 0);
+	comms_load(c->comms);
+
+	rb = ftn_ringbuf_open(inst);
+	if (!rb) {
+		err = errno ? -errno : -ENOENT;
+		goto out;
+	}
+	start = now_ns(CLOCK_MONOTONIC);
+	if (opts->duration_s > 0)
+		end_at = start + (int64_t)(opts->duration_s * 1e9);
+	next_batch = start + period;
+
+	while (!c->stop && !ftn_exiting()) {
+		int64_t now = now_ns(CLOCK_MONOTONIC), until = next_batch;
+		int r;
+
+		if (end_at && end_at < until)
+			until = end_at;
+		if (now >= until) {
+			/* batch boundary: take what is buffered first */
+			r = ftn_ringbuf_read(rb, &rops, c);
+			last_read = now;
+			held_flush_all(c);
+			poll_stats(c);
+			if (ops->batch && ops->batch(ctx, now_ns(CLOCK_REALTIME)))
+				c->stop = 1;
+			if (end_at && now >= end_at) {
+				ended = 1;
+				break;
+			}
+			while (next_batch <= now)
+				next_batch += period;
+			continue;
+		}
+		if (now - last_read < MIN_READ_GAP_NS) {
+			sleep_until(last_read + MIN_READ_GAP_NS < until ?
+				    last_read + MIN_READ_GAP_NS : until);
+			continue;
+		}
+		r = ftn_ringbuf_wait(rb, (int)((until - now + 999999) / 1000000));
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		if (r == 0)
+			continue;
+		r = ftn_ringbuf_read(rb, &rops, c);
+		last_read = now_ns(CLOCK_MONOTONIC);
+		if (r < 0 && r != -EAGAIN && r != -EINTR) {
+			err = r;
+			break;
+		}
+		if (r == 0)
+			/* readable but empty (tracing off; fake trees' plain
+			 * files): don't spin until the batch ends */
+			sleep_until(until);
+	}
+	/* a signal ended the loop: hand over what is buffered (the tool
+	 * prints it at its end); after the last batch there is nothing */
+	if (!err && !c->stop && !ended)
+		ftn_ringbuf_read(rb, &rops, c);
+	held_flush_all(c);
+	poll_stats(c);
+out:
+	ftn_ringbuf_close(rb);
+	if (c->held)
+		for (int i = 0; i < c->ncpu; i++)
+			free(c->held[i].rec);
+	free(c->held);
+	for (int i = 0; i < c->ndesc; i++)
+		desc_free(&c->desc[i]);
+	free(c->desc);
+	free(c->loss);
+	free(c->comms);
+	free(c);
+	return err;
+}
