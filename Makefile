@@ -103,7 +103,7 @@ test-bins: $(UNITS) $(HELPERS)
 check: all test-bins
 	$(Q)sh tests/run.sh
 
-bench: all $(BENCHES)
+bench: all test-bins $(BENCHES)
 	$(Q)sh tests/bench/run.sh
 
 install: all

@@ -422,8 +422,9 @@ int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
 
 	if ((err = event_file(sys, event, "trigger", rel, sizeof(rel))))
 		return err;
-	/* "!cmd" removes; the "if filter" part is not part of the match */
-	snprintf(cmd, sizeof(cmd), "!%.*s", (int)strcspn(trigger, " "), trigger);
+	/* "!" + the trigger as it was added: hist triggers are matched on
+	 * their whole text, filter included; other commands ignore the rest */
+	snprintf(cmd, sizeof(cmd), "!%s", trigger);
 	err = ftn_tracefs_write(inst, rel, cmd, 1);
 	if (!err || err == -ENOENT)
 		ftn__undo_drop(inst, FTN_UNDO_TRIGGER, sys, event, trigger);

@@ -94,9 +94,11 @@ static void parse_fields(char *p, char *end, struct ftn_event *ev)
 				q = memchr(p, '"', (size_t)(end - p));
 				p = q ? q : end;
 			} else {
+				/* values are the long part of a line: memchr is
+				 * vectorised, a byte loop is not */
 				val = p;
-				while (p < end && *p != ' ')
-					p++;
+				q = memchr(p, ' ', (size_t)(end - p));
+				p = q ? q : end;
 			}
 			if (p < end)
 				*p++ = '\0';
@@ -168,6 +170,7 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 	ev->probe_func = ev->probe_caller = NULL;
 	ev->tgid = -1;
 	ev->raw = line;
+	ev->rec = NULL;
 	rtrim(line, &end);
 	*end = '\0';
 	if (end == line)
@@ -282,8 +285,9 @@ const char *ftn_event_str(const struct ftn_event *ev, const char *name)
 	/* binary records (ftn_consume_raw) carry no text */
 	if (__builtin_expect(ev->raw == NULL && ev->rec != NULL, 0))
 		return ftn_raw_event_str(ev, name);
+	/* the first byte settles most mismatches without a call */
 	for (int i = 0; i < ev->nfields; i++)
-		if (!strcmp(ev->fields[i].name, name))
+		if (ev->fields[i].name[0] == name[0] && !strcmp(ev->fields[i].name, name))
 			return ev->fields[i].val;
 	return NULL;
 }
@@ -300,6 +304,18 @@ int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out)
 		return -ENOENT;
 	if (!strcmp(s, "(fault)"))
 		return -EFAULT;
+	/* plain decimal (ports, states, sizes) is the common case */
+	if (is_digit(s[0]) && s[0] != '0') {
+		uint64_t v = 0;
+		const char *p = s;
+
+		while (is_digit(*p) && p - s < 19)
+			v = v * 10 + (uint64_t)(*p++ - '0');
+		if (!*p) {
+			*out = v;
+			return 0;
+		}
+	}
 	errno = 0;
 	*out = strtoull(s, &end, 0);
 	if (end == s || *end || errno)

@@ -539,17 +539,6 @@ static void usage(FILE *f)
 "  tcpdrop -s                 each drop with its kernel stack\n");
 }
 
-static int parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || v <= 0 || v > 1e7)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int opts_parse(struct opts *o, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -583,7 +572,7 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 			o->consumer = optarg;
 			break;
 		case 'd':
-			if (parse_secs(optarg, &o->duration)) {
+			if (ftn_parse_secs(optarg, &o->duration)) {
 				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
@@ -592,7 +581,7 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		case 'h': usage(stdout); exit(FTN_EXIT_OK);
 		case 'H': o->no_header = 1; break;
 		case 'i':
-			if (parse_secs(optarg, &o->interval)) {
+			if (ftn_parse_secs(optarg, &o->interval)) {
 				fprintf(stderr, "%s: invalid interval '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
@@ -686,21 +675,13 @@ static void kerr(const char *what, int err)
 
 static int init(struct state *st)
 {
-	const char *root;
 	int err;
 
 	ftn_set_progname(TOOL);
 	ftn_set_verbose(st->o.verbose);
 	st->proto = st->o.proto ? proto_parse(st->o.proto) : -1;
-	root = ftn_tracefs_root();
-	if (!root) {
-		err = -errno;
-		if (err == -EACCES || err == -EPERM)
-			fprintf(stderr, "%s: cannot use tracefs: %s (run as root)\n", TOOL, strerror(-err));
-		else
-			fprintf(stderr, "%s: cannot find or mount tracefs: %s\n", TOOL, strerror(-err));
+	if ((err = ftn_tool_tracefs()))
 		return err;
-	}
 	if (!ftn_event_exists("skb", "kfree_skb")) {
 		fprintf(stderr, "%s: no skb:kfree_skb tracepoint on this kernel\n", TOOL);
 		return -ENOTSUP;
@@ -736,15 +717,9 @@ static int init(struct state *st)
 	} else {
 		st->mode = st->o.consumer && !strcmp(st->o.consumer, "text") ? 't' : 'r';
 	}
-	if ((err = ftn_cleanup_install()))
-		return err;
-	st->inst = ftn_instance_create(TOOL);
-	if (!st->inst) {
-		err = -errno;
-		fprintf(stderr, "%s: cannot create tracing instance: %s%s\n", TOOL, strerror(-err),
-			err == -EACCES || err == -EPERM ? " (run as root)" : "");
-		return err;
-	}
+	st->inst = ftn_tool_instance(TOOL);
+	if (!st->inst)
+		return -errno;
 	if (st->mode == 'r' && !ftn_consume_raw_available(st->inst)) {
 		if (st->o.consumer) {
 			fprintf(stderr, "%s: the binary buffers (per_cpu/cpuN/trace_pipe_raw, "

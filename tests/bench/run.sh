@@ -34,3 +34,7 @@ awk -v c="$c" -v p="$p" 'BEGIN {
 	printf "  ratio %.1fx   target >= 20x: %s   absolute >= 5M lines/s: %s\n",
 	    r, (r >= 20 ? "met" : "NOT met"), (c >= 5000000 ? "met" : "NOT met")
 }'
+
+echo
+# binary vs text consumer, CPU per event on a drop flood (root only)
+sh tests/bench/drop_bench.sh
