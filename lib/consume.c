@@ -3,14 +3,10 @@
  *
  * trace_pipe is opened O_NONBLOCK and polled, so a batch ends on time even
  * when nothing happens, and a signal ends the loop at once. Reads may split
- * lines: the tail is carried over. Losses come from two places - the
- * "CPU:N [LOST M EVENTS]" markers in the text and the per-CPU stats files
- * (overrun, dropped events) - which describe the same losses at different
- * moments; we report, per CPU, the larger of the two running totals, so a
- * loss is reported once and never missed. */
+ * lines: the tail is carried over. "CPU:N [LOST M EVENTS]" markers and
+ * the per-CPU stats go to the shared loss accounting (loss.c). */
 #include "ftnet_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,16 +16,8 @@
 #include <unistd.h>
 
 #define READ_SIZE (256 * 1024)
-#define MAX_CPUS 4096
 #define MAX_PENDING 512
 
-struct cpu_loss {
-	uint64_t stats_base;    /* overrun + dropped at start */
-	uint64_t stats_cum;     /* since start, from stats */
-	uint64_t marker_cum;    /* since start, from LOST markers */
-	uint64_t reported;
-	int present;
-};
 
 /* An event held back until we know whether a stack record follows it. */
 struct pending {
@@ -45,8 +33,7 @@ struct consumer {
 	struct ftn_instance *inst;
 	const struct ftn_consumer_ops *ops;
 	void *ctx;
-	struct cpu_loss *loss;
-	int ncpu;
+	struct ftn__loss *loss;
 	int want_stacks;
 	struct pending pend[MAX_PENDING];
 	int phead, pcount;
@@ -68,92 +55,6 @@ static int64_t wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* overrun + dropped events of one CPU, or -1 */
-static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
-{
-	char rel[64], buf[1024];
-	uint64_t total = 0;
-	char *p;
-
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
-		return -1;
-	if ((p = strstr(buf, "overrun:")) != NULL && p == buf + strcspn(buf, "o"))
-		total += strtoull(p + 8, NULL, 10);
-	else if ((p = strstr(buf, "\noverrun:")) != NULL)
-		total += strtoull(p + 9, NULL, 10);
-	if ((p = strstr(buf, "dropped events:")) != NULL)
-		total += strtoull(p + 15, NULL, 10);
-	return (int64_t)total;
-}
-
-static int count_cpus(struct ftn_instance *inst)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	int max = -1;
-	DIR *d;
-
-	if (ftn_tracefs_path(inst, "per_cpu", path, sizeof(path)))
-		return 0;
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		int n;
-
-		if (!strncmp(de->d_name, "cpu", 3) && (n = atoi(de->d_name + 3)) >= 0 &&
-		    n < MAX_CPUS && n > max)
-			max = n;
-	}
-	closedir(d);
-	return max + 1;
-}
-
-static void report_loss(struct consumer *c, int cpu)
-{
-	struct cpu_loss *l = &c->loss[cpu];
-	uint64_t have = l->stats_cum > l->marker_cum ? l->stats_cum : l->marker_cum;
-
-	if (have > l->reported) {
-		uint64_t n = have - l->reported;
-
-		l->reported = have;
-		c->inst->lost_total += n;
-		if (c->ops->lost)
-			c->ops->lost(c->ctx, cpu, n);
-	}
-}
-
-static void poll_stats(struct consumer *c)
-{
-	for (int cpu = 0; cpu < c->ncpu; cpu++) {
-		int64_t v;
-
-		if (!c->loss[cpu].present)
-			continue;
-		v = read_cpu_stats(c->inst, cpu);
-		if (v < 0)
-			continue;
-		if ((uint64_t)v >= c->loss[cpu].stats_base)
-			c->loss[cpu].stats_cum = (uint64_t)v - c->loss[cpu].stats_base;
-		report_loss(c, cpu);
-	}
-}
-
-static void marker_loss(struct consumer *c, int cpu, uint64_t n)
-{
-	if (cpu < 0 || cpu >= c->ncpu) {
-		/* a CPU we did not know: still never silent */
-		c->inst->lost_total += n;
-		if (c->ops->lost)
-			c->ops->lost(c->ctx, cpu, n);
-		return;
-	}
-	c->loss[cpu].marker_cum += n;
-	report_loss(c, cpu);
 }
 
 static void deliver(struct consumer *c, const struct ftn_event *ev)
@@ -306,7 +207,7 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 			}
 			break;
 		case FTN_LINE_LOST:
-			marker_loss(c, ev.cpu, lost);
+			ftn__loss_stream(c->loss, ev.cpu, lost);
 			break;
 		default:
 			break;
@@ -318,7 +219,7 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 	if (kind == FTN_LINE_EVENT)
 		deliver(c, &ev);
 	else if (kind == FTN_LINE_LOST)
-		marker_loss(c, ev.cpu, lost);
+		ftn__loss_stream(c->loss, ev.cpu, lost);
 }
 
 int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
@@ -349,19 +250,10 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	c->ctx = ctx;
 	c->want_stacks = opts->want_stacks;
 	c->frames_to = -1;
-	c->ncpu = count_cpus(inst);
-	c->loss = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->loss));
+	c->loss = ftn__loss_new(inst, ops->lost, ctx);
 	if (!c->loss) {
 		err = -ENOMEM;
 		goto out;
-	}
-	for (int cpu = 0; cpu < c->ncpu; cpu++) {
-		int64_t v = read_cpu_stats(inst, cpu);
-
-		if (v >= 0) {
-			c->loss[cpu].present = 1;
-			c->loss[cpu].stats_base = (uint64_t)v;
-		}
 	}
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -388,7 +280,7 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 			/* batch boundary */
 			if (c->want_stacks)
 				pending_flush(c, 1);
-			poll_stats(c);
+			ftn__loss_poll(c->loss);
 			if (ops->batch && ops->batch(ctx, wall_ns()))
 				c->stop = 1;
 			if (end_at && now >= end_at)
@@ -448,7 +340,7 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		handle_line(c, buf, have);
 	if (c->want_stacks)
 		pending_flush(c, 1);
-	poll_stats(c);
+	ftn__loss_poll(c->loss);
 	/* The reader is closed now, not at destroy: a tool may print its
 	 * summary before tearing down. */
 	close(fd);
@@ -456,7 +348,7 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 out:
 	for (int i = 0; i < MAX_PENDING; i++)
 		pending_free(&c->pend[i]);
-	free(c->loss);
+	ftn__loss_free(c->loss);
 	free(c);
 	free(buf);
 	return err;

@@ -13,7 +13,6 @@
 #include "ftnet_int.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -22,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CPUS 4096
 #define SLOTS 16
 #define SLOT_SIZE 256
 /* Minimum time between two drains of the buffers: a wakeup per event
@@ -438,10 +436,6 @@ static const char *comms_get(struct comms *c, int pid)
 /* The consumer                                                       */
 /* ------------------------------------------------------------------ */
 
-struct cpu_loss {
-	uint64_t stats_base, stats_cum, flag_cum, reported;
-	int present;
-};
 
 /* An event held until we know whether a stack record follows it. */
 struct held {
@@ -461,7 +455,7 @@ struct rawc {
 	int ndesc;
 	int stack_id;
 	int want_stacks;
-	struct cpu_loss *loss;
+	struct ftn__loss *loss;
 	struct held *held;      /* per CPU, want_stacks only */
 	int ncpu;
 	struct comms *comms;
@@ -477,64 +471,9 @@ static int64_t now_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
-{
-	char rel[64], buf[1024];
-	uint64_t total = 0;
-	char *p;
-
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
-		return -1;
-	if (!strncmp(buf, "overrun:", 8))
-		total += strtoull(buf + 8, NULL, 10);
-	else if ((p = strstr(buf, "\noverrun:")) != NULL)
-		total += strtoull(p + 9, NULL, 10);
-	if ((p = strstr(buf, "dropped events:")) != NULL)
-		total += strtoull(p + 15, NULL, 10);
-	return (int64_t)total;
-}
-
-static void report_loss(struct rawc *c, int cpu)
-{
-	struct cpu_loss *l = &c->loss[cpu];
-	uint64_t have = l->stats_cum > l->flag_cum ? l->stats_cum : l->flag_cum;
-
-	if (have > l->reported) {
-		uint64_t n = have - l->reported;
-
-		l->reported = have;
-		c->inst->lost_total += n;
-		if (c->ops->lost)
-			c->ops->lost(c->ctx, cpu, n);
-	}
-}
-
-static void poll_stats(struct rawc *c)
-{
-	for (int cpu = 0; cpu < c->ncpu; cpu++) {
-		int64_t v;
-
-		if (!c->loss[cpu].present || (v = read_cpu_stats(c->inst, cpu)) < 0)
-			continue;
-		if ((uint64_t)v >= c->loss[cpu].stats_base)
-			c->loss[cpu].stats_cum = (uint64_t)v - c->loss[cpu].stats_base;
-		report_loss(c, cpu);
-	}
-}
-
 static void on_rb_lost(void *ctx, int cpu, uint64_t count)
 {
-	struct rawc *c = ctx;
-
-	if (cpu < 0 || cpu >= c->ncpu) {
-		c->inst->lost_total += count;
-		if (c->ops->lost)
-			c->ops->lost(c->ctx, cpu, count);
-		return;
-	}
-	c->loss[cpu].flag_cum += count;
-	report_loss(c, cpu);
+	ftn__loss_stream(((struct rawc *)ctx)->loss, cpu, count);
 }
 
 static void deliver(struct rawc *c, const struct ftn_event *ev)
@@ -675,28 +614,6 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 	return c->stop;
 }
 
-static int count_cpus(struct ftn_instance *inst)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	int max = -1;
-	DIR *d;
-
-	if (ftn_tracefs_path(inst, "per_cpu", path, sizeof(path)))
-		return 0;
-	if (!(d = opendir(path)))
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		int n;
-
-		if (!strncmp(de->d_name, "cpu", 3) && (n = atoi(de->d_name + 3)) >= 0 &&
-		    n < MAX_CPUS && n > max)
-			max = n;
-	}
-	closedir(d);
-	return max + 1;
-}
-
 int ftn_consume_raw_available(const struct ftn_instance *inst)
 {
 	struct ftn_page_layout pl;
@@ -771,21 +688,13 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		ftn_format_free(sf);
 		ftn_ksyms_shared();
 	}
-	c->ncpu = count_cpus(inst);
-	c->loss = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->loss));
+	c->ncpu = ftn__instance_ncpu(inst);
+	c->loss = ftn__loss_new(inst, ops->lost, ctx);
 	if (c->want_stacks)
 		c->held = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->held));
 	if (!c->loss || (c->want_stacks && !c->held)) {
 		err = -ENOMEM;
 		goto out;
-	}
-	for (int cpu = 0; cpu < c->ncpu; cpu++) {
-		int64_t v = read_cpu_stats(inst, cpu);
-
-		if (v >= 0) {
-			c->loss[cpu].present = 1;
-			c->loss[cpu].stats_base = (uint64_t)v;
-		}
 	}
 	/* wake the poll at the first event, not when a share of the buffer
 	 * is full (the default would delay small batches) */
@@ -814,7 +723,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 			r = ftn_ringbuf_read(rb, &rops, c);
 			last_read = now;
 			held_flush_all(c);
-			poll_stats(c);
+			ftn__loss_poll(c->loss);
 			if (ops->batch && ops->batch(ctx, now_ns(CLOCK_REALTIME)))
 				c->stop = 1;
 			if (end_at && now >= end_at) {
@@ -855,7 +764,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	if (!err && !c->stop && !ended)
 		ftn_ringbuf_read(rb, &rops, c);
 	held_flush_all(c);
-	poll_stats(c);
+	ftn__loss_poll(c->loss);
 out:
 	ftn_ringbuf_close(rb);
 	if (c->held)
@@ -865,7 +774,7 @@ out:
 	for (int i = 0; i < c->ndesc; i++)
 		desc_free(&c->desc[i]);
 	free(c->desc);
-	free(c->loss);
+	ftn__loss_free(c->loss);
 	free(c->comms);
 	free(c);
 	return err;

@@ -65,4 +65,16 @@ void ftn__error_log_clear(const struct ftn_instance *inst);
 /* Read the kernel's error_log after a failed write of cmd. */
 void ftn__error_log_fetch(const struct ftn_instance *inst, const char *cmd);
 
+/* Lost-event accounting (loss.c), shared by both consumers. */
+struct ftn__loss;
+/* Number of CPUs with a per_cpu/cpuN directory (highest N + 1). */
+int ftn__instance_ncpu(const struct ftn_instance *inst);
+struct ftn__loss *ftn__loss_new(struct ftn_instance *inst,
+				void (*lost)(void *ctx, int cpu, uint64_t n), void *ctx);
+void ftn__loss_free(struct ftn__loss *l);
+/* Losses the stream itself announced (LOST marker, missed-events flag). */
+void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n);
+/* Read the stats files and report what they add. */
+void ftn__loss_poll(struct ftn__loss *l);
+
 #endif /* FTNET_INT_H */

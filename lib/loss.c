@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/* loss.c - lost-event accounting shared by the text and binary consumers.
+ *
+ * Losses show up twice: in the per-CPU stats files (overrun + dropped
+ * events, read at every batch) and in the stream itself ("[LOST N EVENTS]"
+ * in text, the missed-events flag of a binary page). Both describe the
+ * same losses at different moments, so per CPU we report the larger of the
+ * two running totals: each loss once, none missed. */
+#include "ftnet_int.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CPUS 4096
+
+struct cpu_loss {
+	uint64_t stats_base;    /* overrun + dropped when we started */
+	uint64_t stats_cum;     /* since start, from stats */
+	uint64_t stream_cum;    /* since start, from markers / page flags */
+	uint64_t reported;
+	int present;
+};
+
+struct ftn__loss {
+	struct ftn_instance *inst;
+	void (*lost)(void *ctx, int cpu, uint64_t n);
+	void *ctx;
+	int ncpu;
+	struct cpu_loss cpu[];
+};
+
+int ftn__instance_ncpu(const struct ftn_instance *inst)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int max = -1;
+	DIR *d;
+
+	if (ftn_tracefs_path(inst, "per_cpu", path, sizeof(path)) || !(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		int n;
+
+		if (!strncmp(de->d_name, "cpu", 3) && (n = atoi(de->d_name + 3)) >= 0 &&
+		    n < MAX_CPUS && n > max)
+			max = n;
+	}
+	closedir(d);
+	return max + 1;
+}
+
+/* overrun + dropped events of one CPU, or -1 */
+static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
+{
+	char rel[64], buf[1024];
+	uint64_t total = 0;
+	char *p;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
+		return -1;
+	if (!strncmp(buf, "overrun:", 8))
+		total += strtoull(buf + 8, NULL, 10);
+	else if ((p = strstr(buf, "\noverrun:")) != NULL)
+		total += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(buf, "dropped events:")) != NULL)
+		total += strtoull(p + 15, NULL, 10);
+	return (int64_t)total;
+}
+
+struct ftn__loss *ftn__loss_new(struct ftn_instance *inst,
+				void (*lost)(void *ctx, int cpu, uint64_t n), void *ctx)
+{
+	int ncpu = ftn__instance_ncpu(inst);
+	struct ftn__loss *l = calloc(1, sizeof(*l) + (size_t)ncpu * sizeof(l->cpu[0]));
+
+	if (!l)
+		return NULL;
+	l->inst = inst;
+	l->lost = lost;
+	l->ctx = ctx;
+	l->ncpu = ncpu;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int64_t v = read_cpu_stats(inst, cpu);
+
+		if (v >= 0) {
+			l->cpu[cpu].present = 1;
+			l->cpu[cpu].stats_base = (uint64_t)v;
+		}
+	}
+	return l;
+}
+
+void ftn__loss_free(struct ftn__loss *l) { free(l); }
+
+static void report(struct ftn__loss *l, int cpu, uint64_t n)
+{
+	l->inst->lost_total += n;
+	if (l->lost)
+		l->lost(l->ctx, cpu, n);
+}
+
+static void settle(struct ftn__loss *l, int cpu)
+{
+	struct cpu_loss *c = &l->cpu[cpu];
+	uint64_t have = c->stats_cum > c->stream_cum ? c->stats_cum : c->stream_cum;
+
+	if (have > c->reported) {
+		uint64_t n = have - c->reported;
+
+		c->reported = have;
+		report(l, cpu, n);
+	}
+}
+
+void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n)
+{
+	if (cpu < 0 || cpu >= l->ncpu) {
+		report(l, cpu, n);      /* a CPU we did not know: never silent */
+		return;
+	}
+	l->cpu[cpu].stream_cum += n;
+	settle(l, cpu);
+}
+
+void ftn__loss_poll(struct ftn__loss *l)
+{
+	for (int cpu = 0; cpu < l->ncpu; cpu++) {
+		int64_t v;
+
+		if (!l->cpu[cpu].present || (v = read_cpu_stats(l->inst, cpu)) < 0)
+			continue;
+		if ((uint64_t)v >= l->cpu[cpu].stats_base)
+			l->cpu[cpu].stats_cum = (uint64_t)v - l->cpu[cpu].stats_base;
+		settle(l, cpu);
+	}
+}
