@@ -135,6 +135,24 @@ fake_run "$tmp/linux-6.1" "$FIX/linux-6.1/trace_pipe.txt" "$tmp/o" "$tmp/e" "$BI
 check "6.1 text: exit 0" [ "$rc" = 0 ]
 golden tcpdrop.6.1.text.txt "$tmp/o"
 
+# --- kernels before 5.17: kfree_skb has no reason; locations only
+O=$tmp/noreason
+fake_tree "$O" linux-6.1 skb/kfree_skb
+for f in "$O/fs/events/skb/kfree_skb/format" "$O/tmpl/events/skb/kfree_skb/format"; do
+	grep -v 'field:enum skb_drop_reason reason' "$FIX/linux-6.1/format.skb_kfree_skb" |
+		sed 's/^print fmt: .*/print fmt: "skbaddr=%p protocol=%u location=%p", REC->skbaddr, REC->protocol, REC->location/' >"$f"
+done
+grep 'kfree_skb:' "$FIX/linux-6.1/trace_pipe.txt" | sed 's/ reason: [A-Z_]*$//' >"$tmp/noreason.txt"
+nlines=$(grep -c . "$tmp/noreason.txt")
+fake_run "$O" "$tmp/noreason.txt" "$tmp/o" "$tmp/e" "$BIN/tcpdrop" -d 1 -C text --json
+check "no reason field: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "no reason field: rows carry \"reason\":null" grep -q '"reason":null' "$tmp/o"
+check "no reason field: no reason name appears" sh -c '! grep -q "NO_SOCKET\|QDISC_DROP" "$1"' sh "$tmp/o"
+sum=$(grep '"location"' "$tmp/o" | sed 's/.*"count":\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+check "no reason field: every drop counted by location ($sum = $nlines)" [ "$sum" = "$nlines" ]
+FTNET_TRACEFS=$O/fs "$BIN/tcpdrop" -d 1 -r NO_SOCKET >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "no reason field: -r exits 2 with one line" sh -c 'test "$1" = 2 && test "$(wc -l < "$2")" = 1' sh "$rc" "$tmp/e"
+
 # --- hist: counted in the kernel, deltas per period, rows filtered
 H=$tmp/hist
 fake_tree "$H" linux-6.1 skb/kfree_skb
