@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 static int tap_n, tap_fail;
 
@@ -34,6 +37,46 @@ static inline int tap_ok(int cond, const char *fmt, ...)
 static inline void tap_skip(const char *name, const char *why)
 {
 	printf("ok %d - %s # SKIP %s\n", ++tap_n, name, why);
+}
+
+/* Read a whole file (fixtures, /proc files whose size reads as 0) into a
+ * NUL-terminated buffer the caller frees; its length in *lenp when given.
+ * NULL when it cannot be read. */
+static inline char *tap_slurp(const char *path, size_t *lenp)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 1024) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
 }
 
 static inline int tap_done(void)

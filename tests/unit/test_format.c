@@ -13,26 +13,9 @@ static char top[4096];
 static char *slurp(const char *rel)
 {
 	char p[8192];
-	FILE *f;
-	char *buf;
-	long len;
 
 	snprintf(p, sizeof(p), "%s/tests/fixtures/%s", top, rel);
-	f = fopen(p, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)len + 1);
-	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf)
-		buf[len] = 0;
-	return buf;
+	return tap_slurp(p, NULL);
 }
 
 static struct ftn_format *load(const char *rel)

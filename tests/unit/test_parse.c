@@ -11,23 +11,9 @@ static char *slurp(const char *rel)
 {
 	const char *top = getenv("FTNET_TOP");
 	char path[4096];
-	FILE *f;
-	char *buf;
-	long n;
 
 	snprintf(path, sizeof(path), "%s/%s", top ? top : ".", rel);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return tap_slurp(path, NULL);
 }
 
 struct tally {

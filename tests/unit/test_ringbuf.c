@@ -360,28 +360,9 @@ static char fixdir[4096];
 static char *slurp(const char *name, size_t *lenp)
 {
 	char p[8192];
-	FILE *f;
-	char *buf;
-	long len;
 
 	snprintf(p, sizeof(p), "%s/%s", fixdir, name);
-	f = fopen(p, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)len + 1);
-	if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf)
-		buf[len] = 0;
-	if (lenp)
-		*lenp = (size_t)len;
-	return buf;
+	return tap_slurp(p, lenp);
 }
 
 #define NFMT 4

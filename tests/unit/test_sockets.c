@@ -23,33 +23,7 @@
 
 static char *slurp(const char *path)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	ssize_t r;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (cap - len < 1024) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				break;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
+	return tap_slurp(path, NULL);
 }
 
 static char *fixture(const char *rel)
