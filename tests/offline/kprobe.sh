@@ -14,17 +14,6 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-upd=${FTNET_GOLDEN_UPDATE:-0}
-
-golden() { # name file
-	if [ "$upd" = 1 ]; then cp "$2" "$GOLD/$1"; fi
-	if cmp -s "$2" "$GOLD/$1"; then ok "golden $1"; else
-		not_ok "golden $1"; diff "$GOLD/$1" "$2" | head -20 | sed 's/^/#   /'; fi
-}
-same() { # name expected got
-	if cmp -s "$2" "$3"; then ok "$1"; else
-		not_ok "$1"; diff "$2" "$3" | head -10 | sed 's/^/#   /'; fi
-}
 
 KP=$BIN/kprobe
 fx61=$FIX/linux-6.1/trace_pipe.txt

@@ -6,16 +6,10 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Regenerate goldens (after checking them by eye!): FTNET_GOLDEN_UPDATE=1
-upd=${FTNET_GOLDEN_UPDATE:-0}
-
-golden() { # name file
-	# interval_end and the count-mode time line are the batch's wall time
+# interval_end and the count-mode time line are the batch's wall time
+golden_normalize() {
 	sed -i -e 's/"interval_end":"[^"]*"/"interval_end":"T"/' \
-	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/HH:MM:SS/' "$2"
-	if [ "$upd" = 1 ]; then cp "$2" "$GOLD/$1"; fi
-	if cmp -s "$2" "$GOLD/$1"; then ok "golden $1"; else
-		not_ok "golden $1"; diff "$GOLD/$1" "$2" | head -20 | sed 's/^/#   /'; fi
+	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/HH:MM:SS/' "$1"
 }
 
 for k in linux-6.18 linux-6.1; do

@@ -8,18 +8,6 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Regenerate goldens (after checking them by eye!): FTNET_GOLDEN_UPDATE=1
-upd=${FTNET_GOLDEN_UPDATE:-0}
-
-golden() { # name file
-	if [ "$upd" = 1 ]; then cp "$2" "$GOLD/$1"; fi
-	if cmp -s "$2" "$GOLD/$1"; then ok "golden $1"; else
-		not_ok "golden $1"; diff "$GOLD/$1" "$2" | head -20 | sed 's/^/#   /'; fi
-}
-same() { # name expected got
-	if cmp -s "$2" "$3"; then ok "$1"; else
-		not_ok "$1"; diff "$2" "$3" | head -10 | sed 's/^/#   /'; fi
-}
 
 TP=$BIN/tpoint
 t618=$tmp/linux-6.18
