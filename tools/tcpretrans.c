@@ -269,6 +269,25 @@ static int join_setup(struct state *st)
 	return sock_probe(st, "rt", "tcp_retransmit_skb", 0);
 }
 
+/* A new snapshot of a socket table (the old one freed). */
+static void resnap(struct state *st, struct ftn_socktab **tab, int want_ptrs)
+{
+	ftn_socktab_free(*tab);
+	*tab = ftn_socktab_snapshot(NULL, st->o.netns_pid, want_ptrs);
+}
+
+/* The tuple from /proc/net/tcp(6); the state too, unless the probe read it. */
+static void retrans_from_sock(struct retrans *r, const struct ftn_sock *s)
+{
+	r->saddr = s->laddr;
+	r->daddr = s->raddr;
+	r->sport = s->lport;
+	r->dport = s->rport;
+	if (!r->known)
+		r->state = s->state;
+	r->known = 1;
+}
+
 /* join: the socket behind a pointer, from a /proc/net/tcp(6) snapshot
  * taken with real pointers (kptr_restrict handled by the library);
  * refreshed only when an unknown pointer shows up, at most once per batch. */
@@ -277,8 +296,7 @@ static const struct ftn_sock *join_lookup(struct state *st, uint64_t sk)
 	const struct ftn_sock *s = st->joins ? ftn_socktab_find_sk(st->joins, sk) : NULL;
 
 	if (!s && !st->joins_fresh) {
-		ftn_socktab_free(st->joins);
-		st->joins = ftn_socktab_snapshot(NULL, st->o.netns_pid, 1);
+		resnap(st, &st->joins, 1);
 		st->joins_fresh = 1;
 		if (st->joins && !ftn_socktab_ptrs_valid(st->joins) && ftn_socktab_count(st->joins)) {
 			static int warned;
@@ -316,15 +334,8 @@ static int decode_sock_event(struct state *st, const struct ftn_event *ev, struc
 
 		if (!s && !r->known)
 			r->sk = sk;     /* retried with the next snapshot */
-		if (s) {
-			r->saddr = s->laddr;
-			r->daddr = s->raddr;
-			r->sport = s->lport;
-			r->dport = s->rport;
-			if (!r->known)
-				r->state = s->state;
-			r->known = 1;
-		}
+		if (s)
+			retrans_from_sock(r, s);
 	}
 	return 1;
 }
@@ -367,8 +378,7 @@ static int lookup_owner(struct state *st, const struct retrans *r, pid_t *pid,
 		s = ftn_socktab_find_tuple(st->socks, &r->saddr, r->sport, &r->daddr, r->dport);
 	if (!s && !st->socks_fresh) {
 		/* a socket we have not seen: one new snapshot per batch */
-		ftn_socktab_free(st->socks);
-		st->socks = ftn_socktab_snapshot(NULL, st->o.netns_pid, 0);
+		resnap(st, &st->socks, 0);
 		st->socks_fresh = 1;
 		if (st->socks)
 			s = ftn_socktab_find_tuple(st->socks, &r->saddr, r->sport,
@@ -584,21 +594,14 @@ static void flush_deferred(struct state *st)
 {
 	if (!st->ndefer)
 		return;
-	ftn_socktab_free(st->joins);
-	st->joins = ftn_socktab_snapshot(NULL, st->o.netns_pid, 1);
+	resnap(st, &st->joins, 1);
 	for (size_t i = 0; i < st->ndefer; i++) {
 		struct deferred *d = &st->defer[i];
 		const struct ftn_sock *s;
 
 		if (d->r.sk && !d->r.known && st->joins &&
-		    (s = ftn_socktab_find_sk(st->joins, d->r.sk)) != NULL) {
-			d->r.saddr = s->laddr;
-			d->r.daddr = s->raddr;
-			d->r.sport = s->lport;
-			d->r.dport = s->rport;
-			d->r.state = s->state;
-			d->r.known = 1;
-		}
+		    (s = ftn_socktab_find_sk(st->joins, d->r.sk)) != NULL)
+			retrans_from_sock(&d->r, s);
 		emit(st, &d->r);
 		for (int f = 0; d->frames && f < d->r.nframes; f++)
 			free(d->frames[f]);
