@@ -423,28 +423,51 @@ static int is_composite(const struct btf_type *t)
 }
 
 /*
+ * Budget of one member search. Depth alone does not bound it: a member
+ * type may loop back to a struct being searched, and 32 levels of structs
+ * with two composite members each are 2^32 visits (a fuzzer found both).
+ * So a composite already on the current path is not entered again (it
+ * cannot hold anything the outer visit does not find), and the number of
+ * members looked at per lookup is capped: a hundred times what a kernel
+ * struct needs (6.18: struct net searched for a missing name looks at
+ * 2261, struct sock 871), and small enough to answer in milliseconds.
+ */
+#define BTF_MAX_DEPTH   32
+#define BTF_MAX_STEPS   (1UL << 18)
+
+struct btf_search {
+	const struct btf_type *path[BTF_MAX_DEPTH + 1];
+	unsigned long steps;    /* members looked at */
+};
+
+/*
  * Find member name in composite t. Pass 1: direct members and, through
  * them, members of anonymous struct/union members (C makes those visible
  * as if direct). Pass 2 (deep != 0 only): members of named composite
  * members, depth first, so that "skc_v6_daddr" is found in struct sock via
- * __sk_common. *bit_off is relative to the start of t.
+ * __sk_common. *bit_off is relative to the start of t. -ELOOP when the
+ * search is deeper than BTF_MAX_DEPTH or longer than BTF_MAX_STEPS.
  */
 static int btf_find_member(const struct ftn_btf *b, const struct btf_type *t,
 			   const char *name, int deep, int depth,
-			   struct ftn_btf_member *out)
+			   struct btf_search *s, struct ftn_btf_member *out)
 {
 	const struct btf_member *m = (const void *)(t + 1);
 	unsigned int i, vlen = btf_vlen(t);
-	int pass;
+	int pass, err = -ENOENT;
 
-	if (depth > 32)
+	if (depth > BTF_MAX_DEPTH || s->steps > BTF_MAX_STEPS)
 		return -ELOOP;
+	s->path[depth] = t;
 	for (pass = 0; pass < (deep ? 2 : 1); pass++) {
 		for (i = 0; i < vlen; i++) {
 			uint32_t off = m[i].offset, bsize = 0;
 			const char *mname = btf_str(b, m[i].name_off);
 			const struct btf_type *mt;
+			int r, k, onpath = 0;
 
+			if (++s->steps > BTF_MAX_STEPS)
+				return -ELOOP;
 			/* kind_flag: member offsets carry the bitfield size
 			 * in the top 8 bits. */
 			if (btf_kflag(t)) {
@@ -466,13 +489,22 @@ static int btf_find_member(const struct ftn_btf *b, const struct btf_type *t,
 			mt = btf_resolve(b, m[i].type, NULL);
 			if (!is_composite(mt))
 				continue;
-			if (btf_find_member(b, mt, name, pass == 1, depth + 1, out) == 0) {
+			for (k = 0; k <= depth && !onpath; k++)
+				onpath = s->path[k] == mt;
+			if (onpath)
+				continue;
+			r = btf_find_member(b, mt, name, pass == 1, depth + 1, s, out);
+			if (r == 0) {
 				out->bit_off += off;
 				return 0;
 			}
+			if (r == -ELOOP && s->steps > BTF_MAX_STEPS)
+				return r;       /* out of budget: stop at once */
+			if (r == -ELOOP)
+				err = r;        /* too deep here; look elsewhere */
 		}
 	}
-	return -ENOENT;
+	return err;
 }
 
 int ftn_btf_member_find(const struct ftn_btf *b, const char *struct_name,
@@ -495,6 +527,7 @@ int ftn_btf_member_find(const struct ftn_btf *b, const char *struct_name,
 	deep = strchr(member_path, '.') == NULL;
 	for (;;) {
 		size_t n = strcspn(p, ".");
+		struct btf_search search;
 		int err;
 
 		if (n == 0 || n >= sizeof(comp))
@@ -503,7 +536,8 @@ int ftn_btf_member_find(const struct ftn_btf *b, const char *struct_name,
 		comp[n] = '\0';
 		if (!is_composite(t))
 			return -ENOTDIR;
-		err = btf_find_member(b, t, comp, deep, 0, &m);
+		search.steps = 0;
+		err = btf_find_member(b, t, comp, deep, 0, &search, &m);
 		if (err)
 			return err;
 		acc.bit_off += m.bit_off;
