@@ -614,6 +614,13 @@ int ftn_format_get_u64(const struct ftn_format *fmt, const char *field,
 /* events/header_page                                                 */
 /* ------------------------------------------------------------------ */
 
+/* Bounds for header_page numbers: the kernel's page header is 16 bytes
+ * (u64 timestamp, local_t commit) and a sub-buffer at most a few MiB
+ * (buffer_subbuf_size_kb, 6.8+); anything beyond is not a header_page we
+ * can decode, and would make the reader allocate absurd buffers. */
+#define PAGE_HEADER_MAX 256
+#define SUBBUF_MAX      (64u << 20)
+
 int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl)
 {
 	struct ftn_format *hp;
@@ -626,9 +633,14 @@ int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl)
 	ts = ftn_format_field(hp, "timestamp");
 	commit = ftn_format_field(hp, "commit");
 	data = ftn_format_field(hp, "data");
+	/* The page header (timestamp, commit) lies before the data, whose
+	 * size is that of a sub-buffer: the decoder trusts these numbers. */
 	if (!ts || !commit || !data || ts->size != 8 ||
 	    (commit->size != 4 && commit->size != 8) ||
-	    data->offset < commit->offset + commit->size) {
+	    (uint64_t)commit->offset + commit->size > data->offset ||
+	    (uint64_t)ts->offset + ts->size > data->offset ||
+	    data->offset > PAGE_HEADER_MAX || data->size == 0 ||
+	    data->size > SUBBUF_MAX) {
 		ftn_format_free(hp);
 		return -EINVAL;
 	}
@@ -662,7 +674,7 @@ int ftn_page_layout_load(const struct ftn_instance *inst, struct ftn_page_layout
 	n = ftn_tracefs_read(inst, "buffer_subbuf_size_kb", buf, sizeof(buf));
 	if (n > 0) {
 		unsigned long kb = strtoul(buf, NULL, 10);
-		if (kb && kb * 1024 > pl->data_offset) {
+		if (kb && kb <= SUBBUF_MAX / 1024 && kb * 1024 > pl->data_offset) {
 			pl->page_size = kb * 1024;
 			pl->data_size = (unsigned int)(pl->page_size - pl->data_offset);
 		}

@@ -62,7 +62,11 @@ int ftn_rbpage_begin(struct ftn_rbpage *it, const struct ftn_page_layout *pl,
 	uint64_t commit;
 
 	memset(it, 0, sizeof(*it));
-	if (len < pl->data_offset || len < (size_t)pl->commit_offset + pl->commit_size)
+	/* pl is the caller's: check every part it names lies in the page
+	 * (ftn_page_layout_parse does, but a layout may come from elsewhere) */
+	if ((pl->commit_size != 4 && pl->commit_size != 8) || pl->ts_size != 8 ||
+	    len < pl->data_offset || len < (size_t)pl->commit_offset + pl->commit_size ||
+	    len < (size_t)pl->ts_offset + 8)
 		return -EINVAL;
 	memcpy(&it->page_ts, p + pl->ts_offset, 8);
 	commit = rdn(p + pl->commit_offset, pl->commit_size);
