@@ -101,8 +101,20 @@ static void analyse_print_fmt(struct ftn_raw_event *d)
 				continue;
 			}
 			q = p + 1;
-			while (*q && strchr("-+ #0123456789.lhzjt*", *q))
+			while (*q && strchr("-+ #0123456789.lhzjt*", *q)) {
+				/* a '*' width or precision takes an argument */
+				if (*q == '*' && nconv < (int)sizeof(conv)) {
+					label[nconv][0] = '\0';
+					conv[nconv++] = '*';
+				}
 				q++;
+			}
+			/* a '%' that ends the string or the literal converts
+			 * nothing: stop on the NUL or the quote, never past */
+			if (!*q || *q == '"') {
+				p = q - 1;
+				continue;
+			}
 			if (nconv < (int)sizeof(conv)) {
 				char c = *q;
 				const char *e = p, *b;
@@ -161,9 +173,12 @@ static void analyse_print_fmt(struct ftn_raw_event *d)
 		if (arg < nconv && rec && rec < p) {
 			const char *s = rec + 5;
 			n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			char after = s[n] == ' ' ? s[n + 1] : s[n];
+
 			/* only a plain REC->field argument (no expression
-			 * around it other than a cast) */
-			if (n && n < sizeof(name) && !strchr("+-*/&|<>?", s[n] == ' ' ? s[n + 1] : s[n])) {
+			 * around it other than a cast); the last argument
+			 * ends in the NUL, which strchr would "find" */
+			if (n && n < sizeof(name) && (!after || !strchr("+-*/&|<>?", after))) {
 				memcpy(name, s, n);
 				name[n] = '\0';
 				for (int i = 0; i < d->nfields; i++) {
@@ -246,6 +261,47 @@ static int desc_init(struct ftn_raw_event *d, const struct ftn_instance *inst,
 	return d->id < 0 ? -EINVAL : 0;
 }
 
+struct ftn_raw_event *ftn__raw_event_new(struct ftn_format *fmt, const struct ftn_ksyms *ks)
+{
+	struct ftn_raw_event *d;
+
+	if (!fmt) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d)
+		d->scr = calloc(1, sizeof(*d->scr));
+	if (d)
+		d->mode = calloc((size_t)(ftn_format_nfields(fmt) ? ftn_format_nfields(fmt) : 1), 1);
+	if (!d || !d->scr || !d->mode) {
+		if (d) {
+			free(d->scr);
+			free(d->mode);
+		}
+		free(d);
+		ftn_format_free(fmt);
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->fmt = fmt;
+	d->id = ftn_format_id(fmt);
+	d->nfields = ftn_format_nfields(fmt);
+	snprintf(d->name, sizeof(d->name), "%s", ftn_format_name(fmt) ? ftn_format_name(fmt) : "");
+	classify_fields(d);
+	d->ks = ks;
+	return d;
+}
+
+void ftn__raw_event_free(struct ftn_raw_event *d)
+{
+	if (!d)
+		return;
+	desc_free(d);
+	free(d->scr);
+	free(d);
+}
+
 /* ------------------------------------------------------------------ */
 /* Field readers for binary events                                    */
 /* ------------------------------------------------------------------ */
@@ -319,7 +375,9 @@ const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name)
 	case R_ADDR: {
 		const void *data;
 		size_t n;
-		if (ftn_field_bytes(f, ev->rec, ev->reclen, &data, &n))
+		/* a __data_loc array says its own length: only 4 or 16
+		 * bytes are an address */
+		if (ftn_field_bytes(f, ev->rec, ev->reclen, &data, &n) || (n != 4 && n != 16))
 			return NULL;
 		if (!inet_ntop(n == 4 ? AF_INET : AF_INET6, data, buf, SLOT_SIZE))
 			return NULL;
