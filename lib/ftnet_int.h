@@ -77,4 +77,21 @@ void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n);
 /* Read the stats files and report what they add. */
 void ftn__loss_poll(struct ftn__loss *l);
 
+/* ------------------------------------------------------------------ */
+/* Parse-from-memory entries for tests and fuzz harnesses (tests/fuzz) */
+/* ------------------------------------------------------------------ */
+
+/* /proc/kallsyms text already in memory (ftn_ksyms_load reads the file
+ * and calls this). NULL + errno: ENOENT no symbol, EPERM addresses hidden. */
+struct ftn_ksyms *ftn__ksyms_parse(const char *buf, size_t len);
+
+/* A binary-event descriptor as ftn_consume_raw builds one (fields
+ * classified through the print fmt), from a format already parsed: takes
+ * ownership of fmt (freed on failure too). An ftn_event with raw = NULL,
+ * rec/reclen set and rawdesc = the result renders through ftn_event_str
+ * and ftn_event_u64 exactly as a consumed record. ks may be NULL (code
+ * addresses print as hex). NULL + errno. */
+struct ftn_raw_event *ftn__raw_event_new(struct ftn_format *fmt, const struct ftn_ksyms *ks);
+void ftn__raw_event_free(struct ftn_raw_event *d);
+
 #endif /* FTNET_INT_H */

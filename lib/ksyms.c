@@ -71,10 +71,10 @@ static int cmp_ksym(const void *a, const void *b)
 }
 
 /* "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[mod]" */
-static int parse_line(struct ftn_ksyms *ks, char *line, char *end,
+static int parse_line(struct ftn_ksyms *ks, const char *line, const char *end,
 		      uint32_t *last_mod, char *last_mod_name, int *nonzero)
 {
-	char *p = line, *name, *ne, *mod = NULL, *me = NULL;
+	const char *p = line, *name, *ne, *mod = NULL, *me = NULL;
 	uint64_t addr = 0;
 	char type;
 	struct ksym *k;
@@ -150,24 +150,16 @@ static int parse_line(struct ftn_ksyms *ks, char *line, char *end,
 	return 0;
 }
 
-struct ftn_ksyms *ftn_ksyms_load(const char *path)
+struct ftn_ksyms *ftn__ksyms_parse(const char *buf, size_t len)
 {
 	struct ftn_ksyms *ks;
-	char *buf = NULL, last_mod_name[64] = "";
-	size_t len = 0, cap = 0, start, i, j;
+	char last_mod_name[64] = "";
+	size_t start, i, j;
 	uint32_t last_mod = 0;
-	int fd, nonzero = 0, err = 0;
+	int nonzero = 0, err = 0;
 
-	if (!path)
-		path = getenv("FTNET_KALLSYMS");
-	if (!path || !*path)
-		path = "/proc/kallsyms";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {
-		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -176,30 +168,8 @@ struct ftn_ksyms *ftn_ksyms_load(const char *path)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* /proc files have no size: read in large chunks, parse whole lines */
-	for (;;) {
-		ssize_t r;
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
 	for (start = 0; start < len && !err; ) {
-		char *nl = memchr(buf + start, '\n', len - start);
+		const char *nl = memchr(buf + start, '\n', len - start);
 		size_t e = nl ? (size_t)(nl - buf) : len;
 		err = parse_line(ks, buf + start, buf + e, &last_mod, last_mod_name, &nonzero);
 		start = e + 1;
@@ -222,13 +192,57 @@ struct ftn_ksyms *ftn_ksyms_load(const char *path)
 			ks->syms[j++] = ks->syms[i];
 	ks->n = j;
 out:
-	free(buf);
-	close(fd);
 	if (err) {
 		ftn_ksyms_free(ks);
 		errno = -err;
 		return NULL;
 	}
+	return ks;
+}
+
+struct ftn_ksyms *ftn_ksyms_load(const char *path)
+{
+	struct ftn_ksyms *ks = NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int fd, err = 0;
+
+	if (!path)
+		path = getenv("FTNET_KALLSYMS");
+	if (!path || !*path)
+		path = "/proc/kallsyms";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	/* /proc files have no size: read in large chunks, parse whole lines */
+	for (;;) {
+		ssize_t r;
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+			if (!nb) {
+				err = ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	ks = ftn__ksyms_parse(buf, len);
+	if (!ks)
+		err = errno;
+out:
+	free(buf);
+	close(fd);
+	errno = err;
 	return ks;
 }
 
