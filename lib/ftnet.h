@@ -213,7 +213,12 @@ int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
 
 /*
  * Parse one trace_pipe text line (without the newline) in place: line is
- * modified (NULs written) and ev points into it. Returns:
+ * modified (NULs written) and ev points into it. The buffer must hold
+ * len + 1 writable bytes: the parser terminates the line by writing a NUL
+ * at line[len] (or where its trailing blanks start), so that every string
+ * it returns ends inside the buffer; it reads nothing past line[len]. A NUL
+ * among the len bytes is allowed (it cuts the field it falls in short).
+ * Returns:
  *  FTN_LINE_EVENT   an event;
  *  FTN_LINE_STACK   a "<stack trace>" record head (ev has the header);
  *  FTN_LINE_FRAME   a " => frame" line (ev->frames[0] is the frame);
