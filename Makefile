@@ -3,6 +3,8 @@
 #   make            library and tools (tools land in bin/)
 #   make check      every test tier that can run here (SKIP lines otherwise)
 #   make bench      parser / consumer benchmarks against a baseline
+#   make fuzz       build the libFuzzer harnesses (clang) and run each for
+#                   FUZZ_SECONDS (default 20; FUZZ_SECONDS=600 for long runs)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make help
 #
@@ -55,7 +57,26 @@ EXAMPLES  := $(patsubst examples/%.c,build/examples/%,$(EX_SRC))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCHES   := $(patsubst tests/bench/%.c,build/bench/%,$(BENCH_SRC))
 
-.PHONY: all lib tools check test-bins bench install uninstall clean help examples
+# Fuzz harnesses (tests/fuzz/fuzz_*.c): clang's libFuzzer with ASan and
+# UBSan, the library compiled from source with the same sanitizers into
+# build/fuzz/ (never the normal build/libftnet.a).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \
+		-D_GNU_SOURCE -Ilib -Itests/fuzz $(FUZZ_SAN)
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZERS      := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+FUZZ_LIB_OBJ := $(patsubst lib/%.c,build/fuzz/lib/%.o,$(LIB_SRC))
+# The tools module (tools/common/*.c), for the probe-spec harness once the
+# spec parsers live there (tests/fuzz/fuzz_spec.c: SPEC_IN_TOOLS).
+FUZZ_TOOL_SRC := $(sort $(wildcard tools/common/*.c))
+FUZZ_TOOL_OBJ := $(patsubst tools/common/%.c,build/fuzz/tools/%.o,$(FUZZ_TOOL_SRC))
+FUZZ_TOOL_A   := $(if $(FUZZ_TOOL_SRC),build/fuzz/libftntools.a)
+
+.PHONY: all lib tools check test-bins bench install uninstall clean help examples \
+	fuzz fuzz-bins fuzz-seeds
 
 all: tools examples
 
@@ -99,6 +120,40 @@ build/bench/%: tests/bench/%.c $(LIB_A)
 
 test-bins: $(UNITS) $(HELPERS)
 
+build/fuzz/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libftnet.a: $(FUZZ_LIB_OBJ)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/tools/%.o: tools/common/%.c lib/ftnet.h $(wildcard tools/*.h)
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libftntools.a: $(FUZZ_TOOL_OBJ)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libftnet.a $(FUZZ_TOOL_A)
+	$(call quiet,FUZZLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer -o $@ $< $(FUZZ_TOOL_A) build/fuzz/libftnet.a
+
+# Seed corpora, built from tests/fixtures (tests/fuzz/seeds.sh).
+build/fuzz/seeds/.stamp: tests/fuzz/seeds.sh $(shell find tests/fixtures -type f)
+	$(call quiet,SEEDS,build/fuzz/seeds)
+	$(Q)sh tests/fuzz/seeds.sh build/fuzz/seeds && touch $@
+
+fuzz-seeds: build/fuzz/seeds/.stamp
+fuzz-bins: $(FUZZERS) fuzz-seeds
+
+# Run every harness for FUZZ_SECONDS; crashes land in build/fuzz/artifacts.
+fuzz:
+	$(Q)sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 # The one test command (README, .ci/run): every tier, one closing line.
 check: all test-bins
 	$(Q)sh tests/run.sh
@@ -122,6 +177,8 @@ clean:
 	rm -rf build bin/*
 
 help:
-	@echo 'targets: all (default) lib tools examples check bench install uninstall clean help'
+	@echo 'targets: all (default) lib tools examples check bench fuzz install uninstall clean help'
 	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined PREFIX= DESTDIR='
-	@echo 'check:   offline tier always; host tier as root; kprobe VM tier with qemu'
+	@echo '         FUZZ_SECONDS=20 (per harness) FUZZ_CC=clang'
+	@echo 'check:   offline tier always; fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'
+	@echo '         host tier as root; kprobe VM tier with qemu'

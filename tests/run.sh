@@ -5,6 +5,9 @@
 # Tiers, in order:
 #   offline  build/tests/test_* (C unit tests) and tests/offline/*.sh
 #            (the tools against a fake tracefs tree); never needs root
+#   fuzz     tests/fuzz/run.sh: each libFuzzer harness for
+#            FTNET_FUZZ_SECONDS (default 20; 0 skips); SKIPs, saying why,
+#            without clang and libFuzzer; a crash or timeout fails
 #   host     tests/host/*.sh: real tracepoints on this kernel and real traffic
 #            in network namespaces; each script SKIPs unless root
 #   vm       tests/vm/run.sh: kprobe back ends in a qemu guest; SKIPs without
@@ -13,12 +16,13 @@
 # Every test prints TAP lines ("ok N - x", "not ok N - x", "ok N - x # SKIP
 # why"); this script counts them. A test program that exits non-zero without
 # a "not ok" line counts as one failure, so a crash is never silent.
-# FTNET_TIERS="offline host vm" limits the tiers; FTNET_ONLY=glob one test.
+# FTNET_TIERS="offline fuzz host vm" limits the tiers; FTNET_ONLY=glob one
+# test.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 export FTNET_TOP="$top"
-tiers=${FTNET_TIERS:-offline host vm}
+tiers=${FTNET_TIERS:-offline fuzz host vm}
 logdir=build/test-logs
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0
@@ -55,6 +59,8 @@ for tier in $tiers; do
 		for t in tests/offline/*.sh; do
 			[ -f "$t" ] && run_one "offline/$(basename "$t")" sh "$t"
 		done ;;
+	fuzz)
+		run_one "fuzz/harnesses" sh tests/fuzz/run.sh ;;
 	host)
 		for t in tests/host/*.sh; do
 			[ -f "$t" ] && run_one "host/$(basename "$t")" sh "$t"

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/fuzz/seeds.sh OUT - build the seed corpus of every harness from
+# tests/fixtures into OUT/<harness>/ (run from the top of the tree; the
+# Makefile does: make fuzz-seeds). Two-part inputs are joined with one NUL
+# byte (tests/fuzz/fuzz.h). Every fuzz finding (tests/fixtures/fuzz) seeds
+# the harness it belongs to, so each run replays them under the sanitizers.
+set -eu
+out=${1:?usage: seeds.sh OUTDIR}
+fx=tests/fixtures
+rm -rf "$out"
+for h in parse_line format rbpage socktab btf ksyms hist spec; do
+	mkdir -p "$out/$h"
+done
+
+# join A B OUT: A, one NUL, B
+join() { { cat "$1"; printf '\000'; cat "$2"; } >"$3"; }
+
+# trace_pipe text: every 10th line of each capture, one line per seed
+n=0
+for f in $fx/linux-6.1/trace_pipe.txt $fx/linux-6.18/trace_pipe.txt $fx/raw/trace.txt; do
+	awk 'NR % 10 == 1' "$f" | while IFS= read -r line; do
+		n=$((n + 1))
+		printf '%s' "$line" >"$out/parse_line/$(basename "$(dirname "$f")")-$n"
+	done
+done
+printf 'CPU:1 [LOST 42 EVENTS]' >"$out/parse_line/lost"
+printf ' => tcp_v4_rcv+0x1a/0x40' >"$out/parse_line/frame"
+printf '  <idle>-0 (    0) [001] d.s2. 12.345678: p_tcp_v4_rcv_0: (tcp_v4_rcv+0x0/0x10) sk=0xffff8880 len=60' \
+	>"$out/parse_line/kprobe"
+printf '  curl-7 [000] ..... 1.000001: r_f: (tcp_sendmsg+0x12e/0x300 <- f) ret=0x0' >"$out/parse_line/kretprobe"
+
+# formats with a record: the first event payload of a captured page
+dd if=$fx/raw/cpu0.raw of="$out/.rec" bs=1 skip=20 count=192 2>/dev/null
+for f in $fx/linux-6.1/format.* $fx/linux-6.18/format.* $fx/raw/format.*; do
+	join "$f" "$out/.rec" "$out/format/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+for f in $fx/fuzz/rawfmt*; do
+	cp "$f" "$out/format/"
+done
+
+# header_page + captured pages (and the finding's bad header_page)
+join $fx/raw/header_page $fx/raw/cpu0.raw "$out/rbpage/raw-cpu0"
+join $fx/raw/header_page $fx/raw/cpu1.raw "$out/rbpage/raw-cpu1"
+join $fx/linux-6.18/header_page $fx/raw/cpu0.raw "$out/rbpage/6.18-cpu0"
+join $fx/fuzz/header_page_ts_oob.txt $fx/raw/cpu0.raw "$out/rbpage/ts_oob"
+
+# /proc/net/tcp NUL /proc/net/tcp6
+for v in linux-6.1 linux-6.18; do
+	join $fx/$v/proc_net_tcp.kptr0 $fx/$v/proc_net_tcp6.kptr1 "$out/socktab/$v-kptr0"
+	join $fx/$v/proc_net_tcp.kptr1 $fx/$v/proc_net_tcp6.kptr1 "$out/socktab/$v-kptr1"
+done
+
+# BTF: the findings are small, valid-looking blobs
+cp $fx/fuzz/btf* "$out/btf/"
+
+# kallsyms: core and module symbols, data symbols, a cut line
+printf '%s\n' \
+	'ffffffff81000000 T _stext' \
+	'ffffffff81000100 t tcp_v4_rcv' \
+	'ffffffff81000200 D some_data' \
+	'ffffffff81000300 W weak_fn' \
+	'ffffffffc0a01000 t nft_do_chain	[nf_tables]' \
+	'ffffffffc0a02000 t nft_other	[nf_tables]' \
+	'0000000000000000 A fixed_percpu_data' >"$out/ksyms/basic"
+printf '0000000000000000 T _stext\n0000000000000000 t tcp_v4_rcv\n' >"$out/ksyms/hidden"
+
+# hist tables as the kernel prints them
+printf '%s\n' \
+	'# event histogram' '#' \
+	'# trigger info: hist:keys=location.sym-offset,reason,protocol:vals=hitcount:sort=hitcount:size=4096 [active]' \
+	'#' '' \
+	'{ location: [ffffffff81b2f0ac] __udp4_lib_rcv+0x4bc/0xd00                             , reason:          2, protocol:       2048 } hitcount:       1500' \
+	'{ location: [ffffffffc0a41d28] nft_do_chain+0x3e8/0x610 [nf_tables]                   , reason:          7, protocol:       2048 } hitcount:         10' \
+	'' 'Totals:' '    Hits: 1510' '    Entries: 2' '    Dropped: 3' >"$out/hist/sym"
+printf '%s\n' \
+	'# event histogram' '' \
+	'{ saddr: 127.0.0.1, sport:       5000 } hitcount:          7  len:        420  bytes:  1' \
+	'{ comm: curl                                , pid:        123 } hitcount:          1' \
+	'' 'Totals:' '    Hits: 8' '    Entries: 2' '    Dropped: 0' >"$out/hist/plain"
+
+# probe specs
+i=0
+for s in 'p:tcp_sendmsg size=%dx' 'r:ret tcp_sendmsg $retval' 'p tcp_v4_rcv' \
+	 'p:mod:f.isra.0+0x10' 'p:x 0xffffffff81000000 a=+0(%di):u32 b=@sym' \
+	 'tcp:tcp_retransmit_skb' 'sock/inet_sock_set_state'; do
+	i=$((i + 1))
+	printf '%s' "$s" >"$out/spec/$i"
+done
+rm -f "$out/.rec"
