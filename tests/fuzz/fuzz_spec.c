@@ -4,11 +4,14 @@
  *
  * The parsers are moving from lib (ftn_kprobe_spec_parse,
  * ftn_tpoint_spec_parse in lib/evprint.c, struct ftn_kprobe_spec) to the
- * tools module (tool_* in tools/common/ sources, header tools/common.h). When
- * they move, set SPEC_IN_TOOLS to 1: that one line switches the header
- * and the prefix; the Makefile already links build/fuzz/libftntools.a
- * (the tools/common/ sources, when that directory exists) into this harness. */
+ * tools module (tool_* in tools/common/ sources, header tools/common.h).
+ * SPEC_IN_TOOLS picks the header and the prefix; the Makefile sets it to 1
+ * by itself once tools/common.h declares tool_kprobe_spec_parse, and links
+ * build/fuzz/libftntools.a (the tools/common/ sources) into the harness.
+ * Building by hand: the one line below. */
+#ifndef SPEC_IN_TOOLS
 #define SPEC_IN_TOOLS 0
+#endif
 
 #include "fuzz.h"
 #if SPEC_IN_TOOLS
