@@ -161,8 +161,14 @@ int ftn_reap_stale(void);
 int ftn_cleanup_install(void);
 /* Destroy every instance still registered. Idempotent. */
 void ftn_cleanup(void);
-/* Nonzero after a terminating signal; the signal number. */
+/* Nonzero after a stop request: the signal number given to ftn_stop (-1
+ * when it was not a signal number). */
 int ftn_exiting(void);
+/* Ask every consumer to return: async-signal-safe (one store to a
+ * volatile sig_atomic_t), meant to be called from a tool's handler of
+ * SIGINT, SIGTERM, ... Consumers wait in slices of at most 100 ms, so they
+ * return within that time. The first request wins. */
+void ftn_stop(int sig);
 
 /* ------------------------------------------------------------------ */
 /* Events as delivered to tools                                       */

@@ -77,4 +77,39 @@ void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n);
 /* Read the stats files and report what they add. */
 void ftn__loss_poll(struct ftn__loss *l);
 
+/* The timed batch loop of every consumer (batch.c). Each wait is a slice
+ * of at most FTN__SLICE_NS, so a stop request (ftn_stop) ends the loop
+ * within that time whatever the batch period is; times are int64 ns,
+ * clamped so that no period or duration overflows. */
+#define FTN__SLICE_NS   (100 * 1000000LL)
+#define FTN__NS_MAX     ((int64_t)1 << 62)      /* ~146 years */
+/* Seconds to ns: dflt when secs is not > 0 (or NaN), at most FTN__NS_MAX,
+ * at least 1. */
+int64_t ftn__secs_to_ns(double secs, int64_t dflt);
+struct ftn__batch_ops {
+	/* Wait up to timeout_ms for data: 1 ready, 0 not, -errno. With
+	 * wait or take NULL the loop only sleeps between boundaries. */
+	int (*wait)(void *ctx, int timeout_ms);
+	/* Take what is ready: > 0 took something, 0 nothing (the loop
+	 * sleeps out the slice), -errno ends the loop. */
+	int (*take)(void *ctx);
+	/* A batch boundary (each period, and once at the end of the
+	 * duration): 0 go on, > 0 stop, -errno ends the loop. */
+	int (*boundary)(void *ctx, int64_t now_wall_ns);
+	/* Nonzero when a callback asked to stop (read before each slice). */
+	int (*stopped)(void *ctx);
+	/* Minimum time between two takes (0: none): lets data accumulate. */
+	int64_t min_gap_ns;
+};
+/* Why ftn__batch_run ended (or -errno from a callback). */
+enum ftn__batch_end {
+	FTN__BATCH_DURATION = 1,        /* the duration ran out */
+	FTN__BATCH_STOPPED,             /* stopped() or boundary() said so */
+	FTN__BATCH_SIGNAL,              /* ftn_exiting() */
+};
+int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch_ops *ops,
+		   void *ctx);
+/* Tests: forget a stop request. */
+void ftn__stop_reset(void);
+
 #endif /* FTNET_INT_H */
