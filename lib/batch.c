@@ -101,8 +101,12 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 
 		if (ops->stopped && ops->stopped(ctx))
 			return FTN__BATCH_STOPPED;
-		if (ftn_exiting())
+		if (ftn_exiting()) {
+			if (ops->boundary_at_stop && ops->boundary &&
+			    (r = ops->boundary(ctx, clock_ns(CLOCK_REALTIME))) < 0)
+				return r;
 			return FTN__BATCH_SIGNAL;
+		}
 		now = clock_ns(CLOCK_MONOTONIC);
 		until = next < end_at ? next : end_at;
 		if (now >= until) {

@@ -740,6 +740,26 @@ int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
  * cleared) count from zero. NULL + errno. */
 struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
 
+/*
+ * Count in the kernel: read events/SYS/EVENT/hist of inst once per period
+ * (same timed loop, signal handling and duration as ftn_consume) and hand
+ * the rows that changed since the previous read to period(). dropped is
+ * the table's "Totals: Dropped:" (events the kernel could not count
+ * because the table is full) since the start; full is nonzero when the
+ * table is full (its entries reached the trigger's size=N, or the kernel
+ * dropped an entry). A nonzero return from period stops (a negative one
+ * is returned). When a stop request (ftn_stop) ends the loop, period() is
+ * called once more with what was counted since the last period. The
+ * table read at the start is the base. 0 or -errno (-ENOENT: no hist
+ * file).
+ */
+int ftn_consume_hist(struct ftn_instance *inst, const char *sys,
+		     const char *event, const struct ftn_consumer_opts *opts,
+		     int (*period)(void *ctx, const struct ftn_hist *delta,
+				   uint64_t dropped, int full,
+				   int64_t now_wall_ns),
+		     void *ctx);
+
 /* ------------------------------------------------------------------ */
 /* Generic tracers: probe specs, event lists, printing (evprint.c)    */
 /* ------------------------------------------------------------------ */

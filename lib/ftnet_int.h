@@ -100,6 +100,9 @@ struct ftn__batch_ops {
 	int (*stopped)(void *ctx);
 	/* Minimum time between two takes (0: none): lets data accumulate. */
 	int64_t min_gap_ns;
+	/* Run boundary once more when a stop request ends the loop (its
+	 * return value then only matters when it is an error). */
+	int boundary_at_stop;
 };
 /* Why ftn__batch_run ended (or -errno from a callback). */
 enum ftn__batch_end {
@@ -111,5 +114,10 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		   void *ctx);
 /* Tests: forget a stop request. */
 void ftn__stop_reset(void);
+
+/* Hist tables (hist.c): "Totals: Entries:", and the table's size from the
+ * trigger info ("size=N"), 0 when the file does not say. */
+uint64_t ftn__hist_entries(const struct ftn_hist *h);
+uint64_t ftn__hist_size(const struct ftn_hist *h);
 
 #endif /* FTNET_INT_H */
