@@ -514,7 +514,9 @@ struct ftn_ringbuf_ops {
 	void (*lost)(void *ctx, int cpu, uint64_t count);
 };
 /* Read every page available now on every CPU (never blocks), then deliver
- * the records in timestamp order. Returns records delivered or -errno. */
+ * the records in timestamp order. Returns records delivered or -errno
+ * when a CPU's file could not be read (the records of the other CPUs are
+ * delivered all the same; each error is returned once). */
 int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		     void *ctx);
 /* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
