@@ -35,6 +35,8 @@ struct scratch {
 };
 
 struct ftn_raw_event {
+	/* first: ftn_event_str / ftn_event_u64 call through it */
+	struct ftn__rec_reader reader;
 	struct ftn_format *fmt;
 	int id;
 	int nfields;
@@ -227,6 +229,8 @@ static int desc_init(struct ftn_raw_event *d, const struct ftn_instance *inst,
 		     const char *sys, const char *event, struct scratch *scr)
 {
 	memset(d, 0, sizeof(*d));
+	d->reader.str = ftn_raw_event_str;
+	d->reader.u64 = ftn_raw_event_u64;
 	d->fmt = ftn_format_load(inst, sys, event);
 	if (!d->fmt && inst)
 		d->fmt = ftn_format_load(NULL, sys, event);

@@ -120,4 +120,13 @@ void ftn__stop_reset(void);
 uint64_t ftn__hist_entries(const struct ftn_hist *h);
 uint64_t ftn__hist_size(const struct ftn_hist *h);
 
+/* How ftn_event_str / ftn_event_u64 (parse.c) read a binary record: the
+ * first member of every binary event description (struct ftn_raw_event,
+ * consume_raw.c), reached through ev->rawdesc. The accessors call through
+ * it, so the text parser does not depend on the binary consumer. */
+struct ftn__rec_reader {
+	const char *(*str)(const struct ftn_event *ev, const char *name);
+	int (*u64)(const struct ftn_event *ev, const char *name, uint64_t *out);
+};
+
 #endif /* FTNET_INT_H */
