@@ -24,6 +24,7 @@ struct pending {
 	size_t len;
 	int cpu;
 	int complete;           /* no stack can follow any more */
+	int trim;               /* ftn__stack_trim_frame state */
 	int nframes;
 	char *frames[FTN_MAX_FRAMES];
 };
@@ -114,28 +115,6 @@ static void pending_add(struct consumer *c, const char *line, size_t len, int cp
 	c->pcount++;
 }
 
-/* Machinery frames above the probed function: the tracepoint's own
- * trace_event_raw_event_* frame, the kprobe dispatch path and its
- * anonymous trampoline. Users want the stack to start at the function. */
-static int machinery_frame(const char *f)
-{
-	static const char *const prefixes[] = {
-		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
-		"kprobe_trace_func", "kretprobe_trace_func", "kprobe_dispatcher",
-		"kretprobe_dispatcher", "aggr_pre_handler", "kprobe_ftrace_handler",
-		"pre_handler_kretprobe", "__kretprobe_trampoline_handler",
-		"kretprobe_trampoline_handler", "trampoline_handler",
-		"__kretprobe_trampoline", "kretprobe_trampoline", "arch_rethook_",
-		"rethook_", "ftrace_regs_call", "ftrace_call", "ftrace_trampoline",
-		"0x", "event_triggers_call", "stacktrace_trigger",
-	};
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
 static void add_frame(struct consumer *c, const char *frame)
 {
 	struct pending *p;
@@ -143,7 +122,7 @@ static void add_frame(struct consumer *c, const char *frame)
 	if (c->frames_to < 0)
 		return;
 	p = &c->pend[c->frames_to];
-	if (p->nframes == 0 && machinery_frame(frame))
+	if (ftn__stack_trim_frame(&p->trim, frame))
 		return;
 	if (p->nframes < FTN_MAX_FRAMES)
 		p->frames[p->nframes++] = strdup(frame);

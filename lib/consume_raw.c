@@ -448,7 +448,9 @@ struct held {
 	unsigned char *rec;
 	size_t cap;
 	int nframes;
-	char frames[FTN_MAX_FRAMES][96];
+	/* symbol names (owned by the shared ksyms) or addr[] */
+	const char *frames[FTN_MAX_FRAMES];
+	char addr[FTN_MAX_FRAMES][20];
 };
 
 struct rawc {
@@ -501,26 +503,12 @@ static void held_flush_all(struct rawc *c)
 		held_flush(c, &c->held[i]);
 }
 
-/* Frames a stacktrace trigger records above the code that hit the event. */
-static int machinery(const char *f)
-{
-	static const char *const pre[] = {
-		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
-		"event_triggers_call", "stacktrace_trigger", "trace_event_buffer_commit",
-		"__trace_stack", "0x",
-	};
-
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (!strncmp(f, pre[i], strlen(pre[i])))
-			return 1;
-	return 0;
-}
-
 static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 {
 	const unsigned char *r = rb->data;
 	struct held *h;
 	int32_t size;
+	int trim = FTN__STACK_TOP;
 	const struct ftn_ksyms *ks = ftn_ksyms_shared();
 
 	if (rb->cpu < 0 || rb->cpu >= c->ncpu || rb->len < 16)
@@ -529,21 +517,20 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 	if (!h->have)
 		return;
 	memcpy(&size, r + 8, 4);
-	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len; i++) {
+	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len &&
+			    h->nframes < FTN_MAX_FRAMES; i++) {
+		char *buf = h->addr[h->nframes];
+		const char *f;
 		uint64_t a;
-		char buf[96];
 
 		memcpy(&a, r + 16 + (size_t)i * 8, 8);
+		/* the end marker of older kernels */
 		if (!a || a == (uint64_t)-1)
 			continue;
-		if (ks)
-			ftn_ksyms_str(ks, a, buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
-		if (h->nframes == 0 && machinery(buf) && ks)
+		f = ftn__frame_name(ks, a, buf, sizeof(h->addr[0]));
+		if (ftn__stack_trim_frame(&trim, f))
 			continue;
-		if (h->nframes < FTN_MAX_FRAMES)
-			snprintf(h->frames[h->nframes++], sizeof(h->frames[0]), "%s", buf);
+		h->frames[h->nframes++] = f;
 	}
 	/* the stack follows its event directly: nothing more can come */
 	held_flush(c, h);

@@ -129,4 +129,16 @@ struct ftn__rec_reader {
 	int (*u64)(const struct ftn_event *ev, const char *name, uint64_t *out);
 };
 
+/* Stacks (stack.c), the same for the text and the binary consumer. */
+enum { FTN__STACK_TOP = 0, FTN__STACK_TRIMMED, FTN__STACK_KEEPING };
+/* A probe- or trace-machinery frame (kprobe_trace_func, the
+ * trace_event_raw_event_* of a tracepoint, ftrace entry code ...). */
+int ftn__frame_is_machinery(const char *frame);
+/* Feed a stack's frames from the top, *state starting at FTN__STACK_TOP:
+ * 1 when this frame is machinery above the traced code (drop it). */
+int ftn__stack_trim_frame(int *state, const char *frame);
+/* A return address as trace_pipe prints it: the symbol name (owned by
+ * ks), else "0x<addr>" in buf. */
+const char *ftn__frame_name(const struct ftn_ksyms *ks, uint64_t addr, char *buf, size_t size);
+
 #endif /* FTNET_INT_H */
