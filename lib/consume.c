@@ -2,8 +2,12 @@
 /* consume.c - read an instance's trace_pipe in timed batches.
  *
  * trace_pipe is opened O_NONBLOCK and polled, so a batch ends on time even
- * when nothing happens, and a signal ends the loop at once. Reads may split
- * lines: the tail is carried over. "CPU:N [LOST M EVENTS]" markers and
+ * when nothing happens, and a stop request ends the loop within a slice
+ * (batch.c). Reads may split lines: the tail is carried over, and a line
+ * longer than the buffer grows it (never cut into pieces). A failed
+ * allocation is said (ftn_log) and counted: an event that cannot be held
+ * is reported lost on its CPU, a stack that cannot be stored whole ends
+ * in a "[frames missing: out of memory]" frame. "CPU:N [LOST M EVENTS]" markers and
  * the per-CPU stats go to the shared loss accounting (loss.c). */
 #include "ftnet_int.h"
 
@@ -12,21 +16,26 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define READ_SIZE (256 * 1024)
+/* trace_pipe lines are at most a few pages (the kernel's trace_seq); a
+ * longer one is something else and is dropped with a warning, not cut */
+#define MAX_LINE (16 << 20)
 #define MAX_PENDING 512
-
+#define FRAMES_MISSING "[frames missing: out of memory]"
 
 /* An event held back until we know whether a stack record follows it. */
 struct pending {
-	char *line;             /* owned copy of the event line */
-	size_t len;
+	char *buf;              /* the event line, then each frame, NUL-ended */
+	size_t len;             /* of the line */
+	size_t used, cap;
 	int cpu;
 	int complete;           /* no stack can follow any more */
+	int trim;               /* ftn__stack_trim_frame state */
+	int cut;                /* a frame could not be stored */
 	int nframes;
-	char *frames[FTN_MAX_FRAMES];
+	size_t foff[FTN_MAX_FRAMES];    /* frame offsets in buf */
 };
 
 struct consumer {
@@ -39,22 +48,42 @@ struct consumer {
 	int phead, pcount;
 	int frames_to;          /* pending index collecting frames, -1 none */
 	int stop;
+	int fd;                 /* trace_pipe */
+	char *buf;              /* read buffer, cap + 1 */
+	size_t cap;
+	size_t have;            /* bytes of an unfinished line in buf */
+	int discard;            /* skipping the rest of an oversized line */
+	unsigned long nomem;    /* allocations that failed */
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
+/* ---- allocations: every failure is said and counted ---- */
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+static int fail_after, fail_count;
+
+void ftn__consume_fail_alloc(int after, int count)
+{
+	fail_after = after;
+	fail_count = count;
 }
 
-static int64_t wall_ns(void)
+static void *c_realloc(void *old, size_t size)
 {
-	struct timespec ts;
+	if (fail_count > 0) {
+		if (fail_after > 0) {
+			fail_after--;
+		} else {
+			fail_count--;
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return realloc(old, size);
+}
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+static void nomem(struct consumer *c, const char *what)
+{
+	if (!c->nomem++)
+		ftn_log(FTN_LOG_WARN, "out of memory reading trace_pipe: %s", what);
 }
 
 static void deliver(struct consumer *c, const struct ftn_event *ev)
@@ -69,9 +98,7 @@ static void deliver(struct consumer *c, const struct ftn_event *ev)
 
 static void pending_free(struct pending *p)
 {
-	free(p->line);
-	for (int i = 0; i < p->nframes; i++)
-		free(p->frames[i]);
+	free(p->buf);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -84,10 +111,14 @@ static void pending_flush(struct consumer *c, int all)
 
 		if (!all && !p->complete)
 			break;
-		if (ftn_parse_line(p->line, p->len, &ev, &dummy) == FTN_LINE_EVENT) {
+		if (ftn_parse_line(p->buf, p->len, &ev, &dummy) == FTN_LINE_EVENT) {
 			ev.nframes = p->nframes;
 			for (int i = 0; i < p->nframes; i++)
-				ev.frames[i] = p->frames[i];
+				ev.frames[i] = p->buf + p->foff[i];
+			/* a stack with a hole says so where it is read */
+			if (p->cut)
+				ev.frames[ev.nframes < FTN_MAX_FRAMES ? ev.nframes++ :
+					  FTN_MAX_FRAMES - 1] = FRAMES_MISSING;
 			deliver(c, &ev);
 		}
 		pending_free(p);
@@ -108,7 +139,8 @@ static void pending_mark_cpu(struct consumer *c, int cpu)
 	}
 }
 
-static void pending_add(struct consumer *c, const char *line, size_t len, int cpu)
+/* Queue an event line; buf (len bytes + NUL, cap in all) is taken over. */
+static void pending_add(struct consumer *c, char *buf, size_t len, size_t cap, int cpu)
 {
 	struct pending *p;
 
@@ -118,74 +150,67 @@ static void pending_add(struct consumer *c, const char *line, size_t len, int cp
 	}
 	p = &c->pend[(c->phead + c->pcount) % MAX_PENDING];
 	memset(p, 0, sizeof(*p));
-	p->line = malloc(len + 1);
-	if (!p->line)
-		return;
-	memcpy(p->line, line, len);
-	p->line[len] = '\0';
+	p->buf = buf;
 	p->len = len;
+	p->used = len + 1;
+	p->cap = cap;
 	p->cpu = cpu;
 	c->pcount++;
-}
-
-/* Machinery frames above the probed function: the tracepoint's own
- * trace_event_raw_event_* frame, the kprobe dispatch path and its
- * anonymous trampoline. Users want the stack to start at the function. */
-static int machinery_frame(const char *f)
-{
-	static const char *const prefixes[] = {
-		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
-		"kprobe_trace_func", "kretprobe_trace_func", "kprobe_dispatcher",
-		"kretprobe_dispatcher", "aggr_pre_handler", "kprobe_ftrace_handler",
-		"pre_handler_kretprobe", "__kretprobe_trampoline_handler",
-		"kretprobe_trampoline_handler", "trampoline_handler",
-		"__kretprobe_trampoline", "kretprobe_trampoline", "arch_rethook_",
-		"rethook_", "ftrace_regs_call", "ftrace_call", "ftrace_trampoline",
-		"0x", "event_triggers_call", "stacktrace_trigger",
-	};
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
 }
 
 static void add_frame(struct consumer *c, const char *frame)
 {
 	struct pending *p;
+	size_t n = strlen(frame) + 1;
 
 	if (c->frames_to < 0)
 		return;
 	p = &c->pend[c->frames_to];
-	if (p->nframes == 0 && machinery_frame(frame))
+	if (p->cut || p->nframes >= FTN_MAX_FRAMES || ftn__stack_trim_frame(&p->trim, frame))
 		return;
-	if (p->nframes < FTN_MAX_FRAMES)
-		p->frames[p->nframes++] = strdup(frame);
+	if (p->used + n > p->cap) {
+		size_t cap = p->cap * 2 > p->used + n ? p->cap * 2 : p->used + n;
+		char *b = c_realloc(p->buf, cap);
+
+		if (!b) {
+			/* keep the frames above, mark the rest missing */
+			p->cut = 1;
+			nomem(c, "stack frames missing");
+			return;
+		}
+		p->buf = b;
+		p->cap = cap;
+	}
+	memcpy(p->buf + p->used, frame, n);
+	p->foff[p->nframes++] = p->used;
+	p->used += n;
 }
 
 static void handle_line(struct consumer *c, char *line, size_t len)
 {
 	struct ftn_event ev;
 	uint64_t lost = 0;
+	char *copy = NULL;
+	size_t cap = 0;
 	int kind;
 
 	if (c->want_stacks) {
-		/* keep a pristine copy: parsing writes into the line */
-		char save[8192];
-		size_t n = len < sizeof(save) - 1 ? len : sizeof(save) - 1;
-
-		memcpy(save, line, n);
-		save[n] = '\0';
-		kind = ftn_parse_line(line, len, &ev, &lost);
-		switch (kind) {
-		case FTN_LINE_FRAME:
-			add_frame(c, ev.frames[0]);
+		if (len >= 3 && line[0] == ' ' && line[1] == '=' && line[2] == '>') {
+			if (ftn_parse_line(line, len, &ev, &lost) == FTN_LINE_FRAME)
+				add_frame(c, ev.frames[0]);
 			return;
-		default:
-			break;
 		}
-		/* Any other line ends the frames of the stack being read:
-		 * only now may its event be delivered. */
+		/* keep a pristine copy (parsing writes into the line), with
+		 * room for a few frames after it */
+		cap = len + 1 + 512;
+		copy = c_realloc(NULL, cap);
+		if (copy) {
+			memcpy(copy, line, len);
+			copy[len] = '\0';
+		}
+		kind = ftn_parse_line(line, len, &ev, &lost);
+		/* Any line but a frame ends the frames of the stack being
+		 * read: only now may its event be delivered. */
 		if (c->frames_to >= 0) {
 			c->pend[c->frames_to].complete = 1;
 			c->frames_to = -1;
@@ -193,7 +218,15 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		switch (kind) {
 		case FTN_LINE_EVENT:
 			pending_mark_cpu(c, ev.cpu);
-			pending_add(c, save, n, ev.cpu);
+			if (copy) {
+				pending_add(c, copy, len, cap, ev.cpu);
+				copy = NULL;
+			} else {
+				/* read but not held: a loss of ours, said
+				 * and counted like the kernel's */
+				nomem(c, "event dropped (counted as lost)");
+				ftn__loss_local(c->loss, ev.cpu, 1);
+			}
 			break;
 		case FTN_LINE_STACK:
 			/* attach to the newest event of that CPU still waiting */
@@ -212,6 +245,7 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		default:
 			break;
 		}
+		free(copy);
 		pending_flush(c, 0);
 		return;
 	}
@@ -222,134 +256,161 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		ftn__loss_stream(c->loss, ev.cpu, lost);
 }
 
+/* A line that does not fit in MAX_LINE (or in memory): dropped whole,
+ * never cut into pieces that would parse as something else. When its
+ * head is an event, the event is counted as lost on its CPU. */
+static void drop_long_line(struct consumer *c)
+{
+	char head[1024];
+	size_t n = c->have < sizeof(head) - 1 ? c->have : sizeof(head) - 1;
+	struct ftn_event ev;
+	uint64_t lost;
+
+	memcpy(head, c->buf, n);
+	head[n] = '\0';
+	ftn_log(FTN_LOG_WARN, "a trace_pipe line longer than %zu bytes was dropped", c->have);
+	if (ftn_parse_line(head, n, &ev, &lost) == FTN_LINE_EVENT)
+		ftn__loss_local(c->loss, ev.cpu, 1);
+	c->have = 0;
+	c->discard = 1;
+}
+
+/* --- the batch loop's callbacks --- */
+
+static int c_wait(void *ctx, int timeout_ms)
+{
+	struct consumer *c = ctx;
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int r = poll(&pfd, 1, timeout_ms);
+
+	return r < 0 ? -errno : r > 0;
+}
+
+static int c_take(void *ctx)
+{
+	struct consumer *c = ctx;
+	char *s, *e, *nl, *scan;
+	ssize_t n = read(c->fd, c->buf + c->have, c->cap - c->have);
+
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (n == 0)
+		/* tracing off, or (fake trees) the FIFO writer left */
+		return 0;
+	s = scan = c->buf + c->have;   /* no newline before scan */
+	e = s + n;
+	if (c->discard) {
+		/* the rest of a dropped line */
+		nl = memchr(s, '\n', (size_t)n);
+		if (!nl)
+			return 1;
+		c->discard = 0;
+		s = nl + 1;
+		memmove(c->buf, s, (size_t)(e - s));
+		e -= s - c->buf;
+		scan = c->buf;
+	}
+	s = c->buf;
+	while ((nl = memchr(scan, '\n', (size_t)(e - scan))) != NULL) {
+		handle_line(c, s, (size_t)(nl - s));
+		s = scan = nl + 1;
+	}
+	c->have = (size_t)(e - s);
+	if (c->have && s != c->buf)
+		memmove(c->buf, s, c->have);
+	if (c->have == c->cap) {
+		/* one line fills the buffer: grow it, the line is kept whole */
+		char *b = c->cap < MAX_LINE ? c_realloc(c->buf, c->cap * 2 + 1) : NULL;
+
+		if (b) {
+			c->buf = b;
+			c->cap *= 2;
+		} else {
+			if (c->cap < MAX_LINE)
+				nomem(c, "a long line dropped");
+			drop_long_line(c);
+		}
+	}
+	return 1;
+}
+
+static int c_boundary(void *ctx, int64_t now_wall_ns)
+{
+	struct consumer *c = ctx;
+
+	if (c->want_stacks)
+		pending_flush(c, 1);
+	ftn__loss_poll(c->loss);
+	if (c->ops->batch && c->ops->batch(c->ctx, now_wall_ns))
+		c->stop = 1;
+	return c->stop;
+}
+
+static int c_stopped(void *ctx)
+{
+	return ((struct consumer *)ctx)->stop;
+}
+
 int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx)
 {
-	struct ftn_consumer_opts def = { .period_s = 1.0 };
+	static const struct ftn__batch_ops bops = {
+		.wait = c_wait, .take = c_take, .boundary = c_boundary, .stopped = c_stopped,
+	};
 	struct consumer *c;
 	char path[PATH_MAX];
-	char *buf;
-	size_t have = 0;
-	int64_t start, end_at = 0, next_batch, period;
-	int err = 0, fd;
+	int err = 0, r;
 
-	if (!opts)
-		opts = &def;
-	period = (int64_t)((opts->period_s > 0 ? opts->period_s : 1.0) * 1e9);
+	if (!inst || !ops)
+		return -EINVAL;
 	if ((err = ftn_tracefs_path(inst, "trace_pipe", path, sizeof(path))))
 		return err;
 	c = calloc(1, sizeof(*c));
-	buf = malloc(READ_SIZE + 1);
-	if (!c || !buf) {
+	if (!c)
+		return -ENOMEM;
+	c->cap = READ_SIZE;
+	c->buf = malloc(c->cap + 1);
+	if (!c->buf) {
 		free(c);
-		free(buf);
 		return -ENOMEM;
 	}
 	c->inst = inst;
 	c->ops = ops;
 	c->ctx = ctx;
-	c->want_stacks = opts->want_stacks;
+	c->want_stacks = opts && opts->want_stacks;
 	c->frames_to = -1;
+	c->fd = -1;
 	c->loss = ftn__loss_new(inst, ops->lost, ctx);
 	if (!c->loss) {
 		err = -ENOMEM;
 		goto out;
 	}
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
 		err = -errno;
 		goto out;
 	}
-	inst->pipe_fd = fd;
-
-	start = mono_ns();
-	if (opts->duration_s > 0)
-		end_at = start + (int64_t)(opts->duration_s * 1e9);
-	next_batch = start + period;
-
-	while (!c->stop && !ftn_exiting()) {
-		int64_t now = mono_ns(), until = next_batch;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-		int r;
-
-		if (end_at && end_at < until)
-			until = end_at;
-		if (now >= until) {
-			/* batch boundary */
-			if (c->want_stacks)
-				pending_flush(c, 1);
-			ftn__loss_poll(c->loss);
-			if (ops->batch && ops->batch(ctx, wall_ns()))
-				c->stop = 1;
-			if (end_at && now >= end_at)
-				break;
-			while (next_batch <= now)
-				next_batch += period;
-			continue;
-		}
-		r = poll(&pfd, 1, (int)((until - now + 999999) / 1000000));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			continue;
-		n = read(fd, buf + have, READ_SIZE - have);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0) {
-			/* Tracing off, or (fake trees) the FIFO writer left:
-			 * nothing more until the next batch; don't spin. */
-			int64_t left = until - mono_ns();
-			struct timespec ts;
-
-			if (left > 0) {
-				ts.tv_sec = left / 1000000000;
-				ts.tv_nsec = left % 1000000000;
-				nanosleep(&ts, NULL);
-			}
-			continue;
-		}
-		have += (size_t)n;
-		{
-			char *s = buf, *e = buf + have, *nl;
-
-			while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-				handle_line(c, s, (size_t)(nl - s));
-				s = nl + 1;
-			}
-			have = (size_t)(e - s);
-			if (have == READ_SIZE) {
-				/* a "line" larger than the buffer: take it as is */
-				handle_line(c, buf, have);
-				have = 0;
-			} else if (have && s != buf) {
-				memmove(buf, s, have);
-			}
-		}
-	}
-	if (have)
-		handle_line(c, buf, have);
+	inst->pipe_fd = c->fd;
+	r = ftn__batch_run(opts, &bops, c);
+	if (r < 0)
+		err = r;
+	if (c->have)
+		handle_line(c, c->buf, c->have);
 	if (c->want_stacks)
 		pending_flush(c, 1);
 	ftn__loss_poll(c->loss);
 	/* The reader is closed now, not at destroy: a tool may print its
 	 * summary before tearing down. */
-	close(fd);
+	close(c->fd);
 	inst->pipe_fd = -1;
+	if (c->nomem > 1)
+		ftn_log(FTN_LOG_WARN, "out of memory %lu times reading trace_pipe", c->nomem);
 out:
 	for (int i = 0; i < MAX_PENDING; i++)
 		pending_free(&c->pend[i]);
 	ftn__loss_free(c->loss);
+	free(c->buf);
 	free(c);
-	free(buf);
 	return err;
 }

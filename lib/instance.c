@@ -21,7 +21,6 @@
 /* ---------------------------------------------------------------- */
 
 static struct ftn_instance *live;
-static volatile sig_atomic_t exiting;
 
 void ftn__cleanup_register(struct ftn_instance *inst)
 {
@@ -45,15 +44,12 @@ void ftn_cleanup(void)
 		ftn_instance_destroy(live);
 }
 
-int ftn_exiting(void) { return exiting; }
-
 static void on_signal(int sig)
 {
-	/* Only note it: the consumer's poll() returns with EINTR, the tool
-	 * leaves its loop and runs its ordinary teardown. A second signal
-	 * while tearing down is ignored so the teardown can finish. */
-	if (!exiting)
-		exiting = sig;
+	/* Only note it (the stop flag lives with the consumers' loop, in
+	 * batch.c): the consumer returns, the tool runs its ordinary
+	 * teardown. A second signal while tearing down changes nothing. */
+	ftn_stop(sig);
 }
 
 int ftn_cleanup_install(void)
