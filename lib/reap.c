@@ -38,27 +38,37 @@
 
 /* The kernel's PROC_PID_INIT_INO: the initial PID namespace. */
 #define INIT_PID_NS 0xEFFFFFFCULL
-/* Tool part of a name: the kernel limits group and event names to 64
- * characters (MAX_EVENT_NAME_LEN); the rest of a name needs at most 6 +
- * 1 + 10 + 2 + 16 + 2 + 16. */
+/* The kernel refuses group and event names of MAX_EVENT_NAME_LEN (64)
+ * characters or more. The tool part is cut to TOOL_MAX, and further when
+ * the numbers are long (in practice the ns fits 8 hex digits and the start
+ * time 8-10, leaving the 16). */
+#define NAME_LEN 64
 #define TOOL_MAX 16
 
 int ftn__runid_format(const struct ftn__runid *r, char sep, char *buf, size_t size)
 {
-	char tool[TOOL_MAX + 1];
-	int n;
+	char tool[TOOL_MAX + 1], rest[64];
+	int n, room;
 
-	snprintf(tool, sizeof(tool), "%.*s", TOOL_MAX, r->tool);
+	if (r->old)
+		snprintf(rest, sizeof(rest), "%c%ld", sep, r->pid);
+	else
+		snprintf(rest, sizeof(rest), "%c%ld%cn%" PRIx64 "%ct%" PRIx64, sep, r->pid, sep,
+			 r->ns, sep, r->start);
+	/* The whole name stays under NAME_LEN (the kernel's event-name
+	 * limit): the tool part is informational and gives way. */
+	room = NAME_LEN - 1 - 6 - (int)strlen(rest);
+	if (room > TOOL_MAX)
+		room = TOOL_MAX;
+	if (room < 1)
+		return -ENAMETOOLONG;
+	snprintf(tool, sizeof(tool), "%.*s", room, r->tool);
 	/* probe group names allow [A-Za-z0-9_] only */
 	if (sep == '_')
 		for (char *p = tool; *p; p++)
 			if (!isalnum((unsigned char)*p))
 				*p = '_';
-	if (r->old)
-		n = snprintf(buf, size, "ftnet%c%s%c%ld", sep, tool, sep, r->pid);
-	else
-		n = snprintf(buf, size, "ftnet%c%s%c%ld%cn%" PRIx64 "%ct%" PRIx64, sep, tool,
-			     sep, r->pid, sep, r->ns, sep, r->start);
+	n = snprintf(buf, size, "ftnet%c%s%s", sep, tool, rest);
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
