@@ -112,10 +112,10 @@ int ftn_tracefs_readme_has(const char *token);
 /* ------------------------------------------------------------------ */
 
 /*
- * A private ring buffer: instances/ftnet-<tool>-<pid>. Created by
- * ftn_instance_create, which also:
- *  - reaps instances and probe groups left by dead ftnet runs;
- *  - registers the instance for ftn_cleanup (atexit and signals).
+ * A private ring buffer: instances/ftnet-<tool>-<pid>-n<pidns>-t<start>
+ * (PID, PID namespace inode and process start time in hex: tracefs is
+ * shared by every PID namespace, see ftn_reap_stale). Registered for
+ * ftn_cleanup. Does not reap stale runs: call ftn_reap_stale() first.
  * Returns NULL + errno.
  */
 struct ftn_instance *ftn_instance_create(const char *tool);
@@ -147,8 +147,12 @@ int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
 int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
 			     const char *event, const char *trigger);
 
-/* Remove instances named ftnet-* and probe groups ftnet_* whose PID is
- * dead. Never touches a live run's state. Returns how many were removed. */
+/* Remove instances named ftnet-* and probe groups ftnet_* of runs that are
+ * certainly gone: same PID namespace and the PID dead or reused (start
+ * time differs); another PID namespace only when called from the initial
+ * one and no process has that namespace, PID and start time. Never touches
+ * a live run's state, in this container or another. Tools call it once at
+ * start. Returns how many were removed, or -errno (no tracefs). */
 int ftn_reap_stale(void);
 
 /* ------------------------------------------------------------------ */

@@ -5,6 +5,7 @@
 
 #include "ftnet.h"
 #include <limits.h>
+#include <time.h>
 
 #define FTN_NAME_MAX 128
 
@@ -20,14 +21,16 @@ struct ftn_undo {
 	enum ftn_undo_kind kind;
 	char sys[FTN_NAME_MAX];
 	char event[FTN_NAME_MAX];
-	char arg[256];          /* trigger text, or probe file name */
+	char *arg;              /* trigger text, or probe file name (malloc'd,
+				   any length: a trigger must be removable by
+				   its whole text, so it is never cut) */
 	int done;
 };
 
 struct ftn_instance {
-	char name[FTN_NAME_MAX];        /* ftnet-<tool>-<pid> */
+	char name[FTN_NAME_MAX];        /* ftnet-<tool>-<pid>-n<ns>-t<start> */
 	char tool[64];
-	char group[FTN_NAME_MAX];       /* probe group ftnet_<tool>_<pid> */
+	char group[FTN_NAME_MAX];       /* ftnet_<tool>_<pid>_n<ns>_t<start> */
 	char path[PATH_MAX];            /* absolute path of the instance dir */
 	char clock[32];
 	int64_t wall_offset_ns;         /* wall = ts + offset */
@@ -46,13 +49,52 @@ int ftn__undo_push(struct ftn_instance *inst, enum ftn_undo_kind kind,
 void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
 		    const char *sys, const char *event, const char *arg);
 
+/* Append one command line to a probe definition file (kprobe_events,
+ * uprobe_events; relative to the tracefs root or absolute), never with
+ * O_TRUNC. -EOPNOTSUPP when the file does not exist (tracefs.c). */
+int ftn__probe_file_append(const char *file, const char *cmd);
 /* Remove a dynamic probe "-:GROUP/EVENT" from file (kprobe_events or
  * uprobe_events), append-only. Used by destroy and stale reaping. */
 int ftn__probe_remove(const char *file, const char *group, const char *event);
 
-/* Small file helpers on absolute paths. */
+/* sysio.c: the one whole-file reader, writer, clock and /proc root. */
+/* Whole file of any size (procfs/tracefs report no size) into a
+ * NUL-terminated malloc'd buffer. 0 or -errno (*out NULL then). */
+int ftn__file_slurp(const char *path, char **out, size_t *len);
+/* Small files into a fixed buffer (NUL-terminated; at most size - 1
+ * bytes: for files whose size is known to be small). Bytes or -errno. */
 ssize_t ftn__read_file(const char *path, char *buf, size_t size);
 int ftn__write_file(const char *path, const char *str, int flags);
+/* clock_gettime(id) in ns. */
+int64_t ftn__clock_ns(clockid_t id);
+/* "/proc", or $FTNET_PROC (tests: a fake /proc). */
+const char *ftn__proc_root(void);
+/* ftn__file_slurp of a file below the tracefs root / an instance. */
+int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
+		       char **out, size_t *len);
+
+/* reap.c: run identity (PID, PID namespace, start time) in instance and
+ * probe-group names, and the decision whether a named run is gone. */
+struct ftn__runid {
+	char tool[64];
+	long pid;               /* in the run's own PID namespace */
+	uint64_t ns;            /* inode of its PID namespace */
+	uint64_t start;         /* start time, clock ticks since boot */
+	int old;                /* "ftnet-TOOL-PID": no ns/start known */
+	int proc_ok;            /* self only: /proc is of our namespace */
+};
+/* "ftnet-TOOL-PID-nNS-tSTART" (sep '-') or "ftnet_TOOL_PID_nNS_tSTART"
+ * (sep '_', tool made an identifier); old: "ftnet-TOOL-PID". */
+int ftn__runid_format(const struct ftn__runid *r, char sep, char *buf, size_t size);
+/* Either format back; -EINVAL when the name is not ours. */
+int ftn__runid_parse(const char *name, char sep, struct ftn__runid *r);
+/* This process, read from proc (a /proc root). 0 or -errno. */
+int ftn__runid_self(const char *proc, const char *tool, struct ftn__runid *r);
+/* 1 when run r is certainly gone (reap it), 0 when alive or unsure. */
+int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
+		      const struct ftn__runid *r);
+/* Instance and probe-group names of this process's run of tool. */
+void ftn__run_names(const char *tool, char *name, size_t nsize, char *group, size_t gsize);
 
 /* Register / unregister for ftn_cleanup(). */
 void ftn__cleanup_register(struct ftn_instance *inst);

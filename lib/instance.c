@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* instance.c - private tracefs instances, the events enabled in them, the
- * undo list that tears all of it down, stale-run reaping, and the cleanup
- * that runs on exit and on terminating signals. */
+ * undo list that tears all of it down, and the cleanup of every live
+ * instance (atexit, after a stop request). Stale runs are reaped by
+ * reap.c; signal handlers are the tools' business (they call ftn_stop). */
 #include "ftnet_int.h"
 
 #include <ctype.h>
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- */
-/* Cleanup registry and signals                                     */
+/* Cleanup registry and stop requests                               */
 /* ---------------------------------------------------------------- */
 
 static struct ftn_instance *live;
@@ -44,35 +45,6 @@ void ftn_cleanup(void)
 		ftn_instance_destroy(live);
 }
 
-static void on_signal(int sig)
-{
-	/* Only note it (the stop flag lives with the consumers' loop, in
-	 * batch.c): the consumer returns, the tool runs its ordinary
-	 * teardown. A second signal while tearing down changes nothing. */
-	ftn_stop(sig);
-}
-
-int ftn_cleanup_install(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-	static int installed;
-	struct sigaction sa;
-
-	if (installed)
-		return 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: blocking calls must return so the loop can end. */
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], &sa, NULL) < 0)
-			return -errno;
-	if (atexit(ftn_cleanup) != 0)
-		return -ENOMEM;
-	installed = 1;
-	return 0;
-}
-
 /* ---------------------------------------------------------------- */
 /* Undo list                                                        */
 /* ---------------------------------------------------------------- */
@@ -81,14 +53,17 @@ static int undo_match(const struct ftn_undo *u, enum ftn_undo_kind kind,
 		      const char *sys, const char *event, const char *arg)
 {
 	return u->kind == kind && !strcmp(u->sys, sys) && !strcmp(u->event, event) &&
-	       !strcmp(u->arg, arg ? arg : "");
+	       !strcmp(u->arg ? u->arg : "", arg ? arg : "");
 }
 
 int ftn__undo_push(struct ftn_instance *inst, enum ftn_undo_kind kind,
 		   const char *sys, const char *event, const char *arg)
 {
 	struct ftn_undo *u;
+	char *copy;
 
+	if (strlen(sys) >= FTN_NAME_MAX || strlen(event) >= FTN_NAME_MAX)
+		return -ENAMETOOLONG;
 	for (int i = 0; i < inst->nundo; i++)
 		if (undo_match(&inst->undo[i], kind, sys, event, arg))
 			return 0;
@@ -101,13 +76,24 @@ int ftn__undo_push(struct ftn_instance *inst, enum ftn_undo_kind kind,
 		inst->undo = p;
 		inst->capundo = cap;
 	}
+	/* The whole text, however long: a trigger is removed by "!" + the
+	 * text it was added with, so a cut copy could never remove it. */
+	copy = strdup(arg ? arg : "");
+	if (!copy)
+		return -ENOMEM;
 	u = &inst->undo[inst->nundo++];
 	memset(u, 0, sizeof(*u));
 	u->kind = kind;
 	snprintf(u->sys, sizeof(u->sys), "%s", sys);
 	snprintf(u->event, sizeof(u->event), "%s", event);
-	snprintf(u->arg, sizeof(u->arg), "%s", arg ? arg : "");
+	u->arg = copy;
 	return 0;
+}
+
+static void undo_free_at(struct ftn_instance *inst, int i)
+{
+	free(inst->undo[i].arg);
+	inst->undo[i] = inst->undo[--inst->nundo];
 }
 
 void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
@@ -115,6 +101,7 @@ void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
 {
 	for (int i = 0; i < inst->nundo; i++) {
 		if (undo_match(&inst->undo[i], kind, sys, event, arg)) {
+			free(inst->undo[i].arg);
 			inst->undo[i] = inst->undo[--inst->nundo];
 			return;
 		}
@@ -122,96 +109,8 @@ void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
 }
 
 /* ---------------------------------------------------------------- */
-/* Fake trees (tests only)                                          */
-/* ---------------------------------------------------------------- */
-
-/*
- * A real tracefs populates an instance on mkdir; a directory laid out by a
- * test cannot. When FTNET_FAKE_INSTANCE names a template directory (the
- * offline tests do), the new instance directory is filled from it: dirs,
- * regular files (copied) and FIFOs (recreated). Destroy removes the copy.
- * Nothing of this runs unless that variable is set.
- */
-static int copy_tree(const char *from, const char *to)
-{
-	DIR *d = opendir(from);
-	struct dirent *de;
-	int err = 0;
-
-	if (!d)
-		return -errno;
-	while (!err && (de = readdir(d)) != NULL) {
-		char src[PATH_MAX], dst[PATH_MAX], buf[65536];
-		struct stat st;
-		ssize_t n;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(src, sizeof(src), "%s/%s", from, de->d_name);
-		snprintf(dst, sizeof(dst), "%s/%s", to, de->d_name);
-		if (lstat(src, &st) < 0) {
-			err = -errno;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-				err = -errno;
-			else
-				err = copy_tree(src, dst);
-		} else if (S_ISFIFO(st.st_mode)) {
-			if (mkfifo(dst, 0644) < 0)
-				err = -errno;
-		} else if (S_ISREG(st.st_mode)) {
-			int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-			if (in < 0 || out < 0)
-				err = -EIO;
-			while (!err && (n = read(in, buf, sizeof(buf))) > 0)
-				if (write(out, buf, (size_t)n) != n)
-					err = -EIO;
-			if (in >= 0)
-				close(in);
-			if (out >= 0)
-				close(out);
-		}
-	}
-	closedir(d);
-	return err;
-}
-
-static void remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char p[PATH_MAX];
-		struct stat st;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			remove_tree(p);
-			rmdir(p);
-		} else {
-			unlink(p);
-		}
-	}
-	closedir(d);
-}
-
-/* ---------------------------------------------------------------- */
 /* Instances                                                        */
 /* ---------------------------------------------------------------- */
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Measure wall - trace clock. "boot" is CLOCK_BOOTTIME and "mono"
  * CLOCK_MONOTONIC exactly; "local"/"global" (sched_clock) track the
@@ -230,7 +129,8 @@ static void measure_offset(struct ftn_instance *inst)
 		id = CLOCK_BOOTTIME;
 	/* Take the tightest of a few bracketing reads. */
 	for (int i = 0; i < 5; i++) {
-		int64_t a = clock_ns(CLOCK_REALTIME), c = clock_ns(id), b = clock_ns(CLOCK_REALTIME);
+		int64_t a = ftn__clock_ns(CLOCK_REALTIME), c = ftn__clock_ns(id),
+			b = ftn__clock_ns(CLOCK_REALTIME);
 
 		if (b - a < best) {
 			best = b - a;
@@ -293,30 +193,30 @@ int ftn_instance_set_buffer_kb(struct ftn_instance *inst, unsigned int kb)
 struct ftn_instance *ftn_instance_create(const char *tool)
 {
 	const char *root = ftn_tracefs_root();
-	const char *tmpl = getenv("FTNET_FAKE_INSTANCE");
 	struct ftn_instance *inst;
 	char dir[PATH_MAX];
 	int err;
 
 	if (!root)
 		return NULL;
+	if (!tool || !*tool) {
+		errno = EINVAL;
+		return NULL;
+	}
 	snprintf(dir, sizeof(dir), "%s/instances", root);
 	if (access(dir, F_OK) != 0) {
 		errno = access(root, W_OK) ? EACCES : ENOTSUP;
 		return NULL;
 	}
-	ftn_reap_stale();
 	inst = calloc(1, sizeof(*inst));
 	if (!inst)
 		return NULL;
 	inst->pipe_fd = -1;
 	snprintf(inst->tool, sizeof(inst->tool), "%s", tool);
-	snprintf(inst->name, sizeof(inst->name), "ftnet-%s-%d", tool, (int)getpid());
-	snprintf(inst->group, sizeof(inst->group), "ftnet_%s_%d", tool, (int)getpid());
-	/* probe group names allow [A-Za-z0-9_] only */
-	for (char *p = inst->group; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			*p = '_';
+	/* Names carry PID, PID namespace and start time, so that stale
+	 * reaping (reap.c) can tell a dead run from a live one in another
+	 * container or from a process that reused the PID. */
+	ftn__run_names(tool, inst->name, sizeof(inst->name), inst->group, sizeof(inst->group));
 	snprintf(inst->path, sizeof(inst->path), "%s/instances/%s", root, inst->name);
 	if (mkdir(inst->path, 0750) < 0) {
 		err = errno;
@@ -326,11 +226,6 @@ struct ftn_instance *ftn_instance_create(const char *tool)
 	}
 	inst->created = 1;
 	ftn__cleanup_register(inst);
-	if (tmpl && *tmpl && (err = copy_tree(tmpl, inst->path)) < 0) {
-		ftn_instance_destroy(inst);
-		errno = -err;
-		return NULL;
-	}
 	err = ftn_instance_set_clock(inst, NULL);
 	if (err < 0) {
 		ftn_instance_destroy(inst);
@@ -413,15 +308,17 @@ int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
 int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
 			     const char *event, const char *trigger)
 {
-	char rel[2 * FTN_NAME_MAX + 32], cmd[300];
+	char rel[2 * FTN_NAME_MAX + 32], *cmd;
 	int err;
 
 	if ((err = event_file(sys, event, "trigger", rel, sizeof(rel))))
 		return err;
 	/* "!" + the trigger as it was added: hist triggers are matched on
 	 * their whole text, filter included; other commands ignore the rest */
-	snprintf(cmd, sizeof(cmd), "!%s", trigger);
+	if (asprintf(&cmd, "!%s", trigger) < 0)
+		return -ENOMEM;
 	err = ftn_tracefs_write(inst, rel, cmd, 1);
+	free(cmd);
 	if (!err || err == -ENOENT)
 		ftn__undo_drop(inst, FTN_UNDO_TRIGGER, sys, event, trigger);
 	return err == -ENOENT ? 0 : err;
@@ -443,10 +340,12 @@ static int undo_kind(struct ftn_instance *inst, enum ftn_undo_kind kind)
 			err = ftn_event_disable(inst, u->sys, u->event);
 			break;
 		case FTN_UNDO_TRIGGER: {
-			char trig[sizeof(u->arg)];
+			/* removal drops (frees) the record u->arg lives in */
+			char *trig = strdup(u->arg);
 
-			snprintf(trig, sizeof(trig), "%s", u->arg);
-			err = ftn_event_remove_trigger(inst, u->sys, u->event, trig);
+			err = trig ? ftn_event_remove_trigger(inst, u->sys, u->event, trig)
+				   : -ENOMEM;
+			free(trig);
 			break;
 		}
 		case FTN_UNDO_FILTER:
@@ -455,7 +354,7 @@ static int undo_kind(struct ftn_instance *inst, enum ftn_undo_kind kind)
 		case FTN_UNDO_PROBE:
 			err = ftn__probe_remove(u->arg, u->sys, u->event);
 			if (!err)
-				ftn__undo_drop(inst, kind, u->sys, u->event, u->arg);
+				undo_free_at(inst, i);
 			break;
 		}
 		if (err && err != -ENOENT) {
@@ -463,8 +362,9 @@ static int undo_kind(struct ftn_instance *inst, enum ftn_undo_kind kind)
 				u->sys, u->event, inst->name, strerror(-err));
 			u->done = 1;    /* do not loop on it */
 			ret = ret ? ret : err;
-		} else if (err == -ENOENT) {
-			ftn__undo_drop(inst, kind, u->sys, u->event, u->arg);
+		} else if (err == -ENOENT && i < inst->nundo && inst->undo[i].kind == kind &&
+			   !inst->undo[i].done) {
+			undo_free_at(inst, i);
 		}
 		/* the list may have shrunk under us */
 		if (i > inst->nundo)
@@ -494,10 +394,6 @@ int ftn_instance_destroy(struct ftn_instance *inst)
 		inst->pipe_fd = -1;
 	}
 	if (inst->created) {
-		const char *tmpl = getenv("FTNET_FAKE_INSTANCE");
-
-		if (tmpl && *tmpl)
-			remove_tree(inst->path);
 		for (int tries = 0; tries < 50; tries++) {
 			if (rmdir(inst->path) == 0 || errno == ENOENT)
 				break;
@@ -511,127 +407,10 @@ int ftn_instance_destroy(struct ftn_instance *inst)
 		}
 	}
 	ftn__cleanup_unregister(inst);
+	for (int i = 0; i < inst->nundo; i++)
+		free(inst->undo[i].arg);
 	free(inst->undo);
 	free(inst);
 	return ret;
 }
 
-/* ---------------------------------------------------------------- */
-/* Stale runs                                                       */
-/* ---------------------------------------------------------------- */
-
-/* Is the ftnet run "tool" with this PID gone? A PID reused by an unrelated
- * process counts as gone; a live process whose comm starts with the tool
- * name counts as alive (comm is at most 15 characters). */
-static int run_is_dead(const char *tool, long pid)
-{
-	char path[64], comm[64];
-
-	if (pid <= 0)
-		return 0;
-	if (pid == getpid())
-		return 0;
-	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-		return 1;
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	if (ftn__read_file(path, comm, sizeof(comm)) <= 0)
-		return 0;       /* cannot tell: leave it alone */
-	comm[strcspn(comm, "\n")] = '\0';
-	if (!tool || !*tool)
-		return 0;
-	return strncmp(comm, tool, strlen(comm) < strlen(tool) ? strlen(comm) : strlen(tool)) != 0;
-}
-
-/* "ftnet-<tool>-<pid>" or "ftnet_<tool>_<pid>": tool and pid. */
-static int split_name(const char *name, char sep, char *tool, size_t size, long *pid)
-{
-	const char *last = strrchr(name, sep);
-	char *end;
-
-	if (strncmp(name, "ftnet", 5) || name[5] != sep || !last || last <= name + 5)
-		return -EINVAL;
-	*pid = strtol(last + 1, &end, 10);
-	if (*end || end == last + 1)
-		return -EINVAL;
-	snprintf(tool, size, "%.*s", (int)(last - (name + 6)), name + 6);
-	return 0;
-}
-
-static int reap_probes(const char *file)
-{
-	char *buf, line[4096];
-	int n = 0;
-	size_t cap = 1 << 20;
-	char *p;
-
-	if (!ftn_tracefs_exists(NULL, file))
-		return 0;
-	buf = malloc(cap);
-	if (!buf)
-		return 0;
-	if (ftn_tracefs_read(NULL, file, buf, cap) < 0) {
-		free(buf);
-		return 0;
-	}
-	/* lines look like "p:GROUP/EVENT target args" */
-	for (p = buf; *p; ) {
-		size_t len = strcspn(p, "\n");
-		char group[FTN_NAME_MAX], event[FTN_NAME_MAX], tool[64];
-		long pid;
-
-		snprintf(line, sizeof(line), "%.*s", (int)len, p);
-		p += len + (p[len] == '\n');
-		if (sscanf(line, "%*[^:]:%127[^/]/%127s", group, event) != 2)
-			continue;
-		if (split_name(group, '_', tool, sizeof(tool), &pid) == 0 &&
-		    run_is_dead(tool, pid) && ftn__probe_remove(file, group, event) == 0) {
-			ftn_log(FTN_LOG_INFO, "removed stale probe %s/%s", group, event);
-			n++;
-		}
-	}
-	free(buf);
-	return n;
-}
-
-int ftn_reap_stale(void)
-{
-	char dir[PATH_MAX];
-	const char *root = ftn_tracefs_root();
-	DIR *d;
-	struct dirent *de;
-	int n = 0;
-
-	if (!root)
-		return -errno;
-	snprintf(dir, sizeof(dir), "%s/instances", root);
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d)) != NULL) {
-			char tool[64], path[PATH_MAX + 300];
-			long pid;
-
-			if (split_name(de->d_name, '-', tool, sizeof(tool), &pid) ||
-			    !run_is_dead(tool, pid))
-				continue;
-			/* Disabling everything first keeps rmdir from racing
-			 * events; the kernel drops the instance's triggers and
-			 * filters with it. */
-			snprintf(path, sizeof(path), "%s/%s/events/enable", dir, de->d_name);
-			ftn__write_file(path, "0", O_TRUNC);
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (getenv("FTNET_FAKE_INSTANCE"))
-				remove_tree(path);
-			if (rmdir(path) == 0) {
-				ftn_log(FTN_LOG_INFO, "removed stale instance %s", de->d_name);
-				n++;
-			} else {
-				ftn_log(FTN_LOG_WARN, "cannot remove stale instance '%s': %s",
-					de->d_name, strerror(errno));
-			}
-		}
-		closedir(d);
-	}
-	n += reap_probes("kprobe_events");
-	n += reap_probes("uprobe_events");
-	return n;
-}

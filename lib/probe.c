@@ -32,58 +32,6 @@
 /* Probe definition files                                              */
 /* ------------------------------------------------------------------ */
 
-/* Append one command line to a probe definition file. Returns -errno;
- * -EOPNOTSUPP when the file itself does not exist (no kprobes/uprobes in
- * this kernel), so that it is not mistaken for the kernel's ENOENT "no
- * such symbol" answer to the write. */
-static int probe_file_append(const char *file, const char *cmd)
-{
-	char path[PATH_MAX];
-	char line[4096];
-	size_t len;
-	ssize_t n;
-	int fd, err;
-
-	if (file[0] == '/') {
-		if (strlen(file) >= sizeof(path))
-			return -ENAMETOOLONG;
-		strcpy(path, file);
-	} else {
-		err = ftn_tracefs_path(NULL, file, path, sizeof(path));
-		if (err < 0)
-			return err;
-	}
-	/* One write() per command: the kernel parses what one write gives
-	 * it, and a newline keeps a regular file (a fake tree) readable. */
-	len = (size_t)snprintf(line, sizeof(line), "%s\n", cmd);
-	if (len >= sizeof(line))
-		return -E2BIG;      /* the kernel limit is < 4096 per line */
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -EOPNOTSUPP : -errno;
-	do
-		n = write(fd, line, len);
-	while (n < 0 && errno == EINTR);
-	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	close(fd);
-	return err;
-}
-
-int ftn__probe_remove(const char *file, const char *group, const char *event)
-{
-	char cmd[2 * FTN_NAME_MAX + 4];
-	int err;
-
-	if (!file || !group || !event)
-		return -EINVAL;
-	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, event);
-	err = probe_file_append(file, cmd);
-	/* Already gone (or no probe file at all): the goal is met. */
-	if (err == -ENOENT || err == -EOPNOTSUPP)
-		return 0;
-	return err;
-}
-
 /* Event and group names become directory names and are parsed by the
  * kernel as C identifiers. */
 static int valid_name(const char *s)
@@ -112,7 +60,7 @@ static int probe_create(struct ftn_instance *inst, const char *file,
 	for (tries = 0; tries < 2; tries++) {
 		ftn__error_set("");
 		ftn__error_log_clear(NULL);
-		err = probe_file_append(file, cmd);
+		err = ftn__probe_file_append(file, cmd);
 		if (err != -EEXIST || tries)
 			break;
 		/* A same-named probe in our group: left by an earlier create
@@ -184,11 +132,13 @@ int ftn_probe_destroy(struct ftn_instance *inst, const char *event)
 	if (err)
 		return err;     /* keep the record: destroy tries again */
 	{
-		/* undo_drop may compact the array that file points into. */
-		char f[sizeof(inst->undo[0].arg)];
+		/* undo_drop frees the record that file points into. */
+		char *f = strdup(file);
 
-		snprintf(f, sizeof(f), "%s", file);
+		if (!f)
+			return -ENOMEM;
 		ftn__undo_drop(inst, FTN_UNDO_PROBE, inst->group, event, f);
+		free(f);
 	}
 	return 0;
 }

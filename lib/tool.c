@@ -5,6 +5,7 @@
 #include "ftnet_int.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,34 @@ int ftn_tool_tracefs(void)
 	return err;
 }
 
+static void on_signal(int sig)
+{
+	/* Only note it: the consumer returns within its next poll slice,
+	 * the tool leaves its loop and runs its ordinary teardown. */
+	ftn_stop(sig);
+}
+
+int ftn_cleanup_install(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	static int installed;
+	struct sigaction sa;
+
+	if (installed)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: blocking calls must return so the loop can end. */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return -errno;
+	if (atexit(ftn_cleanup) != 0)
+		return -ENOMEM;
+	installed = 1;
+	return 0;
+}
+
 struct ftn_instance *ftn_tool_instance(const char *tool)
 {
 	struct ftn_instance *inst;
@@ -64,6 +93,10 @@ struct ftn_instance *ftn_tool_instance(const char *tool)
 		errno = -err;
 		return NULL;
 	}
+	/* Runs killed with SIGKILL left their instance and probes: remove
+	 * them before adding ours (the library no longer does it on its own
+	 * in ftn_instance_create). */
+	ftn_reap_stale();
 	inst = ftn_instance_create(tool);
 	if (!inst) {
 		err = errno;

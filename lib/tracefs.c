@@ -47,32 +47,64 @@ static void unescape_mount(char *s)
 	*w = '\0';
 }
 
+/* Next whitespace-separated field of a /proc/mounts line, NUL-terminated
+ * in place; NULL at the end of the line. */
+static char *next_field(char **p)
+{
+	char *s = *p, *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return NULL;
+	e = s + strcspn(s, " \t");
+	if (*e)
+		*e++ = '\0';
+	*p = e;
+	return s;
+}
+
+/* The whole file is read, so a line of any length (overlay mounts carry
+ * kilobytes of options) is parsed whole: never cut, never read as two. */
 static int find_mount(char *out, size_t size)
 {
-	char line[1024], dev[256], dir[PATH_MAX], type[64];
+	char path[PATH_MAX], *buf, *line, *nl;
 	char debugfs[PATH_MAX + 16] = "";
-	FILE *f = fopen("/proc/mounts", "re");
+	int err, found = 0;
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3)
+	snprintf(path, sizeof(path), "%s/mounts", ftn__proc_root());
+	err = ftn__file_slurp(path, &buf, NULL);
+	if (err)
+		return err;
+	for (line = buf; line && *line && !found; line = nl) {
+		char *p = line, *dir, *type;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		if (!next_field(&p) || !(dir = next_field(&p)) || !(type = next_field(&p)))
 			continue;
 		unescape_mount(dir);
 		if (!strcmp(type, "tracefs")) {
-			fclose(f);
+			if (strlen(dir) >= size) {
+				err = -ENAMETOOLONG;
+				continue;
+			}
 			snprintf(out, size, "%s", dir);
-			return 0;
-		}
-		if (!strcmp(type, "debugfs") && !debugfs[0])
+			found = 1;
+		} else if (!strcmp(type, "debugfs") && !debugfs[0] &&
+			   strlen(dir) + sizeof("/tracing") <= sizeof(debugfs)) {
 			snprintf(debugfs, sizeof(debugfs), "%s/tracing", dir);
+		}
 	}
-	fclose(f);
-	if (debugfs[0] && access(debugfs, F_OK) == 0) {
+	free(buf);
+	if (found)
+		return 0;
+	if (debugfs[0] && strlen(debugfs) < size && access(debugfs, F_OK) == 0) {
 		snprintf(out, size, "%s", debugfs);
 		return 0;
 	}
-	return -ENOENT;
+	return err ? err : -ENOENT;
 }
 
 const char *ftn_tracefs_root(void)
@@ -136,54 +168,6 @@ int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel,
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
-ssize_t ftn__read_file(const char *path, char *buf, size_t size)
-{
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < size) {
-		ssize_t n = read(fd, buf + got, size - 1 - got);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	close(fd);
-	return (ssize_t)got;
-}
-
-int ftn__write_file(const char *path, const char *str, int flags)
-{
-	size_t len = strlen(str);
-	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	do {
-		n = write(fd, str, len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (close(fd) < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
 ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
 			 char *buf, size_t size)
 {
@@ -193,6 +177,69 @@ ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
 	if (err)
 		return err;
 	return ftn__read_file(path, buf, size);
+}
+
+int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
+		       char **out, size_t *len)
+{
+	char path[PATH_MAX];
+	int err = ftn_tracefs_path(inst, rel, path, sizeof(path));
+
+	*out = NULL;
+	if (err)
+		return err;
+	return ftn__file_slurp(path, out, len);
+}
+
+/* One write() per command: the kernel parses what one write gives it, and
+ * a newline keeps a regular file (a fake tree) readable. -EOPNOTSUPP when
+ * the file itself does not exist (no kprobes/uprobes in this kernel), so
+ * that it is not mistaken for the kernel's ENOENT "no such symbol" answer
+ * to the write. */
+int ftn__probe_file_append(const char *file, const char *cmd)
+{
+	char path[PATH_MAX];
+	char line[4096];
+	size_t len;
+	ssize_t n;
+	int fd, err;
+
+	if (file[0] == '/') {
+		if (strlen(file) >= sizeof(path))
+			return -ENAMETOOLONG;
+		strcpy(path, file);
+	} else {
+		err = ftn_tracefs_path(NULL, file, path, sizeof(path));
+		if (err < 0)
+			return err;
+	}
+	len = (size_t)snprintf(line, sizeof(line), "%s\n", cmd);
+	if (len >= sizeof(line))
+		return -E2BIG;      /* the kernel limit is < 4096 per line */
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EOPNOTSUPP : -errno;
+	do
+		n = write(fd, line, len);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	return err;
+}
+
+int ftn__probe_remove(const char *file, const char *group, const char *event)
+{
+	char cmd[2 * FTN_NAME_MAX + 4];
+	int err;
+
+	if (!file || !group || !event)
+		return -EINVAL;
+	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, event);
+	err = ftn__probe_file_append(file, cmd);
+	/* Already gone (or no probe file at all): the goal is met. */
+	if (err == -ENOENT || err == -EOPNOTSUPP)
+		return 0;
+	return err;
 }
 
 int ftn_tracefs_exists(const struct ftn_instance *inst, const char *rel)
@@ -290,16 +337,23 @@ static int last_error(const char *log, char *out, size_t size)
 
 void ftn__error_log_fetch(const struct ftn_instance *inst, const char *cmd)
 {
-	char buf[8192];
+	char *buf;
 
 	error_last[0] = '\0';
 	/* Filter and trigger errors land in the instance's log, probe errors
-	 * in the top-level one: try the instance first. */
-	if (inst && ftn_tracefs_read(inst, "error_log", buf, sizeof(buf)) > 0 &&
-	    last_error(buf, error_last, sizeof(error_last)) == 0)
-		return;
-	if (ftn_tracefs_read(NULL, "error_log", buf, sizeof(buf)) > 0)
+	 * in the top-level one: try the instance first. The log keeps many
+	 * entries: read it whole, the last one is what we want. */
+	if (inst && ftn__tracefs_slurp(inst, "error_log", &buf, NULL) == 0) {
+		int found = last_error(buf, error_last, sizeof(error_last)) == 0;
+
+		free(buf);
+		if (found)
+			return;
+	}
+	if (ftn__tracefs_slurp(NULL, "error_log", &buf, NULL) == 0) {
 		last_error(buf, error_last, sizeof(error_last));
+		free(buf);
+	}
 	(void)cmd;
 }
 
@@ -322,13 +376,9 @@ int ftn_tracefs_readme_has(const char *token)
 	static int loaded;
 
 	if (!loaded) {
-		char *buf = malloc(1 << 16);
-
 		loaded = 1;
-		if (buf && ftn_tracefs_read(NULL, "README", buf, 1 << 16) > 0)
-			readme = buf;
-		else
-			free(buf);
+		if (ftn__tracefs_slurp(NULL, "README", &readme, NULL) < 0)
+			readme = NULL;
 	}
 	return readme && strstr(readme, token) != NULL;
 }

@@ -237,7 +237,7 @@ if [ -n "$nst" ]; then
 else
 	t_skip "nstat cross-check" "nstat not installed"
 fi
-t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$trpid" 2>/dev/null)" "" \
+t_is "$(host_inst_of "$trpid")" "" \
 	"no instance of the -d run left behind"
 
 # ------------------------------------------------------------ signals
@@ -254,7 +254,7 @@ for sig in INT TERM HUP; do
 	else
 		t_fail "SIG$sig: tcpretrans exits within 5 s"
 	fi
-	t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$trpid" 2>/dev/null)" "" \
+	t_is "$(host_inst_of "$trpid")" "" \
 		"SIG$sig: its instance is removed"
 done
 
@@ -264,15 +264,16 @@ kpid=$trpid
 if host_wait_nonempty "$tmp/k.err" 50 "$kpid"; then
 	kill -9 "$kpid"
 	wait "$kpid" 2>/dev/null
-	t_check "SIGKILL leaves instances/ftnet-tcpretrans-$kpid" \
-		[ -d "$HOST_TRACEFS/instances/ftnet-tcpretrans-$kpid" ]
+	kdir=$(host_inst_of "$kpid")
+	t_check "SIGKILL leaves the instance of $kpid (${kdir##*/})" \
+		test -n "$kdir" -a -d "$kdir"
 	tr_bg "$tmp/k2.out" "$tmp/k2.err" -d 1
 	host_wait_pid "$trpid" 60
 	wait "$trpid"; rc=$?
 	t_is "$rc" 0 "tcpretrans -d 1 after a SIGKILLed run exits 0"
-	t_check "the next run removed the stale ftnet-tcpretrans-$kpid" \
-		[ ! -d "$HOST_TRACEFS/instances/ftnet-tcpretrans-$kpid" ]
-	t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$trpid" 2>/dev/null)" "" \
+	t_check "the next run removed the stale instance of $kpid" \
+		test -n "$kdir" -a ! -d "$kdir"
+	t_is "$(host_inst_of "$trpid")" "" \
 		"the next run left no instance of its own"
 else
 	t_fail "SIGKILL: tcpretrans started (banner within 5 s)"

@@ -102,7 +102,7 @@ finish() {
 		rc=timeout
 	fi
 	t_is "$rc" 0 "$1 exits 0"
-	t_is "$(ls -d "$HOST_TRACEFS"/instances/ftnet-*-"$bgpid" 2>/dev/null)" "" \
+	t_is "$(host_inst_of "$bgpid")" "" \
 		"$1: its instance is removed"
 }
 

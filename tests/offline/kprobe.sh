@@ -66,7 +66,7 @@ mkdir "$tmp/wrap"
 # for WRAP_EVENT with format WRAP_FORMAT, then becomes bin/kprobe.
 cat > "$tmp/wrap/kprobe" <<EOF
 #!/bin/sh
-g=ftnet_kprobe_\$\$
+g=\$(sh "$FTNET_TOP/tests/helpers/ftnet-name.sh" _ kprobe \$\$)
 mkdir -p "$tk/fs/events/\$g/\$WRAP_EVENT" "$tk/tmpl/events/\$g/\$WRAP_EVENT"
 cp "\$WRAP_FORMAT" "$tk/fs/events/\$g/\$WRAP_EVENT/format"
 printf '0\n' > "$tk/tmpl/events/\$g/\$WRAP_EVENT/enable"
@@ -81,7 +81,7 @@ kp_run() {
 	_fx=$1; WRAP_EVENT=$2; WRAP_FORMAT=$3; shift 3
 	export WRAP_EVENT WRAP_FORMAT
 	fake_run "$tk" "$_fx" "$tmp/o" "$tmp/e" "$tmp/wrap/kprobe" "$@"
-	sed 's/ftnet_kprobe_[0-9]*/ftnet_kprobe_N/' "$tk/fs/kprobe_events" > "$tmp/defs"
+	sed 's/ftnet_kprobe_[0-9][0-9a-z_]*/ftnet_kprobe_N/' "$tk/fs/kprobe_events" > "$tmp/defs"
 	: > "$tk/fs/kprobe_events"
 	rm -rf "$tk/fs/events/ftnet_kprobe_"* "$tk/tmpl/events/ftnet_kprobe_"*
 }
@@ -142,7 +142,7 @@ FTNET_TRACEFS=$tk/fs FTNET_FAKE_INSTANCE=$tk/tmpl "$KP" -d 1 'p:tcp_sendmsg size
 check "enable failure: exit 1 with one line (got $rc)" \
 	sh -c '[ "$1" = 1 ] && [ "$(wc -l < "$2")" = 1 ]' sh "$rc" "$tmp/e"
 check "enable failure: the probe is removed again" \
-	sh -c '[ "$(grep -c "^-:ftnet_kprobe_[0-9]*/tcp_sendmsg$" "$1")" = 1 ]' sh "$tk/fs/kprobe_events"
+	sh -c '[ "$(grep -c "^-:ftnet_kprobe_[0-9][0-9a-z_]*/tcp_sendmsg$" "$1")" = 1 ]' sh "$tk/fs/kprobe_events"
 : > "$tk/fs/kprobe_events"
 
 tree_sum "$tk/fs" | grep -v ' ./kprobe_events$' > "$tk.after"

@@ -46,7 +46,7 @@ run_raw() {
 	FTNET_TRACEFS=$root/fs FTNET_FAKE_INSTANCE=$root/tmpl \
 	FTNET_CLOCK_OFFSET=1795000000 TZ=UTC "$@" >"$out" 2>"$err" &
 	pid=$!
-	d=$root/fs/instances/ftnet-$(basename "$1")-$pid
+	d=$root/fs/instances/$(sh "$FTNET_TOP/tests/helpers/ftnet-name.sh" - "$(basename "$1")" $pid)
 	i=0
 	while [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
 		if grep -qx 1 "$d/events/skb/kfree_skb/enable" 2>/dev/null ||
@@ -168,7 +168,7 @@ printf '%s\n' "$hist_v0" > "$H/tmpl/events/skb/kfree_skb/hist"
 tree_sum "$H/fs" > "$tmp/hist.before"
 FTNET_TRACEFS=$H/fs FTNET_FAKE_INSTANCE=$H/tmpl TZ=UTC "$BIN/tcpdrop" -d 2 -i 1 --json -r NO_SOCKET >"$tmp/o" 2>"$tmp/e" &
 pid=$!
-d=$H/fs/instances/ftnet-tcpdrop-$pid
+d=$H/fs/instances/$(sh "$FTNET_TOP/tests/helpers/ftnet-name.sh" - tcpdrop $pid)
 i=0; while [ ! -s "$d/events/skb/kfree_skb/trigger" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 cp "$d/events/skb/kfree_skb/trigger" "$tmp/trig"
 sleep 0.4

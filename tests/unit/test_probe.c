@@ -66,7 +66,7 @@ static char *slurp_rel(const char *rel)
 static void test_fake_tree(void)
 {
 	struct ftn_instance *inst;
-	char want[2048], path[PATH_MAX], group[128];
+	char want[2048], path[PATH_MAX], group[128], iname[128];
 	const char *g;
 
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ftnet-probe-XXXXXX");
@@ -89,9 +89,12 @@ static void test_fake_tree(void)
 		return;
 	/* A copy: the group string dies with the instance. */
 	snprintf(group, sizeof(group), "%s", ftn_probe_group(inst));
+	snprintf(iname, sizeof(iname), "%s", ftn_instance_name(inst));
 	g = group;
-	snprintf(want, sizeof(want), "ftnet_ptest_%d", (int)getpid());
-	is_str(g, want, "fake: probe group is ftnet_<tool>_<pid>");
+	/* ftnet_<tool>_<pid>_n<pidns>_t<start> (reap.c): PID-namespace safe */
+	snprintf(want, sizeof(want), "ftnet_ptest_%d_n", (int)getpid());
+	ok(!strncmp(g, want, strlen(want)) && strstr(g, "_t") && strlen(g) < 64,
+	   "fake: probe group is ftnet_<tool>_<pid>_n<ns>_t<start> (%s)", g);
 
 	is_int(ftn_kprobe_create(inst, "rtx", "tcp_retransmit_skb sk=%di:x64", 0), 0,
 	       "fake: kprobe created");
@@ -134,8 +137,8 @@ static void test_fake_tree(void)
 		snprintf(uw, sizeof(uw), "p:%s/u1 /bin/true:0x1000\n-:%s/u1\n", g, g);
 		is_str(slurp_rel("uprobe_events"), uw, "fake: destroy removed the uprobe");
 	}
-	snprintf(path, sizeof(path), "%s/instances/ftnet-ptest-%d", tmpdir, (int)getpid());
-	ok(access(path, F_OK) != 0, "fake: instance directory gone");
+	snprintf(path, sizeof(path), "%s/instances/%s", tmpdir, iname);
+	ok(access(path, F_OK) != 0, "fake: instance directory gone (%s)", iname);
 
 	/* ftn__probe_remove semantics through the public path: a missing
 	 * probe file means "nothing to remove". */

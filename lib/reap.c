@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reap.c - who a run is, and removing what dead runs left behind.
+ *
+ * tracefs is one tree for every PID namespace: a run in a container and a
+ * run on the host see each other's instances and probe groups. A name
+ * holding only the PID ("ftnet-TOOL-PID", before issue 7) makes a live run
+ * in another namespace look dead from here, and keeps a dead run's instance
+ * alive forever once an unrelated process reuses the PID. So names carry
+ * the run's PID namespace (inode of /proc/self/ns/pid) and its start time
+ * (field 22 of /proc/self/stat, clock ticks since boot), in hex:
+ *
+ *   instance     ftnet-TOOL-PID-nNS-tSTART    ftnet-tcpretrans-812-neffffffc-t2f3a1
+ *   probe group  ftnet_TOOL_PID_nNS_tSTART    (a C identifier: [A-Za-z0-9_])
+ *
+ * A name is reaped only when we are sure its run is gone:
+ *  - same PID namespace: no such PID, or the PID's start time differs;
+ *  - another PID namespace: only from the initial namespace (which sees
+ *    every process), when no process in /proc has that namespace, that
+ *    innermost PID (NSpid) and that start time;
+ *  - anything else (a namespace we cannot see into, /proc unreadable, a
+ *    /proc of another namespace than ours): left alone.
+ * Old-format names are judged as before (PID gone, or its comm is not the
+ * tool's) so runs of older versions are still cleaned up.
+ */
+#include "ftnet_int.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The kernel's PROC_PID_INIT_INO: the initial PID namespace. */
+#define INIT_PID_NS 0xEFFFFFFCULL
+/* The kernel refuses group and event names of MAX_EVENT_NAME_LEN (64)
+ * characters or more. The tool part is cut to TOOL_MAX, and further when
+ * the numbers are long (in practice the ns fits 8 hex digits and the start
+ * time 8-10, leaving the 16). */
+#define NAME_LEN 64
+#define TOOL_MAX 16
+
+int ftn__runid_format(const struct ftn__runid *r, char sep, char *buf, size_t size)
+{
+	char tool[TOOL_MAX + 1], rest[64];
+	int n, room;
+
+	if (r->old)
+		snprintf(rest, sizeof(rest), "%c%ld", sep, r->pid);
+	else
+		snprintf(rest, sizeof(rest), "%c%ld%cn%" PRIx64 "%ct%" PRIx64, sep, r->pid, sep,
+			 r->ns, sep, r->start);
+	/* The whole name stays under NAME_LEN (the kernel's event-name
+	 * limit): the tool part is informational and gives way. */
+	room = NAME_LEN - 1 - 6 - (int)strlen(rest);
+	if (room > TOOL_MAX)
+		room = TOOL_MAX;
+	if (room < 1)
+		return -ENAMETOOLONG;
+	snprintf(tool, sizeof(tool), "%.*s", room, r->tool);
+	/* probe group names allow [A-Za-z0-9_] only */
+	if (sep == '_')
+		for (char *p = tool; *p; p++)
+			if (!isalnum((unsigned char)*p))
+				*p = '_';
+	n = snprintf(buf, size, "ftnet%c%s%s", sep, tool, rest);
+	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+/* Parse a lowercase hex token after its one-letter tag; -EINVAL if not. */
+static int hex_token(const char *s, size_t len, char tag, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len < 2 || len > 17 || s[0] != tag)
+		return -EINVAL;
+	for (size_t i = 1; i < len; i++) {
+		int c = (unsigned char)s[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			return -EINVAL;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int dec_token(const char *s, size_t len, long *out)
+{
+	long v = 0;
+
+	if (len == 0 || len > 9)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -EINVAL;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int ftn__runid_parse(const char *name, char sep, struct ftn__runid *r)
+{
+	const char *tok[3], *end = name + strlen(name), *p = end;
+	size_t len[3];
+	int ntok = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (strncmp(name, "ftnet", 5) || name[5] != sep)
+		return -EINVAL;
+	/* Up to three tokens from the right: [pid] [pid n t] */
+	while (ntok < 3) {
+		const char *q = p;
+
+		while (q > name + 6 && q[-1] != sep)
+			q--;
+		if (q <= name + 6)
+			break;          /* reached the tool part's start */
+		tok[ntok] = q;
+		len[ntok] = (size_t)(p - q);
+		ntok++;
+		p = q - 1;              /* the separator before it */
+	}
+	if (ntok >= 3 && hex_token(tok[0], len[0], 't', &r->start) == 0 &&
+	    hex_token(tok[1], len[1], 'n', &r->ns) == 0 &&
+	    dec_token(tok[2], len[2], &r->pid) == 0) {
+		p = tok[2] - 1;
+	} else if (ntok >= 1 && dec_token(tok[0], len[0], &r->pid) == 0) {
+		r->old = 1;
+		p = tok[0] - 1;
+	} else {
+		return -EINVAL;
+	}
+	if (p <= name + 6 || r->pid <= 0)
+		return -EINVAL;         /* no tool part */
+	snprintf(r->tool, sizeof(r->tool), "%.*s", (int)(p - (name + 6)), name + 6);
+	return 0;
+}
+
+/* Inode of a namespace link ("pid:[4026531836]"), read with readlink so
+ * that a fake /proc can hold it. 0 or -errno. */
+static int ns_inode(const char *proc, const char *pid, const char *ns, uint64_t *out)
+{
+	char path[PATH_MAX], link[128], *end;
+	ssize_t n;
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/%s/ns/%s", proc, pid, ns);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	p = strchr(link, '[');
+	if (!p)
+		return -EINVAL;
+	*out = strtoull(p + 1, &end, 10);
+	return *end == ']' ? 0 : -EINVAL;
+}
+
+/* Field 1 (pid) and field 22 (start time) of /proc/PID/stat. The comm in
+ * field 2 may hold spaces and parentheses: fields are counted after the
+ * last ')'. */
+static int proc_stat(const char *proc, const char *pid, long *self_pid, uint64_t *start)
+{
+	char path[PATH_MAX], buf[1024], *p;
+	unsigned long long v;
+
+	snprintf(path, sizeof(path), "%s/%s/stat", proc, pid);
+	if (ftn__read_file(path, buf, sizeof(buf)) <= 0)
+		return -ENOENT;
+	if (self_pid)
+		*self_pid = strtol(buf, NULL, 10);
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	/* after ")": field 3 (state) ... field 22 is the 20th */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+		   "%*d %*d %*d %*d %*d %llu", &v) != 1)
+		return -EINVAL;
+	*start = v;
+	return 0;
+}
+
+int ftn__runid_self(const char *proc, const char *tool, struct ftn__runid *r)
+{
+	long pid = 0;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->tool, sizeof(r->tool), "%s", tool ? tool : "");
+	r->pid = (long)getpid();
+	if ((err = ns_inode(proc, "self", "pid", &r->ns)) ||
+	    (err = proc_stat(proc, "self", &pid, &r->start)))
+		return err;
+	/* A /proc of another PID namespace than ours (unshare without
+	 * --mount-proc) shows our process under another PID: we could not
+	 * judge PIDs through it, and ours would not match it. */
+	r->proc_ok = pid == r->pid;
+	return 0;
+}
+
+void ftn__run_names(const char *tool, char *name, size_t nsize, char *group, size_t gsize)
+{
+	struct ftn__runid self;
+
+	/* Without a readable /proc the old name is the honest one: it is
+	 * judged by PID alone, as before. */
+	if (ftn__runid_self(ftn__proc_root(), tool, &self) < 0) {
+		self.old = 1;
+		self.pid = (long)getpid();
+		snprintf(self.tool, sizeof(self.tool), "%s", tool);
+	}
+	if (ftn__runid_format(&self, '-', name, nsize) < 0 ||
+	    ftn__runid_format(&self, '_', group, gsize) < 0) {
+		self.old = 1;
+		ftn__runid_format(&self, '-', name, nsize);
+		ftn__runid_format(&self, '_', group, gsize);
+	}
+}
+
+/* Before issue 7: the PID is gone, or runs something whose comm is not
+ * the tool's (comm is at most 15 characters). */
+static int old_is_stale(const char *proc, const struct ftn__runid *r)
+{
+	char path[PATH_MAX], comm[64];
+	size_t n;
+
+	if (r->pid == (long)getpid())
+		return 0;
+	if (kill((pid_t)r->pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "%s/%ld/comm", proc, r->pid);
+	if (ftn__read_file(path, comm, sizeof(comm)) <= 0)
+		return 0;       /* cannot tell: leave it alone */
+	comm[strcspn(comm, "\n")] = '\0';
+	if (!r->tool[0])
+		return 0;
+	n = strlen(comm) < strlen(r->tool) ? strlen(comm) : strlen(r->tool);
+	return strncmp(comm, r->tool, n) != 0;
+}
+
+/* Innermost PID of /proc/PID/status's "NSpid:" line; -1 when absent. */
+static long nspid_inner(const char *proc, const char *pid)
+{
+	char path[PATH_MAX], buf[4096], *p, *end;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "%s/%s/status", proc, pid);
+	if (ftn__read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "\nNSpid:");
+	if (!p)
+		return -1;
+	p += 7;
+	for (;;) {
+		long x = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		v = x;
+		p = end;
+	}
+	return v;
+}
+
+/* Does a process in PID namespace ns, with innermost PID pid and this
+ * start time, exist? 1 yes, 0 no, -errno when /proc cannot be scanned. */
+static int foreign_run_alive(const char *proc, const struct ftn__runid *r)
+{
+	DIR *d = opendir(proc);
+	struct dirent *de;
+	int alive = 0;
+
+	if (!d)
+		return -errno;
+	while (!alive && (de = readdir(d)) != NULL) {
+		uint64_t ns, start;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (ns_inode(proc, de->d_name, "pid", &ns) || ns != r->ns)
+			continue;
+		if (nspid_inner(proc, de->d_name) != r->pid)
+			continue;
+		/* A process that vanished between the reads counts as
+		 * alive this time: the next start decides. */
+		if (proc_stat(proc, de->d_name, NULL, &start) || start == r->start)
+			alive = 1;
+	}
+	closedir(d);
+	return alive;
+}
+
+int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
+		      const struct ftn__runid *r)
+{
+	char pid[24];
+	uint64_t start;
+
+	if (r->old)
+		return old_is_stale(proc, r);
+	if (r->ns == self->ns) {
+		if (r->pid == self->pid)
+			return r->start != self->start;
+		if (!self->proc_ok)
+			return 0;
+		snprintf(pid, sizeof(pid), "%ld", r->pid);
+		switch (proc_stat(proc, pid, NULL, &start)) {
+		case 0:
+			return start != r->start;       /* PID reused */
+		case -ENOENT:
+			return 1;                       /* no such process */
+		default:
+			return 0;                       /* cannot tell */
+		}
+	}
+	/* Another namespace: only the initial one sees every process. */
+	if (self->ns != INIT_PID_NS || !self->proc_ok)
+		return 0;
+	return foreign_run_alive(proc, r) == 0;
+}
+
+/* Remove the probes of dead runs from one definition file. */
+static int reap_probes(const char *proc, const struct ftn__runid *self, const char *file)
+{
+	char *buf, *p;
+	int n = 0;
+
+	if (!ftn_tracefs_exists(NULL, file) || ftn__tracefs_slurp(NULL, file, &buf, NULL) < 0)
+		return 0;
+	/* lines look like "p:GROUP/EVENT target args" */
+	for (p = buf; *p; ) {
+		size_t len = strcspn(p, "\n");
+		char group[FTN_NAME_MAX], event[FTN_NAME_MAX];
+		struct ftn__runid r;
+		char *colon = memchr(p, ':', len), *slash, *sp;
+
+		if (colon && (slash = memchr(colon, '/', len - (size_t)(colon - p))) != NULL) {
+			sp = slash + 1 + strcspn(slash + 1, " \n");
+			if ((size_t)(slash - colon - 1) < sizeof(group) &&
+			    (size_t)(sp - slash - 1) < sizeof(event)) {
+				snprintf(group, sizeof(group), "%.*s", (int)(slash - colon - 1), colon + 1);
+				snprintf(event, sizeof(event), "%.*s", (int)(sp - slash - 1), slash + 1);
+				if (ftn__runid_parse(group, '_', &r) == 0 &&
+				    ftn__run_is_stale(proc, self, &r) == 1 &&
+				    ftn__probe_remove(file, group, event) == 0) {
+					ftn_log(FTN_LOG_INFO, "removed stale probe %s/%s", group, event);
+					n++;
+				}
+			}
+		}
+		p += len + (p[len] == '\n');
+	}
+	free(buf);
+	return n;
+}
+
+int ftn_reap_stale(void)
+{
+	const char *proc = ftn__proc_root();
+	const char *root = ftn_tracefs_root();
+	struct ftn__runid self;
+	char dir[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (!root)
+		return -errno;
+	if (ftn__runid_self(proc, "", &self) < 0) {
+		/* /proc unreadable: only old-format names can be judged
+		 * (by kill(2)); a new-format one never matches this. */
+		memset(&self, 0, sizeof(self));
+		self.pid = (long)getpid();
+		self.ns = UINT64_MAX;
+	}
+	snprintf(dir, sizeof(dir), "%s/instances", root);
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d)) != NULL) {
+			char path[PATH_MAX + 300];
+			struct ftn__runid r;
+
+			if (ftn__runid_parse(de->d_name, '-', &r) ||
+			    ftn__run_is_stale(proc, &self, &r) != 1)
+				continue;
+			/* Disabling everything first keeps rmdir from racing
+			 * events; the kernel drops the instance's triggers and
+			 * filters with it. */
+			snprintf(path, sizeof(path), "%s/%s/events/enable", dir, de->d_name);
+			ftn__write_file(path, "0", O_TRUNC);
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (rmdir(path) == 0) {
+				ftn_log(FTN_LOG_INFO, "removed stale instance %s", de->d_name);
+				n++;
+			} else {
+				ftn_log(FTN_LOG_WARN, "cannot remove stale instance '%s': %s",
+					de->d_name, strerror(errno));
+			}
+		}
+		closedir(d);
+	}
+	n += reap_probes(proc, &self, "kprobe_events");
+	n += reap_probes(proc, &self, "uprobe_events");
+	return n;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fakeinst.c - what a real tracefs does on mkdir/rmdir of an instance,
+ * for fake trees in tests; never part of the installed library.
+ *
+ * A real tracefs populates instances/NAME on mkdir and drops its files on
+ * rmdir; a directory laid out by a test cannot. With FTNET_FAKE_INSTANCE
+ * naming a template directory, this shim wraps mkdir() and rmdir():
+ *  - mkdir of a new directory whose parent is named "instances" fills it
+ *    from the template (directories, regular files copied, FIFOs made);
+ *  - rmdir of such a directory empties it first.
+ * Without that variable both calls are plain system calls.
+ *
+ * Built twice: build/tests/fakeinst.so for LD_PRELOAD (the tools in
+ * offline test scripts, through fakefs.inc) and build/tests/fakeinst.o,
+ * linked into the unit tests (a definition in the executable wins over
+ * libc's for the library's calls too).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int mkdir(const char *path, mode_t mode);
+int rmdir(const char *path);
+
+static int sys_mkdir(const char *path, mode_t mode)
+{
+	return (int)syscall(SYS_mkdirat, AT_FDCWD, path, mode);
+}
+
+static int sys_rmdir(const char *path)
+{
+	return (int)syscall(SYS_unlinkat, AT_FDCWD, path, AT_REMOVEDIR);
+}
+
+/* The template, when path is an instance directory of a fake tree. */
+static const char *template_for(const char *path)
+{
+	const char *tmpl = getenv("FTNET_FAKE_INSTANCE");
+	const char *slash, *prev;
+	size_t len = strlen(path);
+
+	if (!tmpl || !*tmpl)
+		return NULL;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	slash = memrchr(path, '/', len);
+	if (!slash || slash == path)
+		return NULL;
+	prev = memrchr(path, '/', (size_t)(slash - path));
+	prev = prev ? prev + 1 : path;
+	if ((size_t)(slash - prev) != 9 || memcmp(prev, "instances", 9))
+		return NULL;
+	return tmpl;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, err = 0;
+	ssize_t n;
+
+	if (in >= 0)
+		out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (in < 0 || out < 0)
+		err = -1;
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			err = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return err;
+}
+
+static int copy_tree(const char *from, const char *to)
+{
+	DIR *d = opendir(from);
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return -1;
+	while (!err && (de = readdir(d)) != NULL) {
+		char src[PATH_MAX], dst[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", from, de->d_name);
+		snprintf(dst, sizeof(dst), "%s/%s", to, de->d_name);
+		if (lstat(src, &st) < 0)
+			err = -1;
+		else if (S_ISDIR(st.st_mode))
+			err = (sys_mkdir(dst, 0755) < 0 && errno != EEXIST) ? -1 : copy_tree(src, dst);
+		else if (S_ISFIFO(st.st_mode))
+			err = mkfifo(dst, 0644);
+		else if (S_ISREG(st.st_mode))
+			err = copy_file(src, dst);
+	}
+	closedir(d);
+	return err;
+}
+
+static void empty_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			empty_tree(p);
+			sys_rmdir(p);
+		} else {
+			unlink(p);
+		}
+	}
+	closedir(d);
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	const char *tmpl;
+	int saved;
+
+	if (sys_mkdir(path, mode) < 0)
+		return -1;
+	tmpl = template_for(path);
+	if (tmpl && copy_tree(tmpl, path) < 0) {
+		saved = errno ? errno : EIO;
+		empty_tree(path);
+		sys_rmdir(path);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int rmdir(const char *path)
+{
+	if (template_for(path))
+		empty_tree(path);
+	return sys_rmdir(path);
+}

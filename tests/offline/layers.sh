@@ -1,0 +1,128 @@
+#!/bin/sh
+# tests/offline/layers.sh - the library's shape, from its objects:
+#  - layers: from nm of every build/lib/*.o, the graph "file A uses a
+#    symbol defined in file B"; any cycle fails and is printed;
+#  - install: `make install DESTDIR=...` puts the static and the shared
+#    library (soname, symlinks), the header and ftnet.pc in place, and
+#    examples/count_events.c builds against the installed copy with
+#    `cc $(pkg-config --cflags --libs ftnet)`, links libftnet.so.0, and runs
+#    with LD_LIBRARY_PATH against a fake tracefs tree.
+. "$(dirname "$0")/fakefs.inc"
+
+cd "$FTNET_TOP" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ------------------------------------------------------------ layers
+# "A B SYMBOL": A.o uses SYMBOL, defined in B.o (A != B)
+for o in build/lib/*.o; do
+	f=$(basename "$o" .o)
+	nm "$o" | awk -v f="$f" '
+		$1 == "U" { print "U", f, $2; next }
+		NF == 3 && $2 ~ /^[TDBRCVWG]$/ { print "D", f, $3 }'
+done > "$tmp/syms"
+awk '$1 == "D" { def[$3] = $2; next }
+     $1 == "U" { use[++n] = $2 " " $3 }
+     END { for (i = 1; i <= n; i++) { split(use[i], a, " ")
+		if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]], a[2] } }' \
+	"$tmp/syms" | sort -u > "$tmp/edges"
+nobj=$(ls build/lib/*.o | wc -l)
+check "layer graph built from $nobj objects ($(wc -l < "$tmp/edges") uses)" \
+	test "$nobj" -gt 5 -a -s "$tmp/edges"
+# find_cycles EDGES: depth-first search; a back edge closes a cycle: print
+# it with the symbol behind each step.
+find_cycles() {
+	awk '
+	{ k = $1 SUBSEP $2; if (!(k in sym)) { sym[k] = $3; out[$1] = out[$1] " " $2 }; node[$1]; node[$2] }
+	function dfs(v,    n, i, w, j, s) {
+		colour[v] = 1; path[++depth] = v
+		n = split(out[v], w, " ")
+		for (i = 1; i <= n; i++) {
+			if (colour[w[i]] == 1) {
+				s = ""
+				for (j = 1; j <= depth; j++) if (path[j] == w[i]) break
+				for (; j <= depth; j++)
+					s = s path[j] ".c -(" sym[path[j], (j < depth ? path[j + 1] : w[i])] ")-> "
+				print "cycle: " s w[i] ".c"
+			} else if (!colour[w[i]])
+				dfs(w[i])
+		}
+		colour[v] = 2; depth--
+	}
+	END { for (v in node) if (!colour[v]) dfs(v) }' "$1"
+}
+# the search itself can fail: a planted cycle is found and printed
+printf 'a b f1\nb c f2\nc a f3\nd a f4\n' > "$tmp/planted"
+find_cycles "$tmp/planted" > "$tmp/found"
+check "the cycle search finds a planted a -> b -> c -> a, once: $(cat "$tmp/found")" \
+	sh -c '[ "$(grep -c . "$1")" = 1 ] && grep -q "(f1)" "$1" && grep -q "(f2)" "$1" &&
+	       grep -q "(f3)" "$1" && ! grep -q "(f4)" "$1"' sh "$tmp/found"
+find_cycles "$tmp/edges" > "$tmp/cycles"
+if [ -s "$tmp/cycles" ]; then
+	not_ok "no cycle between library files ($(wc -l < "$tmp/cycles") found)"
+	sed 's/^/#   /' "$tmp/cycles"
+else
+	ok "no cycle between library files"
+fi
+# the graph the check sees, for the log
+awk '{ e[$1 " -> " $2] } END { for (k in e) print k }' "$tmp/edges" | sort |
+	tr '\n' ';' | sed 's/;$//; s/;/; /g; s/^/# layers: /'
+echo
+
+# ------------------------------------------------------------ install
+root=$tmp/root
+prefix=/opt/ftnet-test
+make -s install DESTDIR="$root" PREFIX="$prefix" >"$tmp/inst.out" 2>&1; rc=$?
+check "make install DESTDIR=... PREFIX=$prefix (exit $rc)" test "$rc" = 0 ||
+	sed 's/^/#   /' "$tmp/inst.out"
+L=$root$prefix/lib
+ver=$(sed -n 's/^#define FTNET_VERSION "\(.*\)"/\1/p' lib/ftnet.h)
+check "installed libftnet.so.$ver, libftnet.a, ftnet.h, ftnet.pc" \
+	test -f "$L/libftnet.so.$ver" -a -f "$L/libftnet.a" -a \
+	     -f "$root$prefix/include/ftnet.h" -a -f "$L/pkgconfig/ftnet.pc"
+check "symlinks libftnet.so -> libftnet.so.${ver%%.*} -> libftnet.so.$ver" \
+	test "$(readlink "$L/libftnet.so")" = "libftnet.so.${ver%%.*}" -a \
+	     "$(readlink "$L/libftnet.so.${ver%%.*}")" = "libftnet.so.$ver"
+soname=$(readelf -d "$L/libftnet.so.$ver" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+check "soname is libftnet.so.${ver%%.*} (got $soname)" test "$soname" = "libftnet.so.${ver%%.*}"
+check "ftnet.pc names the installed paths and the version" \
+	sh -c 'grep -qx "libdir=$1/lib" "$2" && grep -qx "includedir=$1/include" "$2" &&
+	       grep -qx "Version: $3" "$2"' sh "$prefix" "$L/pkgconfig/ftnet.pc" "$ver"
+
+# the flags pkg-config gives for the installed tree (sysroot = DESTDIR)
+flags=$(PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root \
+	pkg-config --cflags --libs ftnet 2>"$tmp/pc.err"); rc=$?
+flags=${flags% }
+check "pkg-config --cflags --libs ftnet: $flags" \
+	test "$rc" = 0 -a "$flags" = "-I$root$prefix/include -L$root$prefix/lib -lftnet"
+# shellcheck disable=SC2086
+${CC:-cc} -o "$tmp/count_events" examples/count_events.c $flags >"$tmp/cc.out" 2>&1; rc=$?
+check "examples/count_events.c builds with those flags" test "$rc" = 0 ||
+	sed 's/^/#   /' "$tmp/cc.out"
+check "count_events needs libftnet.so.${ver%%.*} (shared, not the archive)" \
+	sh -c 'readelf -d "$1" | grep -q "(NEEDED).*\[libftnet.so.$2\]"' sh "$tmp/count_events" "${ver%%.*}"
+check "with LD_LIBRARY_PATH it loads the installed copy" \
+	sh -c 'LD_LIBRARY_PATH="$1" ldd "$2" | grep -q "libftnet.so.$3 => $1/libftnet.so.$3"' \
+	sh "$L" "$tmp/count_events" "${ver%%.*}"
+
+# run it: usage, then counting the events of a fake tree
+LD_LIBRARY_PATH=$L "$tmp/count_events" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "count_events without arguments: usage, exit 2 (got $rc)" \
+	sh -c 'test "$1" = 2 && grep -q "^usage: count_events" "$2"' sh "$rc" "$tmp/e"
+fx=$FIX/linux-6.18/trace_pipe.txt
+fake_tree "$tmp/t" linux-6.18 tcp/tcp_retransmit_skb
+tree_sum "$tmp/t/fs" > "$tmp/t.before"
+LD_LIBRARY_PATH=$L
+export LD_LIBRARY_PATH
+fake_run "$tmp/t" "$fx" "$tmp/o" "$tmp/e" "$tmp/count_events" tcp tcp_retransmit_skb 1.5
+unset LD_LIBRARY_PATH
+# (the fake tree does not filter: every event line of the fixture counts)
+want=$(grep -Ec ' [0-9]+\.[0-9]+: [a-z_0-9]+: ' "$fx")
+got=$(awk '{ s += $2 } END { print s + 0 }' "$tmp/o")
+check "count_events on the installed library: exit 0 (got $rc)" test "$rc" = 0
+check "it counted every event line of the fixture ($got of $want)" \
+	test "$got" = "$want" -a "$want" -gt 0
+tree_sum "$tmp/t/fs" > "$tmp/t.after"
+same "its instance is gone, the tree left as found" "$tmp/t.before" "$tmp/t.after"
+
+done_tap
