@@ -43,8 +43,8 @@ enum tool_exit {
 };
 
 /* Map 0 / -errno to an exit code: EPERM/EACCES -> PERM; EINVAL, ENOTSUP,
- * EOPNOTSUPP, ENODEV, ENOENT -> USAGE (the user asked for something this
- * kernel or command line cannot give); other errors -> FAILURE. */
+ * EOPNOTSUPP, ENODEV -> USAGE (the user asked for something this kernel
+ * or command line cannot give); other errors -> FAILURE. */
 int tool_exit_code(int err);
 
 /* ------------------------------------------------------------------ */
@@ -169,8 +169,8 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 /* The usage text: synopsis, about, the tool's options, the common options
  * it takes, the exit status line, the man page pointer, EXAMPLES. */
 void tool_usage(const struct tool_desc *d, FILE *f);
-/* Misuse found after parsing (a value the tool checks later): one line,
- * "Try 'PROG -h'" and exit 2. */
+/* Misuse found after parsing (a missing or extra operand): one line and
+ * the usage on stderr, exit 2. */
 void tool_usage_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
@@ -396,9 +396,11 @@ int tool_report_prom_counter(struct tool_report *r, const char *name,
 
 /* The banner on stderr ("Tracing packet drops (binary buffers). Ctrl-C to
  * end." - " Ctrl-C to end." is added when o->duration is 0) and, in event
- * mode (events != 0) the text header (not with -H or --json). Marks the
- * run as started: tool_report_finish then says "Ending tracing...". */
-void tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
+ * mode (events != 0) the text header (not with -H or --json); the first
+ * --prom file (every counter registered by now). Marks the run as
+ * started: tool_report_finish then says "Ending tracing...". 0, or -errno
+ * when the --prom file cannot be written (said in one line). */
+int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The text header now (not with -H or --json). */
 void tool_report_header(struct tool_report *r);
@@ -520,15 +522,20 @@ extern const char tool_ftrace_header[];
  * and returns without tracing.
  */
 struct tool_tracer {
-	struct tool_opts o;     /* common options (-d, -H, --json) */
+	struct tool_opts o;     /* common options (-d, -i, -H, --json, --prom) */
 	int pid;                /* -p, 0 = any */
 	int stacks;             /* -s */
 	int view;               /* -v: print the format, do not trace */
 	const char *filter;     /* FILTER operand, NULL when none */
-	const char *what;       /* banner: "kprobe", "kretprobe", "tracepoint" */
+	const char *what;       /* banner word before the name: "kprobe",
+				   "kretprobe"; NULL for none */
+	const char *name;       /* banner and --prom label ("tcp:tcp_probe",
+				   "rt"); the events printed are those whose
+				   ev->name is the event given to run */
 };
 /* -p PID, -s, -v of a tracer (for tool_desc.opt): 0, -EINVAL after one
- * line, or 1 when c is not a tracer option. */
+ * line, or 1 when c is not a tracer option. The tracer's --prom counter is
+ * ftnet_<TOOL>_events_total{event="NAME"}. */
 int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg);
 /* Help lines of -p, -s, -v (view), for tool_desc.options. */
 #define TOOL_TRACER_OPTIONS \
