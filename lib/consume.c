@@ -12,7 +12,6 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define READ_SIZE (256 * 1024)
@@ -25,6 +24,7 @@ struct pending {
 	size_t len;
 	int cpu;
 	int complete;           /* no stack can follow any more */
+	int trim;               /* ftn__stack_trim_frame state */
 	int nframes;
 	char *frames[FTN_MAX_FRAMES];
 };
@@ -39,23 +39,10 @@ struct consumer {
 	int phead, pcount;
 	int frames_to;          /* pending index collecting frames, -1 none */
 	int stop;
+	int fd;                 /* trace_pipe */
+	char *buf;              /* read buffer, READ_SIZE + 1 */
+	size_t have;            /* bytes of an unfinished line in buf */
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void deliver(struct consumer *c, const struct ftn_event *ev)
 {
@@ -128,28 +115,6 @@ static void pending_add(struct consumer *c, const char *line, size_t len, int cp
 	c->pcount++;
 }
 
-/* Machinery frames above the probed function: the tracepoint's own
- * trace_event_raw_event_* frame, the kprobe dispatch path and its
- * anonymous trampoline. Users want the stack to start at the function. */
-static int machinery_frame(const char *f)
-{
-	static const char *const prefixes[] = {
-		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
-		"kprobe_trace_func", "kretprobe_trace_func", "kprobe_dispatcher",
-		"kretprobe_dispatcher", "aggr_pre_handler", "kprobe_ftrace_handler",
-		"pre_handler_kretprobe", "__kretprobe_trampoline_handler",
-		"kretprobe_trampoline_handler", "trampoline_handler",
-		"__kretprobe_trampoline", "kretprobe_trampoline", "arch_rethook_",
-		"rethook_", "ftrace_regs_call", "ftrace_call", "ftrace_trampoline",
-		"0x", "event_triggers_call", "stacktrace_trigger",
-	};
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
 static void add_frame(struct consumer *c, const char *frame)
 {
 	struct pending *p;
@@ -157,7 +122,7 @@ static void add_frame(struct consumer *c, const char *frame)
 	if (c->frames_to < 0)
 		return;
 	p = &c->pend[c->frames_to];
-	if (p->nframes == 0 && machinery_frame(frame))
+	if (ftn__stack_trim_frame(&p->trim, frame))
 		return;
 	if (p->nframes < FTN_MAX_FRAMES)
 		p->frames[p->nframes++] = strdup(frame);
@@ -222,134 +187,120 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		ftn__loss_stream(c->loss, ev.cpu, lost);
 }
 
+/* --- the batch loop's callbacks --- */
+
+static int c_wait(void *ctx, int timeout_ms)
+{
+	struct consumer *c = ctx;
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	int r = poll(&pfd, 1, timeout_ms);
+
+	return r < 0 ? -errno : r > 0;
+}
+
+static int c_take(void *ctx)
+{
+	struct consumer *c = ctx;
+	char *s, *e, *nl;
+	ssize_t n = read(c->fd, c->buf + c->have, READ_SIZE - c->have);
+
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (n == 0)
+		/* tracing off, or (fake trees) the FIFO writer left */
+		return 0;
+	c->have += (size_t)n;
+	s = c->buf;
+	e = c->buf + c->have;
+	while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		handle_line(c, s, (size_t)(nl - s));
+		s = nl + 1;
+	}
+	c->have = (size_t)(e - s);
+	if (c->have == READ_SIZE) {
+		/* a "line" larger than the buffer: take it as is */
+		handle_line(c, c->buf, c->have);
+		c->have = 0;
+	} else if (c->have && s != c->buf) {
+		memmove(c->buf, s, c->have);
+	}
+	return 1;
+}
+
+static int c_boundary(void *ctx, int64_t now_wall_ns)
+{
+	struct consumer *c = ctx;
+
+	if (c->want_stacks)
+		pending_flush(c, 1);
+	ftn__loss_poll(c->loss);
+	if (c->ops->batch && c->ops->batch(c->ctx, now_wall_ns))
+		c->stop = 1;
+	return c->stop;
+}
+
+static int c_stopped(void *ctx)
+{
+	return ((struct consumer *)ctx)->stop;
+}
+
 int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx)
 {
-	struct ftn_consumer_opts def = { .period_s = 1.0 };
+	static const struct ftn__batch_ops bops = {
+		.wait = c_wait, .take = c_take, .boundary = c_boundary, .stopped = c_stopped,
+	};
 	struct consumer *c;
 	char path[PATH_MAX];
-	char *buf;
-	size_t have = 0;
-	int64_t start, end_at = 0, next_batch, period;
-	int err = 0, fd;
+	int err = 0, r;
 
-	if (!opts)
-		opts = &def;
-	period = (int64_t)((opts->period_s > 0 ? opts->period_s : 1.0) * 1e9);
+	if (!inst || !ops)
+		return -EINVAL;
 	if ((err = ftn_tracefs_path(inst, "trace_pipe", path, sizeof(path))))
 		return err;
 	c = calloc(1, sizeof(*c));
-	buf = malloc(READ_SIZE + 1);
-	if (!c || !buf) {
+	if (!c)
+		return -ENOMEM;
+	c->buf = malloc(READ_SIZE + 1);
+	if (!c->buf) {
 		free(c);
-		free(buf);
 		return -ENOMEM;
 	}
 	c->inst = inst;
 	c->ops = ops;
 	c->ctx = ctx;
-	c->want_stacks = opts->want_stacks;
+	c->want_stacks = opts && opts->want_stacks;
 	c->frames_to = -1;
+	c->fd = -1;
 	c->loss = ftn__loss_new(inst, ops->lost, ctx);
 	if (!c->loss) {
 		err = -ENOMEM;
 		goto out;
 	}
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
 		err = -errno;
 		goto out;
 	}
-	inst->pipe_fd = fd;
-
-	start = mono_ns();
-	if (opts->duration_s > 0)
-		end_at = start + (int64_t)(opts->duration_s * 1e9);
-	next_batch = start + period;
-
-	while (!c->stop && !ftn_exiting()) {
-		int64_t now = mono_ns(), until = next_batch;
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-		int r;
-
-		if (end_at && end_at < until)
-			until = end_at;
-		if (now >= until) {
-			/* batch boundary */
-			if (c->want_stacks)
-				pending_flush(c, 1);
-			ftn__loss_poll(c->loss);
-			if (ops->batch && ops->batch(ctx, wall_ns()))
-				c->stop = 1;
-			if (end_at && now >= end_at)
-				break;
-			while (next_batch <= now)
-				next_batch += period;
-			continue;
-		}
-		r = poll(&pfd, 1, (int)((until - now + 999999) / 1000000));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			continue;
-		n = read(fd, buf + have, READ_SIZE - have);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0) {
-			/* Tracing off, or (fake trees) the FIFO writer left:
-			 * nothing more until the next batch; don't spin. */
-			int64_t left = until - mono_ns();
-			struct timespec ts;
-
-			if (left > 0) {
-				ts.tv_sec = left / 1000000000;
-				ts.tv_nsec = left % 1000000000;
-				nanosleep(&ts, NULL);
-			}
-			continue;
-		}
-		have += (size_t)n;
-		{
-			char *s = buf, *e = buf + have, *nl;
-
-			while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-				handle_line(c, s, (size_t)(nl - s));
-				s = nl + 1;
-			}
-			have = (size_t)(e - s);
-			if (have == READ_SIZE) {
-				/* a "line" larger than the buffer: take it as is */
-				handle_line(c, buf, have);
-				have = 0;
-			} else if (have && s != buf) {
-				memmove(buf, s, have);
-			}
-		}
-	}
-	if (have)
-		handle_line(c, buf, have);
+	inst->pipe_fd = c->fd;
+	r = ftn__batch_run(opts, &bops, c);
+	if (r < 0)
+		err = r;
+	if (c->have)
+		handle_line(c, c->buf, c->have);
 	if (c->want_stacks)
 		pending_flush(c, 1);
 	ftn__loss_poll(c->loss);
 	/* The reader is closed now, not at destroy: a tool may print its
 	 * summary before tearing down. */
-	close(fd);
+	close(c->fd);
 	inst->pipe_fd = -1;
 out:
 	for (int i = 0; i < MAX_PENDING; i++)
 		pending_free(&c->pend[i]);
 	ftn__loss_free(c->loss);
+	free(c->buf);
 	free(c);
-	free(buf);
 	return err;
 }

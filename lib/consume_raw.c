@@ -35,6 +35,8 @@ struct scratch {
 };
 
 struct ftn_raw_event {
+	/* first: ftn_event_str / ftn_event_u64 call through it */
+	struct ftn__rec_reader reader;
 	struct ftn_format *fmt;
 	int id;
 	int nfields;
@@ -227,6 +229,8 @@ static int desc_init(struct ftn_raw_event *d, const struct ftn_instance *inst,
 		     const char *sys, const char *event, struct scratch *scr)
 {
 	memset(d, 0, sizeof(*d));
+	d->reader.str = ftn_raw_event_str;
+	d->reader.u64 = ftn_raw_event_u64;
 	d->fmt = ftn_format_load(inst, sys, event);
 	if (!d->fmt && inst)
 		d->fmt = ftn_format_load(NULL, sys, event);
@@ -444,7 +448,9 @@ struct held {
 	unsigned char *rec;
 	size_t cap;
 	int nframes;
-	char frames[FTN_MAX_FRAMES][96];
+	/* symbol names (owned by the shared ksyms) or addr[] */
+	const char *frames[FTN_MAX_FRAMES];
+	char addr[FTN_MAX_FRAMES][20];
 };
 
 struct rawc {
@@ -460,16 +466,10 @@ struct rawc {
 	int ncpu;
 	struct comms *comms;
 	struct scratch scr;
+	struct ftn_ringbuf *rb;
+	struct ftn_ringbuf_ops rops;
 	int stop;
 };
-
-static int64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void on_rb_lost(void *ctx, int cpu, uint64_t count)
 {
@@ -503,26 +503,12 @@ static void held_flush_all(struct rawc *c)
 		held_flush(c, &c->held[i]);
 }
 
-/* Frames a stacktrace trigger records above the code that hit the event. */
-static int machinery(const char *f)
-{
-	static const char *const pre[] = {
-		"trace_event_raw_event_", "perf_trace_", "__traceiter_",
-		"event_triggers_call", "stacktrace_trigger", "trace_event_buffer_commit",
-		"__trace_stack", "0x",
-	};
-
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (!strncmp(f, pre[i], strlen(pre[i])))
-			return 1;
-	return 0;
-}
-
 static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 {
 	const unsigned char *r = rb->data;
 	struct held *h;
 	int32_t size;
+	int trim = FTN__STACK_TOP;
 	const struct ftn_ksyms *ks = ftn_ksyms_shared();
 
 	if (rb->cpu < 0 || rb->cpu >= c->ncpu || rb->len < 16)
@@ -531,21 +517,20 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 	if (!h->have)
 		return;
 	memcpy(&size, r + 8, 4);
-	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len; i++) {
+	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len &&
+			    h->nframes < FTN_MAX_FRAMES; i++) {
+		char *buf = h->addr[h->nframes];
+		const char *f;
 		uint64_t a;
-		char buf[96];
 
 		memcpy(&a, r + 16 + (size_t)i * 8, 8);
+		/* the end marker of older kernels */
 		if (!a || a == (uint64_t)-1)
 			continue;
-		if (ks)
-			ftn_ksyms_str(ks, a, buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)a);
-		if (h->nframes == 0 && machinery(buf) && ks)
+		f = ftn__frame_name(ks, a, buf, sizeof(h->addr[0]));
+		if (ftn__stack_trim_frame(&trim, f))
 			continue;
-		if (h->nframes < FTN_MAX_FRAMES)
-			snprintf(h->frames[h->nframes++], sizeof(h->frames[0]), "%s", buf);
+		h->frames[h->nframes++] = f;
 	}
 	/* the stack follows its event directly: nothing more can come */
 	held_flush(c, h);
@@ -622,34 +607,61 @@ int ftn_consume_raw_available(const struct ftn_instance *inst)
 	       ftn_tracefs_exists(inst, "per_cpu/cpu0/trace_pipe_raw");
 }
 
-static void sleep_until(int64_t mono_deadline)
-{
-	int64_t left = mono_deadline - now_ns(CLOCK_MONOTONIC);
-	struct timespec ts;
+/* --- the batch loop's callbacks --- */
 
-	if (left <= 0)
-		return;
-	ts.tv_sec = left / 1000000000;
-	ts.tv_nsec = left % 1000000000;
-	nanosleep(&ts, NULL);
+static int rc_read(struct rawc *c)
+{
+	int r = ftn_ringbuf_read(c->rb, &c->rops, c);
+
+	return r == -EAGAIN || r == -EINTR ? 0 : r;
+}
+
+static int rc_wait(void *ctx, int timeout_ms)
+{
+	return ftn_ringbuf_wait(((struct rawc *)ctx)->rb, timeout_ms);
+}
+
+static int rc_take(void *ctx)
+{
+	int r = rc_read(ctx);
+
+	return r > 0 ? 1 : r;
+}
+
+static int rc_boundary(void *ctx, int64_t now_wall_ns)
+{
+	struct rawc *c = ctx;
+	/* take what is buffered first: the batch holds what happened in it */
+	int r = rc_read(c);
+
+	held_flush_all(c);
+	ftn__loss_poll(c->loss);
+	if (r < 0)
+		return r;
+	if (c->ops->batch && c->ops->batch(c->ctx, now_wall_ns))
+		c->stop = 1;
+	return c->stop;
+}
+
+static int rc_stopped(void *ctx)
+{
+	return ((struct rawc *)ctx)->stop;
 }
 
 int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		    const struct ftn_consumer_opts *opts,
 		    const struct ftn_consumer_ops *ops, void *ctx)
 {
-	struct ftn_consumer_opts def = { .period_s = 1.0 };
-	struct ftn_ringbuf_ops rops = { .event = on_rb_event, .lost = on_rb_lost };
+	static const struct ftn__batch_ops bops = {
+		.wait = rc_wait, .take = rc_take, .boundary = rc_boundary,
+		.stopped = rc_stopped, .min_gap_ns = MIN_READ_GAP_NS,
+	};
 	struct ftn_ringbuf *rb = NULL;
 	struct rawc *c;
-	int64_t start, end_at = 0, next_batch, period, last_read = 0;
-	int err = 0, n = 0, ended = 0;
+	int err = 0, n = 0, r;
 
 	if (!inst || !events || !ops)
 		return -EINVAL;
-	if (!opts)
-		opts = &def;
-	period = (int64_t)((opts->period_s > 0 ? opts->period_s : 1.0) * 1e9);
 	while (events[n])
 		n++;
 	c = calloc(1, sizeof(*c));
@@ -659,6 +671,8 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	c->ops = ops;
 	c->ctx = ctx;
 	c->stack_id = -1;
+	c->rops.event = on_rb_event;
+	c->rops.lost = on_rb_lost;
 	c->comms = calloc(1, sizeof(*c->comms));
 	c->desc = calloc((size_t)(n ? n : 1), sizeof(*c->desc));
 	if (!c->comms || !c->desc) {
@@ -679,7 +693,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		if (err)
 			goto out;
 	}
-	if (opts->want_stacks) {
+	if (opts && opts->want_stacks) {
 		struct ftn_format *sf = ftn_format_load(NULL, "ftrace", "kernel_stack");
 
 		c->want_stacks = 1;
@@ -707,62 +721,14 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		err = errno ? -errno : -ENOENT;
 		goto out;
 	}
-	start = now_ns(CLOCK_MONOTONIC);
-	if (opts->duration_s > 0)
-		end_at = start + (int64_t)(opts->duration_s * 1e9);
-	next_batch = start + period;
-
-	while (!c->stop && !ftn_exiting()) {
-		int64_t now = now_ns(CLOCK_MONOTONIC), until = next_batch;
-		int r;
-
-		if (end_at && end_at < until)
-			until = end_at;
-		if (now >= until) {
-			/* batch boundary: take what is buffered first */
-			r = ftn_ringbuf_read(rb, &rops, c);
-			last_read = now;
-			held_flush_all(c);
-			ftn__loss_poll(c->loss);
-			if (ops->batch && ops->batch(ctx, now_ns(CLOCK_REALTIME)))
-				c->stop = 1;
-			if (end_at && now >= end_at) {
-				ended = 1;
-				break;
-			}
-			while (next_batch <= now)
-				next_batch += period;
-			continue;
-		}
-		if (now - last_read < MIN_READ_GAP_NS) {
-			sleep_until(last_read + MIN_READ_GAP_NS < until ?
-				    last_read + MIN_READ_GAP_NS : until);
-			continue;
-		}
-		r = ftn_ringbuf_wait(rb, (int)((until - now + 999999) / 1000000));
-		if (r == -EINTR)
-			continue;
-		if (r < 0) {
-			err = r;
-			break;
-		}
-		if (r == 0)
-			continue;
-		r = ftn_ringbuf_read(rb, &rops, c);
-		last_read = now_ns(CLOCK_MONOTONIC);
-		if (r < 0 && r != -EAGAIN && r != -EINTR) {
-			err = r;
-			break;
-		}
-		if (r == 0)
-			/* readable but empty (tracing off; fake trees' plain
-			 * files): don't spin until the batch ends */
-			sleep_until(until);
-	}
+	c->rb = rb;
+	r = ftn__batch_run(opts, &bops, c);
+	if (r < 0)
+		err = r;
 	/* a signal ended the loop: hand over what is buffered (the tool
 	 * prints it at its end); after the last batch there is nothing */
-	if (!err && !c->stop && !ended)
-		ftn_ringbuf_read(rb, &rops, c);
+	else if (r == FTN__BATCH_SIGNAL && (r = rc_read(c)) < 0)
+		err = r;
 	held_flush_all(c);
 	ftn__loss_poll(c->loss);
 out:

@@ -144,14 +144,17 @@ int ftn_reap_stale(void);
 /* Cleanup and signals                                                */
 /* ------------------------------------------------------------------ */
 
-/* The library installs no signal handler: a tool's handler calls
- * ftn_stop(sig) (async-signal-safe: it only sets a flag), every consumer
- * then returns at its next slice, and the tool's normal teardown runs.
- * A tool registers ftn_cleanup with atexit. */
+/* The library installs no signal handler. Ask every consumer to return:
+ * async-signal-safe (one store to a volatile sig_atomic_t), meant to be
+ * called from a tool's handler of SIGINT, SIGTERM, ... Consumers wait in
+ * slices of at most 100 ms, so they return within that time, and the
+ * tool's normal teardown runs. The first request wins. A tool registers
+ * ftn_cleanup with atexit. */
 void ftn_stop(int sig);
 /* Destroy every instance still registered. Idempotent. */
 void ftn_cleanup(void);
-/* Nonzero after ftn_stop: the signal number (or -1 for ftn_stop(0)). */
+/* Nonzero after a stop request: the signal number given to ftn_stop (-1
+ * when it was not a signal number). */
 int ftn_exiting(void);
 
 /* ------------------------------------------------------------------ */
@@ -465,7 +468,9 @@ struct ftn_ringbuf_ops {
 	void (*lost)(void *ctx, int cpu, uint64_t count);
 };
 /* Read every page available now on every CPU (never blocks), then deliver
- * the records in timestamp order. Returns records delivered or -errno. */
+ * the records in timestamp order. Returns records delivered or -errno
+ * when a CPU's file could not be read (the records of the other CPUs are
+ * delivered all the same; each error is returned once). */
 int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		     void *ctx);
 /* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
@@ -690,6 +695,26 @@ int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
  * that did not change are left out. Counters that went down (the hist was
  * cleared) count from zero. NULL + errno. */
 struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
+
+/*
+ * Count in the kernel: read events/SYS/EVENT/hist of inst once per period
+ * (same timed loop, signal handling and duration as ftn_consume) and hand
+ * the rows that changed since the previous read to period(). dropped is
+ * the table's "Totals: Dropped:" (events the kernel could not count
+ * because the table is full) since the start; full is nonzero when the
+ * table is full (its entries reached the trigger's size=N, or the kernel
+ * dropped an entry). A nonzero return from period stops (a negative one
+ * is returned). When a stop request (ftn_stop) ends the loop, period() is
+ * called once more with what was counted since the last period. The
+ * table read at the start is the base. 0 or -errno (-ENOENT: no hist
+ * file).
+ */
+int ftn_consume_hist(struct ftn_instance *inst, const char *sys,
+		     const char *event, const struct ftn_consumer_opts *opts,
+		     int (*period)(void *ctx, const struct ftn_hist *delta,
+				   uint64_t dropped, int full,
+				   int64_t now_wall_ns),
+		     void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* Event lists and formats (events.c)                                 */

@@ -77,4 +77,68 @@ void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n);
 /* Read the stats files and report what they add. */
 void ftn__loss_poll(struct ftn__loss *l);
 
+/* The timed batch loop of every consumer (batch.c). Each wait is a slice
+ * of at most FTN__SLICE_NS, so a stop request (ftn_stop) ends the loop
+ * within that time whatever the batch period is; times are int64 ns,
+ * clamped so that no period or duration overflows. */
+#define FTN__SLICE_NS   (100 * 1000000LL)
+#define FTN__NS_MAX     ((int64_t)1 << 62)      /* ~146 years */
+/* Seconds to ns: dflt when secs is not > 0 (or NaN), at most FTN__NS_MAX,
+ * at least 1. */
+int64_t ftn__secs_to_ns(double secs, int64_t dflt);
+struct ftn__batch_ops {
+	/* Wait up to timeout_ms for data: 1 ready, 0 not, -errno. With
+	 * wait or take NULL the loop only sleeps between boundaries. */
+	int (*wait)(void *ctx, int timeout_ms);
+	/* Take what is ready: > 0 took something, 0 nothing (the loop
+	 * sleeps out the slice), -errno ends the loop. */
+	int (*take)(void *ctx);
+	/* A batch boundary (each period, and once at the end of the
+	 * duration): 0 go on, > 0 stop, -errno ends the loop. */
+	int (*boundary)(void *ctx, int64_t now_wall_ns);
+	/* Nonzero when a callback asked to stop (read before each slice). */
+	int (*stopped)(void *ctx);
+	/* Minimum time between two takes (0: none): lets data accumulate. */
+	int64_t min_gap_ns;
+	/* Run boundary once more when a stop request ends the loop (its
+	 * return value then only matters when it is an error). */
+	int boundary_at_stop;
+};
+/* Why ftn__batch_run ended (or -errno from a callback). */
+enum ftn__batch_end {
+	FTN__BATCH_DURATION = 1,        /* the duration ran out */
+	FTN__BATCH_STOPPED,             /* stopped() or boundary() said so */
+	FTN__BATCH_SIGNAL,              /* ftn_exiting() */
+};
+int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch_ops *ops,
+		   void *ctx);
+/* Tests: forget a stop request. */
+void ftn__stop_reset(void);
+
+/* Hist tables (hist.c): "Totals: Entries:", and the table's size from the
+ * trigger info ("size=N"), 0 when the file does not say. */
+uint64_t ftn__hist_entries(const struct ftn_hist *h);
+uint64_t ftn__hist_size(const struct ftn_hist *h);
+
+/* How ftn_event_str / ftn_event_u64 (parse.c) read a binary record: the
+ * first member of every binary event description (struct ftn_raw_event,
+ * consume_raw.c), reached through ev->rawdesc. The accessors call through
+ * it, so the text parser does not depend on the binary consumer. */
+struct ftn__rec_reader {
+	const char *(*str)(const struct ftn_event *ev, const char *name);
+	int (*u64)(const struct ftn_event *ev, const char *name, uint64_t *out);
+};
+
+/* Stacks (stack.c), the same for the text and the binary consumer. */
+enum { FTN__STACK_TOP = 0, FTN__STACK_TRIMMED, FTN__STACK_KEEPING };
+/* A probe- or trace-machinery frame (kprobe_trace_func, the
+ * trace_event_raw_event_* of a tracepoint, ftrace entry code ...). */
+int ftn__frame_is_machinery(const char *frame);
+/* Feed a stack's frames from the top, *state starting at FTN__STACK_TOP:
+ * 1 when this frame is machinery above the traced code (drop it). */
+int ftn__stack_trim_frame(int *state, const char *frame);
+/* A return address as trace_pipe prints it: the symbol name (owned by
+ * ks), else "0x<addr>" in buf. */
+const char *ftn__frame_name(const struct ftn_ksyms *ks, uint64_t addr, char *buf, size_t size);
+
 #endif /* FTNET_INT_H */

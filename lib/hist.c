@@ -31,6 +31,8 @@ struct ftn_hist {
 	struct ftn_hist_row *rows;
 	size_t n, cap;
 	uint64_t dropped;
+	uint64_t entries;       /* "Totals: Entries:" */
+	uint64_t size;          /* "size=N" of the trigger info, 0 unknown */
 	char **strs;            /* owned strings */
 	size_t nstrs, capstrs;
 	const char *names[32];  /* interned key / value names (in strs) */
@@ -234,13 +236,22 @@ struct ftn_hist *ftn_hist_parse(const char *text)
 				seen = 1;
 			/* multi-line entries (stacktrace keys): not ours */
 		} else if (*p == '#') {
+			const char *sz;
+
 			if (!strncmp(p, "# event histogram", 17))
 				seen = 1;
+			/* "# trigger info: hist:keys=...:size=2048 [active]":
+			 * the table holds at most that many entries */
+			if (!strncmp(p, "# trigger info: ", 16) &&
+			    (sz = strstr(p, ":size=")) && sz < end)
+				h->size = strtoull(sz + 6, NULL, 10);
 		} else {
 			const char *d = skip_sp(p);
 
 			if (!strncmp(d, "Dropped:", 8))
 				h->dropped = strtoull(d + 8, NULL, 10);
+			if (!strncmp(d, "Entries:", 8))
+				h->entries = strtoull(d + 8, NULL, 10);
 			if (!strncmp(d, "Hits:", 5) || !strncmp(d, "Totals:", 7))
 				seen = 1;
 		}
@@ -297,6 +308,8 @@ void ftn_hist_free(struct ftn_hist *h)
 }
 
 size_t ftn_hist_count(const struct ftn_hist *h) { return h ? h->n : 0; }
+uint64_t ftn__hist_entries(const struct ftn_hist *h) { return h ? h->entries : 0; }
+uint64_t ftn__hist_size(const struct ftn_hist *h) { return h ? h->size : 0; }
 uint64_t ftn_hist_dropped(const struct ftn_hist *h) { return h ? h->dropped : 0; }
 
 const struct ftn_hist_row *ftn_hist_at(const struct ftn_hist *h, size_t i)
@@ -402,4 +415,82 @@ struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_his
 		}
 	}
 	return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* The hist consumer                                                  */
+/* ------------------------------------------------------------------ */
+
+struct hist_consumer {
+	const struct ftn_instance *inst;
+	const char *sys, *event;
+	int (*period)(void *ctx, const struct ftn_hist *delta, uint64_t dropped,
+		      int full, int64_t now_wall_ns);
+	void *ctx;
+	struct ftn_hist *prev;
+	uint64_t base_dropped;          /* "Dropped:" when we started */
+};
+
+/* A table is full when it holds its size=N entries, or when the kernel
+ * has refused an entry for lack of room (Dropped > 0: entries are never
+ * removed while the trigger lives, so it stays full). Those events were
+ * not counted anywhere: they are not "lost" from a CPU's ring buffer, and
+ * the tool says so in its own words. */
+static int hist_full(const struct ftn_hist *h, uint64_t dropped)
+{
+	return (h->size && h->entries >= h->size) || dropped > 0;
+}
+
+static int hc_boundary(void *vc, int64_t now_wall_ns)
+{
+	struct hist_consumer *c = vc;
+	struct ftn_hist *cur = ftn_hist_read(c->inst, c->sys, c->event), *d;
+	uint64_t dropped;
+	int r;
+
+	if (!cur)
+		return errno ? -errno : -EIO;
+	d = ftn_hist_delta(cur, c->prev);
+	if (!d) {
+		ftn_hist_free(cur);
+		return -ENOMEM;
+	}
+	/* a cleared table starts again from zero */
+	dropped = cur->dropped >= c->base_dropped ? cur->dropped - c->base_dropped
+						   : cur->dropped;
+	r = c->period(c->ctx, d, dropped, hist_full(cur, dropped), now_wall_ns);
+	ftn_hist_free(d);
+	ftn_hist_free(c->prev);
+	c->prev = cur;
+	return r < 0 ? r : r > 0;
+}
+
+int ftn_consume_hist(struct ftn_instance *inst, const char *sys, const char *event,
+		     const struct ftn_consumer_opts *opts,
+		     int (*period)(void *ctx, const struct ftn_hist *delta, uint64_t dropped,
+				   int full, int64_t now_wall_ns),
+		     void *ctx)
+{
+	/* a stop request ends the loop between two boundaries: what the
+	 * kernel counted since the last one is handed over too (one more
+	 * boundary), never silently left in the table */
+	static const struct ftn__batch_ops bops = {
+		.boundary = hc_boundary, .boundary_at_stop = 1,
+	};
+	struct hist_consumer c = {
+		.inst = inst, .sys = sys, .event = event, .period = period, .ctx = ctx,
+	};
+	int r;
+
+	if (!inst || !sys || !event || !period)
+		return -EINVAL;
+	/* the table so far (normally empty: the trigger was just added) is
+	 * the base the first period is counted from */
+	c.prev = ftn_hist_read(inst, sys, event);
+	if (!c.prev)
+		return errno ? -errno : -EIO;
+	c.base_dropped = c.prev->dropped;
+	r = ftn__batch_run(opts, &bops, &c);
+	ftn_hist_free(c.prev);
+	return r < 0 ? r : 0;
 }

@@ -21,7 +21,6 @@
 /* ---------------------------------------------------------------- */
 
 static struct ftn_instance *live;
-static volatile sig_atomic_t exiting;
 
 void ftn__cleanup_register(struct ftn_instance *inst)
 {
@@ -43,17 +42,6 @@ void ftn_cleanup(void)
 {
 	while (live)
 		ftn_instance_destroy(live);
-}
-
-int ftn_exiting(void) { return exiting; }
-
-/* Called from the tools' signal handlers: only note it (async-signal-safe).
- * The consumers see it within a slice and return; the tool runs its
- * ordinary teardown. A second call while tearing down changes nothing. */
-void ftn_stop(int sig)
-{
-	if (!exiting)
-		exiting = sig ? sig : -1;
 }
 
 /* ---------------------------------------------------------------- */

@@ -288,9 +288,11 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 
 const char *ftn_event_str(const struct ftn_event *ev, const char *name)
 {
-	/* binary records (ftn_consume_raw) carry no text */
+	/* binary records (ftn_consume_raw) carry no text: their
+	 * description says how to read them */
 	if (__builtin_expect(ev->raw == NULL && ev->rec != NULL, 0))
-		return ftn_raw_event_str(ev, name);
+		return ev->rawdesc ? ((const struct ftn__rec_reader *)ev->rawdesc)->str(ev, name)
+				   : NULL;
 	/* the first byte settles most mismatches without a call */
 	for (int i = 0; i < ev->nfields; i++)
 		if (ev->fields[i].name[0] == name[0] && !strcmp(ev->fields[i].name, name))
@@ -304,7 +306,8 @@ int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out)
 	char *end;
 
 	if (__builtin_expect(ev->raw == NULL && ev->rec != NULL, 0))
-		return ftn_raw_event_u64(ev, name, out);
+		return ev->rawdesc ? ((const struct ftn__rec_reader *)ev->rawdesc)->u64(ev, name, out)
+				   : -ENOENT;
 	s = ftn_event_str(ev, name);
 	if (!s)
 		return -ENOENT;

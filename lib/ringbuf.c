@@ -466,8 +466,12 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		if (stop)
 			break;
 	}
+	/* A CPU that could not be read is reported by this call, even when
+	 * other CPUs delivered records: holding the error back until a call
+	 * that delivers nothing lost it whenever events kept coming, or when
+	 * the caller's last read was at the end of a batch. */
 	for (i = 0; i < rb->n; i++)
-		if (rb->cpus[i].err && !count) {
+		if (rb->cpus[i].err) {
 			int err = rb->cpus[i].err;
 			rb->cpus[i].err = 0;
 			return err;

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #define TOOL "tcpdrop"
@@ -46,7 +45,8 @@ struct state {
 	struct tool_str filter;
 	struct tool_counter *count;     /* drops per (location, reason) */
 	struct tool_report *r;
-	struct ftn_hist *prev_hist;
+	uint64_t hist_dropped;          /* the table's "Dropped:" so far */
+	int said_full;
 };
 
 /* Columns: one drop (-e), and one counted row (JSON: labels, then count). */
@@ -268,72 +268,15 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped,
 			snprintf(lbuf, sizeof(lbuf), "0x%llx", (unsigned long long)key[0]);
 		count_names(st, lbuf, rs ? rs : "-", r->hitcount);
 	}
-	/* the kernel's table is full: those drops were seen, not counted */
-	if (dropped)
-		tool_report_uncounted(st->r, dropped, "hist table full");
-	(void)full;
+	/* the kernel's table is full: those drops were seen, not counted
+	 * (dropped is since the start) */
+	if (dropped > st->hist_dropped)
+		tool_report_uncounted(st->r, dropped - st->hist_dropped, "hist table full");
+	st->hist_dropped = dropped;
+	if (full && !st->said_full++)
+		tool_fail(0, "the kernel's hist table is full (%d entries): new locations "
+			  "are not counted", HIST_TRIGGER_SIZE);
 	tool_report_counter(st->r, st->count, now_wall);
-	return 0;
-}
-
-static int64_t clock_now(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int hist_read(struct state *st, int64_t now_wall)
-{
-	struct ftn_hist *cur = ftn_hist_read(st->inst, "skb", "kfree_skb"), *d;
-	int err;
-
-	if (!cur) {
-		err = -errno;
-		return tool_fail(err, "cannot read the kfree_skb hist: %s", strerror(-err));
-	}
-	d = ftn_hist_delta(cur, st->prev_hist);
-	ftn_hist_free(st->prev_hist);
-	st->prev_hist = cur;
-	if (!d)
-		return -ENOMEM;
-	err = hist_period(st, d, ftn_hist_dropped(d), 0, now_wall);
-	ftn_hist_free(d);
-	return err;
-}
-
-static int run_hist(struct state *st)
-{
-	int64_t start = clock_now(CLOCK_MONOTONIC), period = (int64_t)(st->o.interval * 1e9);
-	int64_t next = start + period, end = st->o.duration > 0 ?
-		start + (int64_t)(st->o.duration * 1e9) : 0;
-	int err;
-
-	/* the table so far (normally empty) is the base */
-	st->prev_hist = ftn_hist_read(st->inst, "skb", "kfree_skb");
-	while (!ftn_exiting()) {
-		int64_t now = clock_now(CLOCK_MONOTONIC), until = next;
-		struct timespec ts;
-
-		if (end && end < until)
-			until = end;
-		if (now >= until) {
-			if ((err = hist_read(st, clock_now(CLOCK_REALTIME))))
-				return err;
-			if (end && now >= end)
-				break;
-			while (next <= now)
-				next += period;
-			continue;
-		}
-		/* slices of at most 100 ms: a signal ends the run at once */
-		if (until - now > 100000000)
-			until = now + 100000000;
-		ts.tv_sec = (until - now) / 1000000000;
-		ts.tv_nsec = (until - now) % 1000000000;
-		nanosleep(&ts, NULL);
-	}
 	return 0;
 }
 
@@ -567,12 +510,14 @@ static int run(struct state *st)
 				st->events ? "" : ", summary each interval");
 	if (err)
 		return err;
-	if (st->mode == 'h')
-		return run_hist(st);
 	if (st->mode == 't' && !st->has_reason)
 		tool_fail(0, "this kernel's kfree_skb has no drop reasons: locations only");
-	err = st->mode == 'r' ? ftn_consume_raw(st->inst, evs, &co, &ops, st)
-			      : ftn_consume(st->inst, &co, &ops, st);
+	if (st->mode == 'h')
+		err = ftn_consume_hist(st->inst, "skb", "kfree_skb", &co, hist_period, st);
+	else if (st->mode == 'r')
+		err = ftn_consume_raw(st->inst, evs, &co, &ops, st);
+	else
+		err = ftn_consume(st->inst, &co, &ops, st);
 	if (err)
 		tool_fail(err, "cannot read events: %s", strerror(-err));
 	return err;
@@ -584,12 +529,11 @@ static int fini(struct state *st, int err)
 
 	/* the last, partial interval */
 	if (st->r && !st->events && tool_counter_count(st->count) && tool_counter_sum(st->count, 0))
-		tool_report_counter(st->r, st->count, clock_now(CLOCK_REALTIME));
+		tool_report_counter(st->r, st->count, tool_now_wall());
 	ferr = tool_report_finish(st->r);
 	ftn_instance_destroy(st->inst);
 	tool_report_free(st->r);
 	tool_counter_free(st->count);
-	ftn_hist_free(st->prev_hist);
 	ftn_format_free(st->fmt);
 	free(st->incl);
 	free(st->excl);

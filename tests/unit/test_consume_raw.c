@@ -283,6 +283,55 @@ static void mark_missed(const char *path, uint64_t count)
 	close(fd);
 }
 
+/* A CPU file that cannot be read (here a directory: EISDIR) next to one
+ * with pages: the reader delivers the pages and returns the error in the
+ * same call; the consumer returns it even when the only read is the one
+ * at the end of a batch. */
+static int count_rb(void *ctx, const struct ftn_rbevent *ev)
+{
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void test_read_error(struct ctx *c)
+{
+	struct ftn_ringbuf_ops rops = { .event = count_rb };
+	struct ftn_page_layout pl;
+	struct ftn_ringbuf *rb;
+	char *hp = tap_slurp(FIX "/header_page", NULL);
+	char p[600];
+	int fds[2], cpus[2] = { 0, 1 }, n = 0, r;
+
+	ok(hp && ftn_page_layout_parse(hp, &pl) == 0, "header_page layout");
+	free(hp);
+	fds[0] = open(FIX "/cpu0.raw", O_RDONLY);
+	fds[1] = open(tmp, O_RDONLY | O_DIRECTORY);
+	rb = ftn_ringbuf_open_fds(&pl, 2, fds, cpus);
+	r = rb ? ftn_ringbuf_read(rb, &rops, &n) : -1;
+	ok(r == -EISDIR && n > 0, "a CPU that cannot be read: its error returned in the call "
+	   "that delivers the other CPU's records (r=%d, %d records)", r, n);
+	r = rb ? ftn_ringbuf_read(rb, &rops, &n) : -1;
+	ok(r == -EISDIR, "... and again by the next read that meets it (r=%d)", r);
+	ftn_ringbuf_close(rb);
+
+	/* the consumer: one read only, at the end of the (1 ns) duration */
+	snprintf(p, sizeof(p), "rm -f '%s/tmpl/per_cpu/cpu1/trace_pipe_raw' && "
+		 "mkdir '%s/tmpl/per_cpu/cpu1/trace_pipe_raw'", tmp, tmp);
+	if (system(p) != 0)
+		printf("# cannot replace cpu1's pages\n");
+	{
+		struct ftn_consumer_opts o = { .period_s = 1, .duration_s = 1e-9 };
+		struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost };
+		struct ftn_instance *inst = ftn_instance_create("testraw");
+
+		c->i = c->events = c->mismatches = 0;
+		r = inst ? ftn_consume_raw(inst, evnames, &o, &ops, c) : -errno;
+		ftn_instance_destroy(inst);
+	}
+	ok(r == -EISDIR && c->events > 0, "a read error at the batch boundary is returned "
+	   "by ftn_consume_raw (r=%d, %d events delivered)", r, c->events);
+}
+
 int main(void)
 {
 	struct ctx c;
@@ -326,6 +375,8 @@ int main(void)
 	ok(c.lost == 7 && c.lost_cpu == 1, "missed events reported with count and CPU (%llu on %d)",
 	   (unsigned long long)c.lost, c.lost_cpu);
 	is_int(c.events, c.nexp, "events still delivered after a loss");
+
+	test_read_error(&c);
 
 	free(c.exp);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

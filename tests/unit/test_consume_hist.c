@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_consume_hist - ftn_consume_hist over a fake tracefs tree whose hist
+ * file changes between periods (the period callback writes the next
+ * snapshot, as the kernel's counting would): per-period deltas, and a full
+ * table reported as full with the kernel's "Dropped:" count since the
+ * start, never as a loss on some CPU. Also: the table size and entries
+ * the parser reads, a stop request handing over the last counts, and a
+ * missing hist file reported.
+ *
+ * Snapshots follow kernel/trace/trace_events_hist.c output as in
+ * test_hist.c.
+ */
+#include "ftnet_int.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmp[256];
+
+#define HEAD "# event histogram\n#\n" \
+	"# trigger info: hist:keys=location.sym-offset,reason:vals=hitcount:sort=hitcount:size=4 [active]\n#\n\n"
+#define ROW(loc, sym, reason, hits) \
+	"{ location: [" loc "] " sym "                   , reason:          " reason " } hitcount:   " hits "\n"
+#define TOTALS(hits, entries, dropped) \
+	"\nTotals:\n    Hits: " hits "\n    Entries: " entries "\n    Dropped: " dropped "\n"
+
+static const char *const snap[] = {
+	/* 0: the base the first period counts from */
+	HEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "5")
+	TOTALS("5", "1", "0"),
+	/* 1: +10 on the UDP row, a new row of 3 */
+	HEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "15")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "58", "3")
+	TOTALS("18", "2", "0"),
+	/* 2: four entries in a table of size 4: full, nothing dropped yet */
+	HEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "15")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "58", "3")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "2", "1")
+	ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "3", "1")
+	TOTALS("20", "4", "0"),
+	/* 3: +5 on UDP, and 7 events the full table could not count */
+	HEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "20")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "58", "3")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "2", "1")
+	ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "3", "1")
+	TOTALS("25", "4", "7"),
+};
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void rm_tree(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		printf("# cannot remove %s\n", tmp);
+}
+
+struct period {
+	size_t rows;
+	uint64_t hits, udp;
+	uint64_t dropped;
+	int full;
+};
+
+struct ctx {
+	struct ftn_instance *inst;
+	int n;                  /* periods seen */
+	int next;               /* snapshot to write after this period */
+	int stop_at;            /* return 1 at this period (1-based) */
+	int signal_at;          /* ftn_stop at this period */
+	struct period p[8];
+};
+
+static int on_period(void *vc, const struct ftn_hist *d, uint64_t dropped, int full,
+		     int64_t now)
+{
+	struct ctx *c = vc;
+	struct period *p = &c->p[c->n < 8 ? c->n : 7];
+	char path[PATH_MAX];
+
+	p->rows = ftn_hist_count(d);
+	for (size_t i = 0; i < ftn_hist_count(d); i++) {
+		const struct ftn_hist_row *r = ftn_hist_at(d, i);
+		const char *sym = NULL;
+		uint64_t reason = 0;
+
+		p->hits += r->hitcount;
+		ftn_hist_row_key(r, "location", NULL, &sym);
+		ftn_hist_row_key(r, "reason", &reason, NULL);
+		if (sym && !strcmp(sym, "__udp4_lib_rcv+0x4bc") && reason == 2)
+			p->udp += r->hitcount;
+	}
+	p->dropped = dropped;
+	p->full = full;
+	c->n++;
+	/* the kernel counts on: the next read sees the next snapshot */
+	if (c->next < (int)(sizeof(snap) / sizeof(snap[0])) &&
+	    ftn_tracefs_path(c->inst, "events/skb/kfree_skb/hist", path, sizeof(path)) == 0)
+		put(path, snap[c->next++]);
+	if (c->n == c->signal_at)
+		ftn_stop(SIGINT);
+	return c->n == c->stop_at;
+}
+
+static int run(struct ctx *c, double duration)
+{
+	struct ftn_consumer_opts o = { .period_s = 0.05, .duration_s = duration };
+	int err;
+
+	c->inst = ftn_instance_create("testhist");
+	if (!c->inst)
+		return -errno;
+	err = ftn_consume_hist(c->inst, "skb", "kfree_skb", &o, on_period, c);
+	ftn_instance_destroy(c->inst);
+	return err;
+}
+
+int main(void)
+{
+	char p[1200];
+	struct ctx c;
+	struct ftn_hist *h;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/ftnet-test-hist-%d", (int)getpid());
+	snprintf(p, sizeof(p), "mkdir -p '%s/fs/instances' '%s/tmpl/events/skb/kfree_skb' "
+		 "'%s/fs/events/skb/kfree_skb'", tmp, tmp, tmp);
+	if (system(p) != 0)
+		printf("# mkdir failed\n");
+	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
+	put(p, snap[0]);
+	snprintf(p, sizeof(p), "%s/fs", tmp);
+	ftn_tracefs_set_root(p);
+	snprintf(p, sizeof(p), "%s/tmpl", tmp);
+	setenv("FTNET_FAKE_INSTANCE", p, 1);
+	ftn_set_verbose(0);
+
+	/* the parser: table size and entries */
+	h = ftn_hist_parse(snap[3]);
+	ok(h && ftn__hist_size(h) == 4 && ftn__hist_entries(h) == 4 && ftn_hist_dropped(h) == 7,
+	   "size=4 of the trigger info, Entries: 4, Dropped: 7 parsed");
+	ftn_hist_free(h);
+	h = ftn_hist_parse("{ reason:          2 } hitcount:         42\n\nTotals:\n"
+			   "    Hits: 42\n    Entries: 1\n    Dropped: 0\n");
+	ok(h && ftn__hist_size(h) == 0 && ftn__hist_entries(h) == 1,
+	   "no trigger info: size unknown (0)");
+	ftn_hist_free(h);
+
+	/* periods 1-3, stopped by the callback */
+	memset(&c, 0, sizeof(c));
+	c.next = 1;
+	c.stop_at = 4;
+	err = run(&c, 0);
+	is_int(err, 0, "ftn_consume_hist ran until the callback stopped it");
+	is_int(c.n, 4, "four periods");
+	ok(c.p[0].rows == 0 && c.p[0].hits == 0, "period 1: nothing since the base");
+	ok(c.p[1].rows == 2 && c.p[1].udp == 10 && c.p[1].hits == 13 && !c.p[1].full &&
+	   c.p[1].dropped == 0, "period 2: deltas 10 + 3, not full (%zu rows, %llu hits)",
+	   c.p[1].rows, (unsigned long long)c.p[1].hits);
+	ok(c.p[2].rows == 2 && c.p[2].hits == 2 && c.p[2].full && c.p[2].dropped == 0,
+	   "period 3: two new rows; entries reached size=4: full, nothing dropped yet");
+	ok(c.p[3].rows == 1 && c.p[3].udp == 5 && c.p[3].full && c.p[3].dropped == 7,
+	   "period 4: +5, full, the kernel's 7 dropped reported as such (dropped=%llu full=%d)",
+	   (unsigned long long)c.p[3].dropped, c.p[3].full);
+
+	/* a stop request: the counts since the last period are handed over */
+	memset(&c, 0, sizeof(c));
+	c.next = 1;
+	c.signal_at = 1;
+	ftn__stop_reset();
+	err = run(&c, 0);
+	ftn__stop_reset();
+	is_int(err, 0, "a stop request ends ftn_consume_hist with 0");
+	ok(c.n == 2 && c.p[1].udp == 10 && c.p[1].hits == 13,
+	   "a last period hands over what was counted since the previous one (%d periods)",
+	   c.n);
+
+	/* the duration ends it */
+	memset(&c, 0, sizeof(c));
+	c.next = 1;
+	err = run(&c, 0.12);
+	ok(err == 0 && c.n >= 1 && c.n <= 4, "-d ends it, the last period at its end (%d)", c.n);
+
+	/* no hist file (no CONFIG_HIST_TRIGGERS): said at once */
+	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
+	unlink(p);
+	memset(&c, 0, sizeof(c));
+	err = run(&c, 0.1);
+	is_int(err, -ENOENT, "no hist file: -ENOENT");
+	is_int(c.n, 0, "no period without a table");
+
+	rm_tree();
+	return tap_done();
+}
