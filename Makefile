@@ -54,6 +54,11 @@ SO_NAME   := libftnet.so.$(SO_MAJOR)
 LIB_SO    := build/libftnet.so.$(SO_VER)
 LIB_PIC   := $(patsubst lib/%.c,build/pic/%.o,$(LIB_SRC))
 LIB_PC    := build/ftnet.pc
+# The tools module (tools/common.h + tools/common/*.c): tool policy shared
+# by every bin/ tool, linked in from its own archive.
+TC_SRC    := $(sort $(wildcard tools/common/*.c))
+TC_OBJ    := $(patsubst tools/common/%.c,build/tools/%.o,$(TC_SRC))
+TC_A      := build/libftntools.a
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TOOLS     := $(patsubst tools/%.c,bin/%,$(TOOL_SRC))
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
@@ -92,12 +97,13 @@ FUZZ_SPEC_IN_TOOLS := $(if $(and $(FUZZ_TOOL_SRC),$(shell grep -s -l tool_kprobe
 			$(FUZZ_TOOL_SRC) /dev/null)),1,0)
 
 .PHONY: FORCE all lib tools check test-bins bench install uninstall clean help examples \
-	fuzz fuzz-bins fuzz-seeds
+	fuzz fuzz-bins fuzz-seeds tools-lib
 
 all: lib tools examples
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
 tools: $(TOOLS)
+tools-lib: $(TC_A)
 examples: $(EXAMPLES)
 
 build/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
@@ -129,15 +135,25 @@ $(LIB_PC): lib/ftnet.pc.in lib/ftnet.h FORCE
 
 FORCE:
 
-bin/%: tools/%.c $(LIB_A)
+build/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -c -o $@ $<
+
+$(TC_A): $(TC_OBJ)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+bin/%: tools/%.c tools/common.h $(TC_A) $(LIB_A)
 	@mkdir -p bin
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -o $@ $< $(TC_A) $(LIB_A) $(LDFLAGS)
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(LIB_A) build/tests/fakeinst.o
+# Unit tests may test the tools module too: both archives, tools module first.
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(TC_A) $(LIB_A) build/tests/fakeinst.o
 	@mkdir -p build/tests
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) -Ilib/ -Itests/unit $(CFLAGS) -o $@ $< build/tests/fakeinst.o $(LIB_A) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Ilib/ -Itools -Itests/unit $(CFLAGS) -o $@ $< build/tests/fakeinst.o $(TC_A) $(LIB_A) $(LDFLAGS)
 
 build/tests/fakeinst.o: tests/helpers/fakeinst.c
 	@mkdir -p build/tests
@@ -212,8 +228,10 @@ bench: all test-bins $(BENCHES)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 0644 $(wildcard man/*.7) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
@@ -224,6 +242,7 @@ install: all
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard man/*.7)))
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.a $(DESTDIR)$(INCDIR)/ftnet.h
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.so $(DESTDIR)$(LIBDIR)/pkgconfig/ftnet.pc

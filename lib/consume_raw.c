@@ -288,6 +288,8 @@ struct ftn_raw_event *ftn__raw_event_new(struct ftn_format *fmt, const struct ft
 		errno = ENOMEM;
 		return NULL;
 	}
+	d->reader.str = ftn_raw_event_str;
+	d->reader.u64 = ftn_raw_event_u64;
 	d->fmt = fmt;
 	d->id = ftn_format_id(fmt);
 	d->nfields = ftn_format_nfields(fmt);

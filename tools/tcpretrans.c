@@ -6,6 +6,7 @@
  * a table of back ends; the library does every kernel interaction.
  */
 #include "ftnet.h"
+#include "common.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -401,44 +402,44 @@ static void print_event(struct state *st, const struct retrans *r)
 		have_owner = lookup_owner(st, r, &opid, ocomm, sizeof(ocomm)) == 0;
 
 	if (st->o.json) {
-		struct ftn_json j;
+		struct tool_json j;
 
-		ftn_json_begin(&j, stdout);
-		ftn_json_str(&j, "time", ftn_time_iso(wall, tbuf, sizeof(tbuf)));
-		ftn_json_num(&j, "ts", (double)r->ts_ns / 1e9, 6);
-		ftn_json_str(&j, "type", r->type == 'L' ? "L" : "R");
-		ftn_json_int(&j, "pid", r->pid);
-		ftn_json_str(&j, "comm", r->comm);
+		tool_json_begin(&j, stdout);
+		tool_json_str(&j, "time", tool_time_iso(wall, tbuf, sizeof(tbuf)));
+		tool_json_num(&j, "ts", (double)r->ts_ns / 1e9, 6);
+		tool_json_str(&j, "type", r->type == 'L' ? "L" : "R");
+		tool_json_int(&j, "pid", r->pid);
+		tool_json_str(&j, "comm", r->comm);
 		if (r->known)
-			ftn_json_int(&j, "family", r->saddr.family == AF_INET6 ? 6 : 4);
+			tool_json_int(&j, "family", r->saddr.family == AF_INET6 ? 6 : 4);
 		else
-			ftn_json_str(&j, "family", NULL);
+			tool_json_str(&j, "family", NULL);
 		if (r->known) {
-			ftn_json_str(&j, "saddr", ftn_addr_str(&r->saddr, sbuf, sizeof(sbuf)));
-			ftn_json_int(&j, "sport", r->sport);
-			ftn_json_str(&j, "daddr", ftn_addr_str(&r->daddr, dbuf, sizeof(dbuf)));
-			ftn_json_int(&j, "dport", r->dport);
-			ftn_json_str(&j, "state", state);
+			tool_json_str(&j, "saddr", ftn_addr_str(&r->saddr, sbuf, sizeof(sbuf)));
+			tool_json_int(&j, "sport", r->sport);
+			tool_json_str(&j, "daddr", ftn_addr_str(&r->daddr, dbuf, sizeof(dbuf)));
+			tool_json_int(&j, "dport", r->dport);
+			tool_json_str(&j, "state", state);
 		} else {
 			/* join miss: the socket was gone before the snapshot */
-			ftn_json_str(&j, "saddr", NULL);
-			ftn_json_str(&j, "sport", NULL);
-			ftn_json_str(&j, "daddr", NULL);
-			ftn_json_str(&j, "dport", NULL);
-			ftn_json_str(&j, "state", NULL);
+			tool_json_str(&j, "saddr", NULL);
+			tool_json_str(&j, "sport", NULL);
+			tool_json_str(&j, "daddr", NULL);
+			tool_json_str(&j, "dport", NULL);
+			tool_json_str(&j, "state", NULL);
 		}
 		if (st->o.owner) {
 			if (have_owner) {
-				ftn_json_int(&j, "owner_pid", opid);
-				ftn_json_str(&j, "owner_comm", ocomm);
+				tool_json_int(&j, "owner_pid", opid);
+				tool_json_str(&j, "owner_comm", ocomm);
 			} else {
-				ftn_json_str(&j, "owner_pid", NULL);
-				ftn_json_str(&j, "owner_comm", NULL);
+				tool_json_str(&j, "owner_pid", NULL);
+				tool_json_str(&j, "owner_comm", NULL);
 			}
 		}
 		if (st->o.stacks)
-			ftn_json_strv(&j, "stack", r->frames, r->nframes);
-		ftn_json_end(&j);
+			tool_json_strv(&j, "stack", r->frames, r->nframes);
+		tool_json_end(&j);
 		return;
 	}
 	{
@@ -449,7 +450,7 @@ static void print_event(struct state *st, const struct retrans *r)
 		else
 			snprintf(pidbuf, sizeof(pidbuf), "%d", r->pid);
 		printf("%-8s %-7s %-16s %-22s %c> %-22s %s\n",
-		       ftn_time_hms(wall, tbuf, sizeof(tbuf)), pidbuf,
+		       tool_time_hms(wall, tbuf, sizeof(tbuf)), pidbuf,
 		       st->o.owner ? ocomm : r->comm,
 		       r->known ? ftn_endpoint_str(&r->saddr, r->sport, sbuf, sizeof(sbuf)) : "-",
 		       r->type,
@@ -517,24 +518,24 @@ static void print_counts(struct state *st, int64_t now_wall)
 		return;
 	qsort(st->flows, st->nflows, sizeof(*st->flows), flow_cmp);
 	if (!st->o.json && !st->o.no_header) {
-		printf("\n%s\n", ftn_time_hms(now_wall, tbuf, sizeof(tbuf)));
+		printf("\n%s\n", tool_time_hms(now_wall, tbuf, sizeof(tbuf)));
 		printf("%-39s %-39s %s\n", "LADDR:LPORT", "RADDR:RPORT", "RETRANSMITS");
 	}
 	for (size_t i = 0; i < st->nflows; i++) {
 		const struct flow *f = &st->flows[i];
 
 		if (st->o.json) {
-			struct ftn_json j;
+			struct tool_json j;
 
-			ftn_json_begin(&j, stdout);
-			ftn_json_str(&j, "interval_end", ftn_time_iso(now_wall, tbuf, sizeof(tbuf)));
-			ftn_json_str(&j, "saddr", ftn_addr_str(&f->saddr, sbuf, sizeof(sbuf)));
-			ftn_json_int(&j, "sport", f->sport);
-			ftn_json_str(&j, "daddr", ftn_addr_str(&f->daddr, dbuf, sizeof(dbuf)));
-			ftn_json_int(&j, "dport", f->dport);
-			ftn_json_int(&j, "family", f->saddr.family == AF_INET6 ? 6 : 4);
-			ftn_json_uint(&j, "retransmits", (unsigned long long)f->n);
-			ftn_json_end(&j);
+			tool_json_begin(&j, stdout);
+			tool_json_str(&j, "interval_end", tool_time_iso(now_wall, tbuf, sizeof(tbuf)));
+			tool_json_str(&j, "saddr", ftn_addr_str(&f->saddr, sbuf, sizeof(sbuf)));
+			tool_json_int(&j, "sport", f->sport);
+			tool_json_str(&j, "daddr", ftn_addr_str(&f->daddr, dbuf, sizeof(dbuf)));
+			tool_json_int(&j, "dport", f->dport);
+			tool_json_int(&j, "family", f->saddr.family == AF_INET6 ? 6 : 4);
+			tool_json_uint(&j, "retransmits", (unsigned long long)f->n);
+			tool_json_end(&j);
 		} else {
 			printf("%-39s %-39s %llu\n",
 			       ftn_endpoint_str(&f->saddr, f->sport, sbuf, sizeof(sbuf)),
@@ -641,12 +642,12 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	fprintf(stderr, "%s: lost %llu events on CPU %d (ring buffer full)\n",
 		TOOL, (unsigned long long)n, cpu);
 	if (st->o.json) {
-		struct ftn_json j;
+		struct tool_json j;
 
-		ftn_json_begin(&j, stdout);
-		ftn_json_uint(&j, "lost", (unsigned long long)n);
-		ftn_json_int(&j, "cpu", cpu);
-		ftn_json_end(&j);
+		tool_json_begin(&j, stdout);
+		tool_json_uint(&j, "lost", (unsigned long long)n);
+		tool_json_int(&j, "cpu", cpu);
+		tool_json_end(&j);
 	}
 }
 
@@ -660,6 +661,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 	flush_deferred(st);
 	if (st->o.count)
 		print_counts(st, now_wall);
+	fflush(stdout);         /* tool_json_end does not flush */
 	return 0;
 }
 
@@ -717,22 +719,22 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 		case 'B': o->backend = optarg; break;
 		case 'c': o->count = 1; break;
 		case 'd':
-			if (ftn_parse_secs(optarg, &o->duration)) {
+			if (tool_parse_secs(optarg, &o->duration)) {
 				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
 			break;
-		case 'h': usage(stdout); exit(FTN_EXIT_OK);
+		case 'h': usage(stdout); exit(TOOL_EXIT_OK);
 		case 'H': o->no_header = 1; break;
 		case 'i':
-			if (ftn_parse_secs(optarg, &o->interval)) {
+			if (tool_parse_secs(optarg, &o->interval)) {
 				fprintf(stderr, "%s: invalid interval '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'l': o->tlp = 1; break;
 		case 'N':
-			if (ftn_parse_pid(optarg, &o->netns_pid)) {
+			if (tool_parse_pid(optarg, &o->netns_pid)) {
 				fprintf(stderr, "%s: invalid PID '%s'\n", TOOL, optarg);
 				return -EINVAL;
 			}
@@ -795,7 +797,7 @@ static int init(struct state *st)
 
 	ftn_set_progname(TOOL);
 	ftn_set_verbose(st->o.verbose);
-	if ((err = ftn_tool_tracefs()))
+	if ((err = tool_tracefs()))
 		return err;
 	if ((err = choose_backend(st)))
 		return err;
@@ -805,7 +807,7 @@ static int init(struct state *st)
 			TOOL);
 		return -ENOTSUP;
 	}
-	st->inst = ftn_tool_instance(TOOL);
+	st->inst = tool_instance(TOOL);
 	if (!st->inst)
 		return -errno;
 	if (st->o.owner) {
@@ -880,10 +882,10 @@ int main(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	if (opts_parse(&st.o, argc, argv))
-		return FTN_EXIT_USAGE;
+		return TOOL_EXIT_USAGE;
 	err = init(&st);
 	if (!err)
 		err = run(&st);
 	fini(&st);
-	return ftn_exit_code(err);
+	return tool_exit_code(err);
 }
