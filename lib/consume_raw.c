@@ -5,10 +5,11 @@
  * Why: text output hashes pointers (kfree_skb's location on 4.15-6.12), and
  * formatting in the kernel plus parsing here costs more per event than
  * reading the fields out of the record. The ring buffer reader (ringbuf.c)
- * merges the CPUs in time order; this file adds the batch loop, the loss
- * accounting shared with consume.c's rules (per CPU, the larger of the
- * page flags and the stats files, so a loss is reported once and never
- * missed), stacks, comm names, and the field rendering behind
+ * merges the CPUs in time order; this file adds the callbacks of the
+ * batch loop (batch.c), the loss accounting shared with consume.c's rules
+ * (per CPU, the larger of the page flags and the stats files, so a loss is
+ * reported once and never missed), stacks (trimmed and named as the text
+ * consumer's, stack.c), comm names, and the field rendering behind
  * ftn_event_str for binary events. */
 #include "ftnet_int.h"
 
@@ -468,6 +469,7 @@ struct rawc {
 	struct scratch scr;
 	struct ftn_ringbuf *rb;
 	struct ftn_ringbuf_ops rops;
+	unsigned long nomem;
 	int stop;
 };
 
@@ -579,6 +581,10 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 		if (h->cap < rb->len) {
 			unsigned char *n = realloc(h->rec, rb->len);
 			if (!n) {
+				/* delivered at once, without its stack: said */
+				if (!c->nomem++)
+					ftn_log(FTN_LOG_WARN, "out of memory: an event delivered "
+						"without its stack");
 				deliver(c, &ev);
 				return c->stop;
 			}
