@@ -452,6 +452,8 @@ struct held {
 	/* symbol names (owned by the shared ksyms) or addr[] */
 	const char *frames[FTN_MAX_FRAMES];
 	char addr[FTN_MAX_FRAMES][20];
+	unsigned int more;      /* frames past FTN_MAX_FRAMES */
+	char morebuf[32];
 };
 
 struct rawc {
@@ -492,9 +494,13 @@ static void held_flush(struct rawc *c, struct held *h)
 	h->ev.nframes = h->nframes;
 	for (int i = 0; i < h->nframes; i++)
 		h->ev.frames[i] = h->frames[i];
+	if (h->more)
+		h->ev.frames[FTN_MAX_FRAMES - 1] =
+			ftn__frames_more(h->more + 1, h->morebuf, sizeof(h->morebuf));
 	deliver(c, &h->ev);
 	h->have = 0;
 	h->nframes = 0;
+	h->more = 0;
 }
 
 static void held_flush_all(struct rawc *c)
@@ -519,9 +525,8 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 	if (!h->have)
 		return;
 	memcpy(&size, r + 8, 4);
-	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len &&
-			    h->nframes < FTN_MAX_FRAMES; i++) {
-		char *buf = h->addr[h->nframes];
+	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len; i++) {
+		char *buf = h->addr[h->nframes < FTN_MAX_FRAMES ? h->nframes : 0];
 		const char *f;
 		uint64_t a;
 
@@ -529,6 +534,10 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 		/* the end marker of older kernels */
 		if (!a || a == (uint64_t)-1)
 			continue;
+		if (h->nframes >= FTN_MAX_FRAMES) {
+			h->more++;
+			continue;
+		}
 		f = ftn__frame_name(ks, a, buf, sizeof(h->addr[0]));
 		if (ftn__stack_trim_frame(&trim, f))
 			continue;
@@ -599,6 +608,7 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 		h->ev.rawdesc = d;
 		h->have = 1;
 		h->nframes = 0;
+		h->more = 0;
 		return c->stop;
 	}
 	deliver(c, &ev);
