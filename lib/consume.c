@@ -34,6 +34,7 @@ struct pending {
 	int complete;           /* no stack can follow any more */
 	int trim;               /* ftn__stack_trim_frame state */
 	int cut;                /* a frame could not be stored */
+	unsigned int more;      /* frames past FTN_MAX_FRAMES */
 	int nframes;
 	size_t foff[FTN_MAX_FRAMES];    /* frame offsets in buf */
 };
@@ -108,6 +109,7 @@ static void pending_flush(struct consumer *c, int all)
 		struct pending *p = &c->pend[c->phead];
 		struct ftn_event ev;
 		uint64_t dummy;
+		char more[32];
 
 		if (!all && !p->complete)
 			break;
@@ -119,6 +121,9 @@ static void pending_flush(struct consumer *c, int all)
 			if (p->cut)
 				ev.frames[ev.nframes < FTN_MAX_FRAMES ? ev.nframes++ :
 					  FTN_MAX_FRAMES - 1] = FRAMES_MISSING;
+			else if (p->more)
+				ev.frames[FTN_MAX_FRAMES - 1] =
+					ftn__frames_more(p->more + 1, more, sizeof(more));
 			deliver(c, &ev);
 		}
 		pending_free(p);
@@ -166,8 +171,12 @@ static void add_frame(struct consumer *c, const char *frame)
 	if (c->frames_to < 0)
 		return;
 	p = &c->pend[c->frames_to];
-	if (p->cut || p->nframes >= FTN_MAX_FRAMES || ftn__stack_trim_frame(&p->trim, frame))
+	if (p->cut || ftn__stack_trim_frame(&p->trim, frame))
 		return;
+	if (p->nframes >= FTN_MAX_FRAMES) {
+		p->more++;
+		return;
+	}
 	if (p->used + n > p->cap) {
 		size_t cap = p->cap * 2 > p->used + n ? p->cap * 2 : p->used + n;
 		char *b = c_realloc(p->buf, cap);

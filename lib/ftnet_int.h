@@ -188,6 +188,9 @@ int ftn__stack_trim_frame(int *state, const char *frame);
 /* A return address as trace_pipe prints it: the symbol name (owned by
  * ks), else "0x<addr>" in buf. */
 const char *ftn__frame_name(const struct ftn_ksyms *ks, uint64_t addr, char *buf, size_t size);
+/* More than FTN_MAX_FRAMES frames: the text of the last slot, "[N more
+ * frames]" (N counts the slot itself), in buf. */
+const char *ftn__frames_more(unsigned int hidden, char *buf, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Parse-from-memory entries for tests and fuzz harnesses (tests/fuzz) */
