@@ -163,6 +163,17 @@ struct ftn_ksyms *ftn__ksyms_parse(const char *buf, size_t len)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* First allocations no larger than the input can fill (a line is at
+	 * least 6 bytes; names are shorter than their lines): small inputs
+	 * (tests, the fuzzer) stay small, /proc/kallsyms grows by doubling. */
+	ks->ncap = len + 2 < (1u << 20) ? len + 2 : 1u << 20;
+	ks->cap = len / 6 + 1 < 65536 ? len / 6 + 1 : 65536;
+	ks->names = malloc(ks->ncap);
+	ks->syms = malloc(ks->cap * sizeof(*ks->syms));
+	if (!ks->names || !ks->syms) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* offset 0 is the empty string: "no module" */
 	if (add_name(ks, "", 0) == UINT32_MAX) {
 		err = -ENOMEM;
