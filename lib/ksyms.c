@@ -154,20 +154,23 @@ struct ftn_ksyms *ftn_ksyms_load(const char *path)
 {
 	struct ftn_ksyms *ks;
 	char *buf = NULL, last_mod_name[64] = "";
-	size_t len = 0, cap = 0, start, i, j;
+	size_t len = 0, start, i, j;
 	uint32_t last_mod = 0;
-	int fd, nonzero = 0, err = 0;
+	int nonzero = 0, err = 0;
 
 	if (!path)
 		path = getenv("FTNET_KALLSYMS");
 	if (!path || !*path)
 		path = "/proc/kallsyms";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* /proc files have no size: the whole file, then whole lines */
+	err = ftn__file_slurp(path, &buf, &len);
+	if (err) {
+		errno = -err;
 		return NULL;
+	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {
-		close(fd);
+		free(buf);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -175,28 +178,6 @@ struct ftn_ksyms *ftn_ksyms_load(const char *path)
 	if (add_name(ks, "", 0) == UINT32_MAX) {
 		err = -ENOMEM;
 		goto out;
-	}
-	/* /proc files have no size: read in large chunks, parse whole lines */
-	for (;;) {
-		ssize_t r;
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
 	}
 	for (start = 0; start < len && !err; ) {
 		char *nl = memchr(buf + start, '\n', len - start);
@@ -223,7 +204,6 @@ struct ftn_ksyms *ftn_ksyms_load(const char *path)
 	ks->n = j;
 out:
 	free(buf);
-	close(fd);
 	if (err) {
 		ftn_ksyms_free(ks);
 		errno = -err;
