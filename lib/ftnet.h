@@ -549,7 +549,7 @@ int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr)
 
 /*
  * Create a kprobe / kretprobe "p|r:GROUP/EVENT DEF" (GROUP = the
- * instance's private group ftnet_<tool>_<pid>), e.g.
+ * instance's private group ftnet_<tool>_<pid>_n<pidns>_t<start>), e.g.
  * def = "tcp_retransmit_skb sk=%di:x64". The definition file is only ever
  * appended to (never truncated). A stale same-named probe of our group
  * (EEXIST) is replaced once. The probe is recorded in the instance and
@@ -588,10 +588,6 @@ int ftn_probe_arg_reg(int n, char *buf, size_t size);
  * "loongarch". Detected from uname (the kernel's, not the build's), with
  * the build target as fallback; NULL when unknown. */
 const char *ftn_probe_arch(void);
-/* Tests: force an architecture (NULL: detect again), -EINVAL if unknown. */
-int ftn_probe_set_arch(const char *arch);
-/* Tests: $argN use: -1 ask the README (default), 0 never, 1 always. */
-void ftn_probe_set_argn(int mode);
 
 /* Parse a value a probe printed: decimal (4.17+ u/s types, may be
  * negative), "0x" hex (x types), or, when bare_hex is set (kernels before
@@ -685,10 +681,6 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 /* Whether ftn_consume_raw can run on this tracefs (header_page readable
  * and the instance has per_cpu/cpuN/trace_pipe_raw). */
 int ftn_consume_raw_available(const struct ftn_instance *inst);
-/* The readers behind ftn_event_str / ftn_event_u64 for binary events
- * (ev->rec != NULL and ev->raw == NULL). */
-const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name);
-int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
 /* Kernel symbols used by every binary consumer of this process: loaded on
  * first need from FTNET_KALLSYMS or /proc/kallsyms. When every address
  * reads as zero (kptr_restrict) it warns once and returns NULL: addresses

@@ -18,11 +18,10 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- */
-/* Cleanup registry and stop requests                               */
+/* Cleanup registry                                                 */
 /* ---------------------------------------------------------------- */
 
 static struct ftn_instance *live;
-static volatile sig_atomic_t exiting;
 
 void ftn__cleanup_register(struct ftn_instance *inst)
 {
@@ -44,16 +43,6 @@ void ftn_cleanup(void)
 {
 	while (live)
 		ftn_instance_destroy(live);
-}
-
-int ftn_exiting(void) { return exiting; }
-
-/* Async-signal-safe: one store to a sig_atomic_t. The first request wins,
- * so a second signal while tearing down does not change the answer. */
-void ftn_stop(int sig)
-{
-	if (!exiting)
-		exiting = sig > 0 ? sig : -1;
 }
 
 /* ---------------------------------------------------------------- */
