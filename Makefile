@@ -106,10 +106,14 @@ tools: $(TOOLS)
 tools-lib: $(TC_A)
 examples: $(EXAMPLES)
 
+# Hidden by default: what ftnet.h declares with FTN_EXPORT is the whole ABI
+# of libftnet.so (tests/offline/layers.sh compares nm with the header).
+LIB_CFLAGS := -fvisibility=hidden
+
 build/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	$(call quiet,AR,$@)
@@ -118,7 +122,7 @@ $(LIB_A): $(LIB_OBJ)
 build/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 
 $(LIB_SO): $(LIB_PIC)
 	$(call quiet,CCLD,$@)

@@ -384,9 +384,8 @@ struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
 {
 	char rel[2 * FTN_NAME_MAX + 32];
 	struct ftn_format *fmt;
-	size_t size = 64 * 1024;
 	char *buf;
-	ssize_t n;
+	int err;
 
 	if (!sys || !event || strlen(sys) >= FTN_NAME_MAX || strlen(event) >= FTN_NAME_MAX) {
 		errno = EINVAL;
@@ -394,23 +393,11 @@ struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
 	}
 	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, event);
 	/* kfree_skb's reason table alone is ~4 KiB and grows each release:
-	 * grow the buffer until the whole file fits. */
-	for (;;) {
-		buf = malloc(size);
-		if (!buf) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		n = ftn_tracefs_read(inst, rel, buf, size);
-		if (n < 0) {
-			free(buf);
-			errno = (int)-n;
-			return NULL;
-		}
-		if ((size_t)n + 1 < size || size >= 16 * 1024 * 1024)
-			break;
-		free(buf);
-		size *= 4;
+	 * read the whole file, whatever its size. */
+	err = ftn__tracefs_slurp(inst, rel, &buf, NULL);
+	if (err) {
+		errno = -err;
+		return NULL;
 	}
 	fmt = ftn_format_parse(buf);
 	free(buf);

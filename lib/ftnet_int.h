@@ -96,6 +96,16 @@ int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
 /* Instance and probe-group names of this process's run of tool. */
 void ftn__run_names(const char *tool, char *name, size_t nsize, char *group, size_t gsize);
 
+/* Tests (probe.c): force an architecture (NULL: detect again), -EINVAL if
+ * unknown; $argN use: -1 ask the README (default), 0 never, 1 always. */
+int ftn_probe_set_arch(const char *arch);
+void ftn_probe_set_argn(int mode);
+
+/* The readers behind ftn_event_str / ftn_event_u64 for binary events
+ * (ev->rec != NULL and ev->raw == NULL), consume_raw.c. */
+const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name);
+int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
+
 /* Register / unregister for ftn_cleanup(). */
 void ftn__cleanup_register(struct ftn_instance *inst);
 void ftn__cleanup_unregister(struct ftn_instance *inst);

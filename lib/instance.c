@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- */
-/* Cleanup registry and stop requests                               */
+/* Cleanup registry                                                 */
 /* ---------------------------------------------------------------- */
 
 static struct ftn_instance *live;

@@ -213,46 +213,24 @@ out:
 
 struct ftn_ksyms *ftn_ksyms_load(const char *path)
 {
-	struct ftn_ksyms *ks = NULL;
+	struct ftn_ksyms *ks;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, err = 0;
+	size_t len = 0;
+	int err;
 
 	if (!path)
 		path = getenv("FTNET_KALLSYMS");
 	if (!path || !*path)
 		path = "/proc/kallsyms";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* /proc files have no size: the whole file, then whole lines */
+	err = ftn__file_slurp(path, &buf, &len);
+	if (err) {
+		errno = -err;
 		return NULL;
-	/* /proc files have no size: read in large chunks, parse whole lines */
-	for (;;) {
-		ssize_t r;
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
-			if (!nb) {
-				err = ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
 	}
 	ks = ftn__ksyms_parse(buf, len);
-	if (!ks)
-		err = errno;
-out:
+	err = ks ? 0 : errno;
 	free(buf);
-	close(fd);
 	errno = err;
 	return ks;
 }

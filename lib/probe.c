@@ -8,7 +8,7 @@
  * Kernel hygiene: probe definition files are only ever opened with
  * O_WRONLY|O_APPEND. O_TRUNC on kprobe_events deletes every probe on the
  * system, other tools' included. Every probe we create lives in the
- * instance's own group (ftnet_<tool>_<pid>) and is recorded in the
+ * instance's own group (ftnet_<tool>_<pid>_n<ns>_t<start>) and is recorded in the
  * instance's undo list, so ftn_instance_destroy (or stale reaping, by PID)
  * removes it even when the tool dies between create and destroy.
  */

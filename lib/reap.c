@@ -19,7 +19,8 @@
  *    every process), when no process in /proc has that namespace, that
  *    innermost PID (NSpid) and that start time;
  *  - anything else (a namespace we cannot see into, /proc unreadable, a
- *    /proc of another namespace than ours): left alone.
+ *    /proc of another namespace than ours, a process in another time
+ *    namespace, whose start time /proc shifts): left alone.
  * Old-format names are judged as before (PID gone, or its comm is not the
  * tool's) so runs of older versions are still cleaned up.
  */
@@ -175,9 +176,12 @@ static int proc_stat(const char *proc, const char *pid, long *self_pid, uint64_t
 	char path[PATH_MAX], buf[1024], *p;
 	unsigned long long v;
 
+	ssize_t n;
+
 	snprintf(path, sizeof(path), "%s/%s/stat", proc, pid);
-	if (ftn__read_file(path, buf, sizeof(buf)) <= 0)
-		return -ENOENT;
+	n = ftn__read_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return n == -ENOENT ? -ENOENT : -EIO;   /* only ENOENT means gone */
 	if (self_pid)
 		*self_pid = strtol(buf, NULL, 10);
 	p = strrchr(buf, ')');
@@ -226,6 +230,20 @@ void ftn__run_names(const char *tool, char *name, size_t nsize, char *group, siz
 		ftn__runid_format(&self, '-', name, nsize);
 		ftn__runid_format(&self, '_', group, gsize);
 	}
+}
+
+/* Start times in /proc are shifted by the READER's time namespace
+ * (boottime offset), so one read across time namespaces would not match
+ * the name: a process in another time namespace than ours is not judged
+ * by its start time. 1 same (or no time namespaces: kernel < 5.6), 0 not. */
+static int same_time_ns(const char *proc, const char *pid)
+{
+	uint64_t a, b;
+	int ea = ns_inode(proc, "self", "time", &a), eb = ns_inode(proc, pid, "time", &b);
+
+	if (ea == -ENOENT && eb == -ENOENT)
+		return 1;
+	return !ea && !eb && a == b;
 }
 
 /* Before issue 7: the PID is gone, or runs something whose comm is not
@@ -294,7 +312,8 @@ static int foreign_run_alive(const char *proc, const struct ftn__runid *r)
 			continue;
 		/* A process that vanished between the reads counts as
 		 * alive this time: the next start decides. */
-		if (proc_stat(proc, de->d_name, NULL, &start) || start == r->start)
+		if (proc_stat(proc, de->d_name, NULL, &start) || start == r->start ||
+		    !same_time_ns(proc, de->d_name))
 			alive = 1;
 	}
 	closedir(d);
@@ -317,7 +336,9 @@ int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
 		snprintf(pid, sizeof(pid), "%ld", r->pid);
 		switch (proc_stat(proc, pid, NULL, &start)) {
 		case 0:
-			return start != r->start;       /* PID reused */
+			if (start == r->start)
+				return 0;
+			return same_time_ns(proc, pid); /* PID reused */
 		case -ENOENT:
 			return 1;                       /* no such process */
 		default:

@@ -8,7 +8,7 @@
  * the owning process. Both joins are hash lookups on tables built once per
  * snapshot, because tools do them for every event.
  */
-#include "ftnet.h"
+#include "ftnet_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,85 +24,9 @@
 /* Small helpers                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Read a whole file of unknown size (procfs reports st_size 0) into a
- * NUL-terminated malloc'd buffer. 0 or -errno. */
-static int slurp(const char *path, char **out, size_t *outlen)
-{
-	size_t cap = 16384, len = 0;
-	char *buf, *nb;
-	ssize_t r;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	if (outlen)
-		*outlen = len;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return err;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	size_t len = strlen(s);
-	ssize_t w;
-	int fd, err = 0;
-
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		w = write(fd, s, len);
-	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		err = -errno;
-	else if ((size_t)w != len)
-		err = -EIO;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	return err;
-}
-
 static const char *proc_root_of(const char *proc_root)
 {
-	const char *env;
-
-	if (proc_root && *proc_root)
-		return proc_root;
-	env = getenv("FTNET_PROC");
-	return env && *env ? env : "/proc";
+	return proc_root && *proc_root ? proc_root : ftn__proc_root();
 }
 
 static uint64_t mix64(uint64_t x)
@@ -552,11 +476,11 @@ static int read_tables(const char *root, pid_t pid, char **tcp, char **tcp6)
 		snprintf(path, sizeof(path), "%s/%d/net/tcp", root, (int)pid);
 	else
 		snprintf(path, sizeof(path), "%s/net/tcp", root);
-	err = slurp(path, tcp, NULL);
+	err = ftn__file_slurp(path, tcp, NULL);
 	if (err)
 		return err;
 	strcat(path, "6");
-	err = slurp(path, tcp6, NULL);
+	err = ftn__file_slurp(path, tcp6, NULL);
 	/* No tcp6 when IPv6 is disabled or not built: not an error. */
 	if (err == -ENOENT) {
 		*tcp6 = NULL;
@@ -582,7 +506,7 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 
 	sigemptyset(&saved);
 	snprintf(kpath, sizeof(kpath), "%s/sys/kernel/kptr_restrict", root);
-	if (want_ptrs && geteuid() == 0 && slurp(kpath, &old, NULL) == 0) {
+	if (want_ptrs && geteuid() == 0 && ftn__file_slurp(kpath, &old, NULL) == 0) {
 		val = strtol(old, &e, 10);
 		if (e != old && (val == 0 || val == 2)) {
 			/* A terminating signal between the write and the
@@ -597,7 +521,7 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 			sigprocmask(SIG_BLOCK, &block, &saved);
 			/* If we may not write it, read what we can; the
 			 * table then reports ptrs_valid == 0. */
-			changed = write_str(kpath, "1\n") == 0;
+			changed = ftn__write_file(kpath, "1\n", O_TRUNC) == 0;
 			if (!changed)
 				sigprocmask(SIG_SETMASK, &saved, NULL);
 		}
@@ -609,9 +533,9 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 		/* We write back only a value we read as 0 or 2, never a 1
 		 * another ftnet run set for its own read, so concurrent
 		 * runs cannot leave 1 behind. */
-		rerr = write_str(kpath, old);
+		rerr = ftn__write_file(kpath, old, O_TRUNC);
 		if (rerr)
-			rerr = write_str(kpath, old);
+			rerr = ftn__write_file(kpath, old, O_TRUNC);
 		sigprocmask(SIG_SETMASK, &saved, NULL);
 		if (rerr)
 			ftn_log(FTN_LOG_WARN,
@@ -691,10 +615,7 @@ struct ftn_owners {
 
 static int64_t mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return ftn__clock_ns(CLOCK_MONOTONIC);
 }
 
 static void own_map_free(struct own_map *m)
@@ -793,21 +714,14 @@ static void read_comm(const char *root, const char *pid, char *comm, size_t size
 {
 	char path[PATH_MAX];
 	ssize_t r;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s/comm", root, pid);
-	comm[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	r = read(fd, comm, size - 1);
-	close(fd);
+	r = ftn__read_file(path, comm, size);
 	if (r <= 0) {
 		comm[0] = '\0';
 		return;
 	}
-	comm[r] = '\0';
-	if (r > 0 && comm[r - 1] == '\n')
+	if (comm[r - 1] == '\n')
 		comm[r - 1] = '\0';
 }
 

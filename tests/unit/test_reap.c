@@ -139,6 +139,14 @@ static void test_decision(void)
 	fake_proc("100", 100, 100, INIT_NS, 500);       /* a host process */
 	fake_proc("200", 200, 1, CT_NS, 700);           /* container init, NSpid 1 */
 	fake_proc("201", 201, 7, CT_NS, 710);           /* container, NSpid 7 */
+	fake_proc("300", 300, 300, INIT_NS, 900);       /* another time namespace */
+	{
+		char l[PATH_MAX];
+
+		snprintf(l, sizeof(l), "%s/300/ns/time", proc);
+		if (symlink("time:[4026532999]", l) < 0)
+			perror(l);
+	}
 
 	is_int(ftn__runid_self(proc, "tcpretrans", &self), 0, "self read from the fake /proc");
 	ok(self.ns == INIT_NS && self.start == 1000 && self.pid == me && self.proc_ok,
@@ -152,6 +160,10 @@ static void test_decision(void)
 	is_int(ftn__run_is_stale(proc, &self, &r), 1, "same ns, PID reused (start differs): reaped");
 	r = rid(101, INIT_NS, 500);
 	is_int(ftn__run_is_stale(proc, &self, &r), 1, "same ns, PID dead: reaped");
+	/* /proc shifts start times by the reader's time namespace */
+	r = rid(300, INIT_NS, 12345);
+	is_int(ftn__run_is_stale(proc, &self, &r), 0,
+	       "same ns, start differs but another time namespace: kept (cannot compare)");
 	r = rid(1, CT_NS, 700);
 	is_int(ftn__run_is_stale(proc, &self, &r), 0, "other ns, live (ns, NSpid, start) match: kept");
 	r = rid(7, CT_NS, 710);
