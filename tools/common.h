@@ -442,6 +442,8 @@ int tool_report_json(const struct tool_report *r);      /* --json given */
 /* The stream rows go to (stdout), for free-form text lines (the ftrace
  * line of kprobe/tpoint). Write, never flush: the batch end flushes. */
 FILE *tool_report_file(struct tool_report *r);
+/* Rows to f instead of stdout (tests, a tool writing elsewhere). */
+void tool_report_set_file(struct tool_report *r, FILE *f);
 /* Export a counter to --prom (no-op without it): see tool_prom_counter;
  * top = --top when given, else default_top. */
 int tool_report_prom_counter(struct tool_report *r, const char *name,
