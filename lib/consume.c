@@ -2,8 +2,12 @@
 /* consume.c - read an instance's trace_pipe in timed batches.
  *
  * trace_pipe is opened O_NONBLOCK and polled, so a batch ends on time even
- * when nothing happens, and a signal ends the loop at once. Reads may split
- * lines: the tail is carried over. "CPU:N [LOST M EVENTS]" markers and
+ * when nothing happens, and a stop request ends the loop within a slice
+ * (batch.c). Reads may split lines: the tail is carried over, and a line
+ * longer than the buffer grows it (never cut into pieces). A failed
+ * allocation is said (ftn_log) and counted: an event that cannot be held
+ * is reported lost on its CPU, a stack that cannot be stored whole ends
+ * in a "[frames missing: out of memory]" frame. "CPU:N [LOST M EVENTS]" markers and
  * the per-CPU stats go to the shared loss accounting (loss.c). */
 #include "ftnet_int.h"
 
@@ -15,18 +19,24 @@
 #include <unistd.h>
 
 #define READ_SIZE (256 * 1024)
+/* trace_pipe lines are at most a few pages (the kernel's trace_seq); a
+ * longer one is something else and is dropped with a warning, not cut */
+#define MAX_LINE (16 << 20)
 #define MAX_PENDING 512
-
+#define FRAMES_MISSING "[frames missing: out of memory]"
 
 /* An event held back until we know whether a stack record follows it. */
 struct pending {
-	char *line;             /* owned copy of the event line */
-	size_t len;
+	char *buf;              /* the event line, then each frame, NUL-ended */
+	size_t len;             /* of the line */
+	size_t used, cap;
 	int cpu;
 	int complete;           /* no stack can follow any more */
 	int trim;               /* ftn__stack_trim_frame state */
+	int cut;                /* a frame could not be stored */
+	unsigned int more;      /* frames past FTN_MAX_FRAMES */
 	int nframes;
-	char *frames[FTN_MAX_FRAMES];
+	size_t foff[FTN_MAX_FRAMES];    /* frame offsets in buf */
 };
 
 struct consumer {
@@ -40,9 +50,42 @@ struct consumer {
 	int frames_to;          /* pending index collecting frames, -1 none */
 	int stop;
 	int fd;                 /* trace_pipe */
-	char *buf;              /* read buffer, READ_SIZE + 1 */
+	char *buf;              /* read buffer, cap + 1 */
+	size_t cap;
 	size_t have;            /* bytes of an unfinished line in buf */
+	int discard;            /* skipping the rest of an oversized line */
+	unsigned long nomem;    /* allocations that failed */
 };
+
+/* ---- allocations: every failure is said and counted ---- */
+
+static int fail_after, fail_count;
+
+void ftn__consume_fail_alloc(int after, int count)
+{
+	fail_after = after;
+	fail_count = count;
+}
+
+static void *c_realloc(void *old, size_t size)
+{
+	if (fail_count > 0) {
+		if (fail_after > 0) {
+			fail_after--;
+		} else {
+			fail_count--;
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return realloc(old, size);
+}
+
+static void nomem(struct consumer *c, const char *what)
+{
+	if (!c->nomem++)
+		ftn_log(FTN_LOG_WARN, "out of memory reading trace_pipe: %s", what);
+}
 
 static void deliver(struct consumer *c, const struct ftn_event *ev)
 {
@@ -56,9 +99,7 @@ static void deliver(struct consumer *c, const struct ftn_event *ev)
 
 static void pending_free(struct pending *p)
 {
-	free(p->line);
-	for (int i = 0; i < p->nframes; i++)
-		free(p->frames[i]);
+	free(p->buf);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -68,13 +109,21 @@ static void pending_flush(struct consumer *c, int all)
 		struct pending *p = &c->pend[c->phead];
 		struct ftn_event ev;
 		uint64_t dummy;
+		char more[32];
 
 		if (!all && !p->complete)
 			break;
-		if (ftn_parse_line(p->line, p->len, &ev, &dummy) == FTN_LINE_EVENT) {
+		if (ftn_parse_line(p->buf, p->len, &ev, &dummy) == FTN_LINE_EVENT) {
 			ev.nframes = p->nframes;
 			for (int i = 0; i < p->nframes; i++)
-				ev.frames[i] = p->frames[i];
+				ev.frames[i] = p->buf + p->foff[i];
+			/* a stack with a hole says so where it is read */
+			if (p->cut)
+				ev.frames[ev.nframes < FTN_MAX_FRAMES ? ev.nframes++ :
+					  FTN_MAX_FRAMES - 1] = FRAMES_MISSING;
+			else if (p->more)
+				ev.frames[FTN_MAX_FRAMES - 1] =
+					ftn__frames_more(p->more + 1, more, sizeof(more));
 			deliver(c, &ev);
 		}
 		pending_free(p);
@@ -95,7 +144,8 @@ static void pending_mark_cpu(struct consumer *c, int cpu)
 	}
 }
 
-static void pending_add(struct consumer *c, const char *line, size_t len, int cpu)
+/* Queue an event line; buf (len bytes + NUL, cap in all) is taken over. */
+static void pending_add(struct consumer *c, char *buf, size_t len, size_t cap, int cpu)
 {
 	struct pending *p;
 
@@ -105,12 +155,10 @@ static void pending_add(struct consumer *c, const char *line, size_t len, int cp
 	}
 	p = &c->pend[(c->phead + c->pcount) % MAX_PENDING];
 	memset(p, 0, sizeof(*p));
-	p->line = malloc(len + 1);
-	if (!p->line)
-		return;
-	memcpy(p->line, line, len);
-	p->line[len] = '\0';
+	p->buf = buf;
 	p->len = len;
+	p->used = len + 1;
+	p->cap = cap;
 	p->cpu = cpu;
 	c->pcount++;
 }
@@ -118,39 +166,60 @@ static void pending_add(struct consumer *c, const char *line, size_t len, int cp
 static void add_frame(struct consumer *c, const char *frame)
 {
 	struct pending *p;
+	size_t n = strlen(frame) + 1;
 
 	if (c->frames_to < 0)
 		return;
 	p = &c->pend[c->frames_to];
-	if (ftn__stack_trim_frame(&p->trim, frame))
+	if (p->cut || ftn__stack_trim_frame(&p->trim, frame))
 		return;
-	if (p->nframes < FTN_MAX_FRAMES)
-		p->frames[p->nframes++] = strdup(frame);
+	if (p->nframes >= FTN_MAX_FRAMES) {
+		p->more++;
+		return;
+	}
+	if (p->used + n > p->cap) {
+		size_t cap = p->cap * 2 > p->used + n ? p->cap * 2 : p->used + n;
+		char *b = c_realloc(p->buf, cap);
+
+		if (!b) {
+			/* keep the frames above, mark the rest missing */
+			p->cut = 1;
+			nomem(c, "stack frames missing");
+			return;
+		}
+		p->buf = b;
+		p->cap = cap;
+	}
+	memcpy(p->buf + p->used, frame, n);
+	p->foff[p->nframes++] = p->used;
+	p->used += n;
 }
 
 static void handle_line(struct consumer *c, char *line, size_t len)
 {
 	struct ftn_event ev;
 	uint64_t lost = 0;
+	char *copy = NULL;
+	size_t cap = 0;
 	int kind;
 
 	if (c->want_stacks) {
-		/* keep a pristine copy: parsing writes into the line */
-		char save[8192];
-		size_t n = len < sizeof(save) - 1 ? len : sizeof(save) - 1;
-
-		memcpy(save, line, n);
-		save[n] = '\0';
-		kind = ftn_parse_line(line, len, &ev, &lost);
-		switch (kind) {
-		case FTN_LINE_FRAME:
-			add_frame(c, ev.frames[0]);
+		if (len >= 3 && line[0] == ' ' && line[1] == '=' && line[2] == '>') {
+			if (ftn_parse_line(line, len, &ev, &lost) == FTN_LINE_FRAME)
+				add_frame(c, ev.frames[0]);
 			return;
-		default:
-			break;
 		}
-		/* Any other line ends the frames of the stack being read:
-		 * only now may its event be delivered. */
+		/* keep a pristine copy (parsing writes into the line), with
+		 * room for a few frames after it */
+		cap = len + 1 + 512;
+		copy = c_realloc(NULL, cap);
+		if (copy) {
+			memcpy(copy, line, len);
+			copy[len] = '\0';
+		}
+		kind = ftn_parse_line(line, len, &ev, &lost);
+		/* Any line but a frame ends the frames of the stack being
+		 * read: only now may its event be delivered. */
 		if (c->frames_to >= 0) {
 			c->pend[c->frames_to].complete = 1;
 			c->frames_to = -1;
@@ -158,7 +227,15 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		switch (kind) {
 		case FTN_LINE_EVENT:
 			pending_mark_cpu(c, ev.cpu);
-			pending_add(c, save, n, ev.cpu);
+			if (copy) {
+				pending_add(c, copy, len, cap, ev.cpu);
+				copy = NULL;
+			} else {
+				/* read but not held: a loss of ours, said
+				 * and counted like the kernel's */
+				nomem(c, "event dropped (counted as lost)");
+				ftn__loss_local(c->loss, ev.cpu, 1);
+			}
 			break;
 		case FTN_LINE_STACK:
 			/* attach to the newest event of that CPU still waiting */
@@ -177,6 +254,7 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		default:
 			break;
 		}
+		free(copy);
 		pending_flush(c, 0);
 		return;
 	}
@@ -185,6 +263,25 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		deliver(c, &ev);
 	else if (kind == FTN_LINE_LOST)
 		ftn__loss_stream(c->loss, ev.cpu, lost);
+}
+
+/* A line that does not fit in MAX_LINE (or in memory): dropped whole,
+ * never cut into pieces that would parse as something else. When its
+ * head is an event, the event is counted as lost on its CPU. */
+static void drop_long_line(struct consumer *c)
+{
+	char head[1024];
+	size_t n = c->have < sizeof(head) - 1 ? c->have : sizeof(head) - 1;
+	struct ftn_event ev;
+	uint64_t lost;
+
+	memcpy(head, c->buf, n);
+	head[n] = '\0';
+	ftn_log(FTN_LOG_WARN, "a trace_pipe line longer than %zu bytes was dropped", c->have);
+	if (ftn_parse_line(head, n, &ev, &lost) == FTN_LINE_EVENT)
+		ftn__loss_local(c->loss, ev.cpu, 1);
+	c->have = 0;
+	c->discard = 1;
 }
 
 /* --- the batch loop's callbacks --- */
@@ -201,28 +298,47 @@ static int c_wait(void *ctx, int timeout_ms)
 static int c_take(void *ctx)
 {
 	struct consumer *c = ctx;
-	char *s, *e, *nl;
-	ssize_t n = read(c->fd, c->buf + c->have, READ_SIZE - c->have);
+	char *s, *e, *nl, *scan;
+	ssize_t n = read(c->fd, c->buf + c->have, c->cap - c->have);
 
 	if (n < 0)
 		return errno == EAGAIN ? 0 : -errno;
 	if (n == 0)
 		/* tracing off, or (fake trees) the FIFO writer left */
 		return 0;
-	c->have += (size_t)n;
-	s = c->buf;
-	e = c->buf + c->have;
-	while ((nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-		handle_line(c, s, (size_t)(nl - s));
+	s = scan = c->buf + c->have;   /* no newline before scan */
+	e = s + n;
+	if (c->discard) {
+		/* the rest of a dropped line */
+		nl = memchr(s, '\n', (size_t)n);
+		if (!nl)
+			return 1;
+		c->discard = 0;
 		s = nl + 1;
+		memmove(c->buf, s, (size_t)(e - s));
+		e -= s - c->buf;
+		scan = c->buf;
+	}
+	s = c->buf;
+	while ((nl = memchr(scan, '\n', (size_t)(e - scan))) != NULL) {
+		handle_line(c, s, (size_t)(nl - s));
+		s = scan = nl + 1;
 	}
 	c->have = (size_t)(e - s);
-	if (c->have == READ_SIZE) {
-		/* a "line" larger than the buffer: take it as is */
-		handle_line(c, c->buf, c->have);
-		c->have = 0;
-	} else if (c->have && s != c->buf) {
+	if (c->have && s != c->buf)
 		memmove(c->buf, s, c->have);
+	if (c->have == c->cap) {
+		/* one line fills the buffer: grow it, the line is kept whole */
+		char *b = c->cap < MAX_LINE ? c_realloc(c->buf, c->cap * 2 + 1) : NULL;
+
+		if (b) {
+			c->buf = b;
+			c->cap *= 2;
+		} else {
+			if (c->cap < MAX_LINE)
+				nomem(c, "a long line dropped");
+			drop_long_line(c);
+		}
 	}
 	return 1;
 }
@@ -261,7 +377,8 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->buf = malloc(READ_SIZE + 1);
+	c->cap = READ_SIZE;
+	c->buf = malloc(c->cap + 1);
 	if (!c->buf) {
 		free(c);
 		return -ENOMEM;
@@ -296,6 +413,8 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	 * summary before tearing down. */
 	close(c->fd);
 	inst->pipe_fd = -1;
+	if (c->nomem > 1)
+		ftn_log(FTN_LOG_WARN, "out of memory %lu times reading trace_pipe", c->nomem);
 out:
 	for (int i = 0; i < MAX_PENDING; i++)
 		pending_free(&c->pend[i]);

@@ -5,10 +5,11 @@
  * Why: text output hashes pointers (kfree_skb's location on 4.15-6.12), and
  * formatting in the kernel plus parsing here costs more per event than
  * reading the fields out of the record. The ring buffer reader (ringbuf.c)
- * merges the CPUs in time order; this file adds the batch loop, the loss
- * accounting shared with consume.c's rules (per CPU, the larger of the
- * page flags and the stats files, so a loss is reported once and never
- * missed), stacks, comm names, and the field rendering behind
+ * merges the CPUs in time order; this file adds the callbacks of the
+ * batch loop (batch.c), the loss accounting shared with consume.c's rules
+ * (per CPU, the larger of the page flags and the stats files, so a loss is
+ * reported once and never missed), stacks (trimmed and named as the text
+ * consumer's, stack.c), comm names, and the field rendering behind
  * ftn_event_str for binary events. */
 #include "ftnet_int.h"
 
@@ -451,6 +452,8 @@ struct held {
 	/* symbol names (owned by the shared ksyms) or addr[] */
 	const char *frames[FTN_MAX_FRAMES];
 	char addr[FTN_MAX_FRAMES][20];
+	unsigned int more;      /* frames past FTN_MAX_FRAMES */
+	char morebuf[32];
 };
 
 struct rawc {
@@ -468,6 +471,7 @@ struct rawc {
 	struct scratch scr;
 	struct ftn_ringbuf *rb;
 	struct ftn_ringbuf_ops rops;
+	unsigned long nomem;
 	int stop;
 };
 
@@ -490,9 +494,13 @@ static void held_flush(struct rawc *c, struct held *h)
 	h->ev.nframes = h->nframes;
 	for (int i = 0; i < h->nframes; i++)
 		h->ev.frames[i] = h->frames[i];
+	if (h->more)
+		h->ev.frames[FTN_MAX_FRAMES - 1] =
+			ftn__frames_more(h->more + 1, h->morebuf, sizeof(h->morebuf));
 	deliver(c, &h->ev);
 	h->have = 0;
 	h->nframes = 0;
+	h->more = 0;
 }
 
 static void held_flush_all(struct rawc *c)
@@ -517,9 +525,8 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 	if (!h->have)
 		return;
 	memcpy(&size, r + 8, 4);
-	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len &&
-			    h->nframes < FTN_MAX_FRAMES; i++) {
-		char *buf = h->addr[h->nframes];
+	for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len; i++) {
+		char *buf = h->addr[h->nframes < FTN_MAX_FRAMES ? h->nframes : 0];
 		const char *f;
 		uint64_t a;
 
@@ -527,6 +534,10 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 		/* the end marker of older kernels */
 		if (!a || a == (uint64_t)-1)
 			continue;
+		if (h->nframes >= FTN_MAX_FRAMES) {
+			h->more++;
+			continue;
+		}
 		f = ftn__frame_name(ks, a, buf, sizeof(h->addr[0]));
 		if (ftn__stack_trim_frame(&trim, f))
 			continue;
@@ -579,6 +590,10 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 		if (h->cap < rb->len) {
 			unsigned char *n = realloc(h->rec, rb->len);
 			if (!n) {
+				/* delivered at once, without its stack: said */
+				if (!c->nomem++)
+					ftn_log(FTN_LOG_WARN, "out of memory: an event delivered "
+						"without its stack");
 				deliver(c, &ev);
 				return c->stop;
 			}
@@ -593,6 +608,7 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 		h->ev.rawdesc = d;
 		h->have = 1;
 		h->nframes = 0;
+		h->more = 0;
 		return c->stop;
 	}
 	deliver(c, &ev);

@@ -243,10 +243,16 @@ struct ftn_consumer_opts {
 };
 
 /* Consume the instance's trace_pipe (poll + O_NONBLOCK) until duration
- * ends, a callback says stop, or a terminating signal. Split lines are
- * reassembled; per-CPU stats (overrun, dropped events) are read at every
- * batch and reported through ops->lost, as are "[LOST N EVENTS]" markers
- * (never counted twice). Returns 0 or -errno. */
+ * ends, a callback says stop, or a stop request (ftn_stop: waits are
+ * slices of at most 100 ms, so it returns within that time whatever
+ * period_s is; period_s and duration_s of any size are safe). Split lines
+ * are reassembled and lines of any length are delivered whole; per-CPU
+ * stats (overrun, dropped events) are read at every batch and reported
+ * through ops->lost, as are "[LOST N EVENTS]" markers (never counted
+ * twice). An event the consumer cannot hold (out of memory) is reported
+ * through ops->lost too, and a stack it cannot store whole ends in a
+ * "[frames missing: out of memory]" frame; both are logged. Returns 0 or
+ * -errno. */
 int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx);
 

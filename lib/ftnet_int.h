@@ -76,6 +76,12 @@ void ftn__loss_free(struct ftn__loss *l);
 void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n);
 /* Read the stats files and report what they add. */
 void ftn__loss_poll(struct ftn__loss *l);
+/* Events the consumer read but could not deliver (out of memory, a line
+ * too long to hold): reported at once, apart from the kernel's counts. */
+void ftn__loss_local(struct ftn__loss *l, int cpu, uint64_t n);
+/* Tests: the text consumer's next `after` allocations succeed, the
+ * `count` after them fail with ENOMEM. */
+void ftn__consume_fail_alloc(int after, int count);
 
 /* The timed batch loop of every consumer (batch.c). Each wait is a slice
  * of at most FTN__SLICE_NS, so a stop request (ftn_stop) ends the loop
@@ -140,5 +146,8 @@ int ftn__stack_trim_frame(int *state, const char *frame);
 /* A return address as trace_pipe prints it: the symbol name (owned by
  * ks), else "0x<addr>" in buf. */
 const char *ftn__frame_name(const struct ftn_ksyms *ks, uint64_t addr, char *buf, size_t size);
+/* More than FTN_MAX_FRAMES frames: the text of the last slot, "[N more
+ * frames]" (N counts the slot itself), in buf. */
+const char *ftn__frames_more(unsigned int hidden, char *buf, size_t size);
 
 #endif /* FTNET_INT_H */

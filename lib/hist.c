@@ -25,7 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HIST_READ_MAX (16 << 20)
+/* The largest table (2^17 entries, the kernel's TRACING_MAP_BITS_MAX) of
+ * wide rows prints some 40 MiB; a file beyond this is refused, never
+ * parsed cut short (its last rows and the totals would be missing). */
+#define HIST_READ_MAX (256 << 20)
 
 struct ftn_hist {
 	struct ftn_hist_row *rows;
@@ -285,8 +288,15 @@ struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
 			errno = (int)-n;
 			return NULL;
 		}
-		if ((size_t)n < cap - 1 || cap >= HIST_READ_MAX)
+		if ((size_t)n < cap - 1)
 			break;
+		if (cap >= HIST_READ_MAX) {
+			free(buf);
+			ftn_log(FTN_LOG_WARN, "%s: larger than %d MiB, not read", rel,
+				HIST_READ_MAX >> 20);
+			errno = EFBIG;
+			return NULL;
+		}
 		/* filled the buffer: a bigger table; read it again whole */
 		free(buf);
 		cap *= 4;

@@ -124,6 +124,12 @@ void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n)
 	settle(l, cpu);
 }
 
+void ftn__loss_local(struct ftn__loss *l, int cpu, uint64_t n)
+{
+	/* not the kernel's loss: never merged with the stats */
+	report(l, cpu, n);
+}
+
 void ftn__loss_poll(struct ftn__loss *l)
 {
 	for (int cpu = 0; cpu < l->ncpu; cpu++) {

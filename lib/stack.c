@@ -81,3 +81,12 @@ const char *ftn__frame_name(const struct ftn_ksyms *ks, uint64_t addr, char *buf
 	snprintf(buf, size, "0x%llx", (unsigned long long)addr);
 	return buf;
 }
+
+/* A stack deeper than FTN_MAX_FRAMES: the last slot says how many frames
+ * are not shown (itself included), so a cut stack never passes for a
+ * whole one, and both consumers say it the same way. */
+const char *ftn__frames_more(unsigned int hidden, char *buf, size_t size)
+{
+	snprintf(buf, size, "[%u more frames]", hidden);
+	return buf;
+}

@@ -196,6 +196,33 @@ int main(void)
 	err = run(&c, 0.12);
 	ok(err == 0 && c.n >= 1 && c.n <= 4, "-d ends it, the last period at its end (%d)", c.n);
 
+	/* a table bigger than the first read buffer (1 MiB) is read whole:
+	 * every row and the totals after them */
+	{
+		char *t = NULL;
+		size_t tl = 0;
+		FILE *f = open_memstream(&t, &tl);
+		struct ftn_instance *inst;
+
+		fputs(HEAD, f);
+		for (int i = 0; i < 20000; i++)
+			fprintf(f, "{ location: [ffffffff81b2f0ac] __udp4_lib_rcv+0x4bc/0xd00"
+				"                             , reason: %10d } hitcount: %10d\n",
+				i, i + 1);
+		fputs(TOTALS("200010000", "20000", "3"), f);
+		fclose(f);
+		snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
+		put(p, t);
+		inst = ftn_instance_create("testhist");
+		h = inst ? ftn_hist_read(inst, "skb", "kfree_skb") : NULL;
+		ok(tl > (2 << 20) && h && ftn_hist_count(h) == 20000 && ftn__hist_entries(h) == 20000 &&
+		   ftn_hist_dropped(h) == 3,
+		   "a %zu-byte table read whole (%zu rows)", tl, ftn_hist_count(h));
+		ftn_hist_free(h);
+		ftn_instance_destroy(inst);
+		free(t);
+	}
+
 	/* no hist file (no CONFIG_HIST_TRIGGERS): said at once */
 	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
 	unlink(p);

@@ -329,13 +329,39 @@ int main(void)
 	}
 	ok(want.n >= 20, "%d stacks in the captures", want.n);
 	{
+		/* deeper than FTN_MAX_FRAMES (64): 70 frames below the
+		 * tracepoint's own */
+		char *t = NULL, path[600];
+		size_t tl = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/deep.txt", tmp);
+		f = open_memstream(&t, &tl);
+		fprintf(f, "          tcpgen-10545   [001] .....   642.173022: tcp_retransmit_skb: "
+			"skbaddr=00000000f1d0b5e2 state=TCP_ESTABLISHED\n"
+			"          tcpgen-10545   [001] .....   642.173026: <stack trace>\n"
+			" => trace_event_raw_event_tcp_retransmit_skb\n");
+		for (int i = 0; i < 70; i++)
+			fprintf(f, " => deep_%03d\n", i);
+		fclose(f);
+		put(path, t, tl);
+		stacks_of_text(t, &want);
+		free(t);
+		err = run_text(path, &text);
+		ok(err == 0 && text.n == want.n && text.s[text.n - 1].n == 64 &&
+		   !strcmp(text.s[text.n - 1].f[62], "deep_062") &&
+		   !strcmp(text.s[text.n - 1].f[63], "[7 more frames]"),
+		   "text: a 70-frame stack keeps 63 and says '[7 more frames]' (%d frames, last %s)",
+		   text.s[text.n - 1].n, text.s[text.n - 1].n ? text.s[text.n - 1].f[63 < text.s[text.n - 1].n ? 63 : 0] : "-");
+	}
+	{
 		int kp = 0, tp = 0;
 
 		for (int i = 0; i < text.n; i++) {
 			kp += text.s[i].n && !strcmp(text.s[i].f[0], "tcp_retransmit_skb");
 			tp += text.s[i].n && !strcmp(text.s[i].f[0], "__tcp_retransmit_skb");
 		}
-		ok(kp >= 5 && tp >= 10 && kp + tp == text.n,
+		ok(kp >= 5 && tp >= 10 && kp + tp == text.n - 1,
 		   "text: every stack starts at the traced code (%d kprobe, %d tracepoint)", kp, tp);
 	}
 
