@@ -80,6 +80,18 @@ int tool_tracefs(void);
  */
 struct ftn_instance *tool_instance(const char *tool);
 
+struct tool_opts;
+/* After tool_instance: apply -b (one line on failure, -errno) and choose
+ * the reader: -C's, else the binary buffers when the instance has them
+ * (ftn_consume_raw_available), else trace_pipe text. -C raw where there
+ * are no binary buffers: one line, -ENOTSUP. Returns 'r' or 't'. */
+int tool_reader(struct ftn_instance *inst, const struct tool_opts *o);
+/* ftn_consume_raw (reader 'r', events as "sys/event") or ftn_consume
+ * ('t'); a failure said in one line. 0 or -errno. */
+int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
+		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
+		 void *ctx);
+
 /* Wall clock now, ns since the epoch (CLOCK_REALTIME). */
 int64_t tool_now_wall(void);
 /* ISO-8601 UTC with microseconds: 2026-11-21T10:00:00.123456Z; returns buf
@@ -116,6 +128,8 @@ enum tool_opt_flags {
 	TOOL_OPT_JSON     = 1 << 4,     /* --json */
 	TOOL_OPT_PROM     = 1 << 5,     /* --prom FILE */
 	TOOL_OPT_TOP      = 1 << 6,     /* --top N (tools with ranked rows) */
+	TOOL_OPT_BUFFER   = 1 << 7,     /* -b KB: per-CPU buffer size */
+	TOOL_OPT_READER   = 1 << 8,     /* -C raw|text: event reader */
 	TOOL_OPT_COMMON   = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER |
 			    TOOL_OPT_VERBOSE | TOOL_OPT_JSON | TOOL_OPT_PROM,
 };
@@ -130,6 +144,8 @@ struct tool_opts {
 	int json;               /* --json */
 	const char *prom;       /* --prom FILE, NULL when not given */
 	unsigned int top;       /* --top N, 0 = every row */
+	unsigned int buffer_kb; /* -b KB, 0 = the kernel's default */
+	int reader;             /* -C: 'r' raw, 't' text, 0 = best available */
 };
 
 /* What a tool tells the parser and the usage text about itself. */
@@ -189,6 +205,44 @@ void tool_str_addf(struct tool_str *s, const char *fmt, ...)
 /* The text ("" when empty) or NULL when an append failed. */
 const char *tool_str_get(const struct tool_str *s);
 void tool_str_free(struct tool_str *s);
+
+/* ------------------------------------------------------------------ */
+/* Names, filters and event set-up shared by tools                    */
+/* ------------------------------------------------------------------ */
+
+/* "sym+0x4bc/0xd00 [mod]" (text %pS) -> "sym+0x4bc [mod]": the size says
+ * nothing about the place and the binary path does not have it. Returns
+ * out. */
+const char *tool_sym_clean(const char *in, char *out, size_t size);
+/* Ethertypes by name: ip (ipv4), ipv6, arp, vlan, mpls, pppoe. The name,
+ * or "0x%04x" in buf; the number of a name or of a number 0..0xffff, -1
+ * when neither. */
+const char *tool_ethertype_name(uint64_t proto, char *buf, size_t size);
+long tool_ethertype_parse(const char *s);
+/* "A,B,..." names of a field's __print_symbolic table (this kernel's
+ * numbers) appended to *vals (grown with realloc; free it). prefix (may be
+ * NULL) is dropped from a name that starts with it, case-insensitively
+ * ("SKB_DROP_REASON_"). An unknown name: one line "unknown WHAT 'X'
+ * (this kernel's names are in events/SYS/EVENT/format)" and -EINVAL. */
+int tool_symbols_parse(const struct ftn_format *fmt, const char *field,
+		       const char *what, const char *prefix, const char *list,
+		       uint64_t **vals, size_t *n);
+/* Is v one of vals[0..n)? (a set from tool_symbols_parse) */
+int tool_set_has(const uint64_t *vals, size_t n, uint64_t v);
+/* Add a clause to an in-kernel filter, joined with " && " to what f
+ * holds: in = 1 "(F == A || F == B)", in = 0 "F != A && F != B". */
+void tool_filter_add_set(struct tool_str *f, const char *field,
+			 const uint64_t *vals, size_t n, int in);
+/* A filter is whole or not used: -ENOMEM when building it failed, and
+ * -EINVAL when it is longer than the kernel takes (shorter than a page),
+ * each said in one line; else 0. */
+int tool_filter_check(const struct tool_str *f);
+/* The plumbing of one event in the instance: filter (when not NULL/""),
+ * a stacktrace trigger (stacks), enable. Each failure in one line naming
+ * name with the kernel's error_log text; a filter the kernel refuses is
+ * -EINVAL (the user's input). 0 or -errno. */
+int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *event,
+		     const char *filter, int stacks, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* JSON writer                                                        */
@@ -388,6 +442,8 @@ int tool_report_json(const struct tool_report *r);      /* --json given */
 /* The stream rows go to (stdout), for free-form text lines (the ftrace
  * line of kprobe/tpoint). Write, never flush: the batch end flushes. */
 FILE *tool_report_file(struct tool_report *r);
+/* Rows to f instead of stdout (tests, a tool writing elsewhere). */
+void tool_report_set_file(struct tool_report *r, FILE *f);
 /* Export a counter to --prom (no-op without it): see tool_prom_counter;
  * top = --top when given, else default_top. */
 int tool_report_prom_counter(struct tool_report *r, const char *name,

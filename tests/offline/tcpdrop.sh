@@ -117,6 +117,27 @@ FTNET_TRACEFS=$R/fs "$BIN/tcpdrop" -r BOGUS_REASON -d 1 >"$tmp/o" 2>"$tmp/e"; rc
 check "unknown reason exits 2 (got $rc)" [ "$rc" = 2 ]
 check "unknown reason: named on stderr" grep -q "unknown drop reason 'BOGUS_REASON'" "$tmp/e"
 
+# defect 3: a filter longer than the old 2 KiB buffer is written whole
+# (the old builder cut it into a different, valid filter); one longer than
+# the kernel takes (a page) is refused with one line, nothing traced
+grep -o '{ [0-9]*, "[A-Z_0-9]*" }' "$FIX/raw/format.skb_kfree_skb" |
+	sed 's/{ \([0-9]*\), "\(.*\)" }/\1 \2/' > "$tmp/reasons"
+incl=$(head -30 "$tmp/reasons" | awk '{ print $2 }' | paste -sd, -)
+excl=$(tail -n +31 "$tmp/reasons" | awk '{ print $2 }' | paste -sd, -)
+want="($(head -30 "$tmp/reasons" | awk '{ printf "%sreason == %s", (NR > 1 ? " || " : ""), $1 }')) && \
+$(tail -n +31 "$tmp/reasons" | awk '{ printf "%sreason != %s", (NR > 1 ? " && " : ""), $1 }')"
+run_raw "$R" "$tmp/o" "$tmp/e" "$BIN/tcpdrop" -d 1 -e -r "$incl" -x "$excl"
+check "long filter: exit 0 (got $rc)" [ "$rc" = 0 ]
+printf '%s' "$want" > "$tmp/want.filter"
+check "long filter: over 2 KiB ($(wc -c < "$tmp/want.filter") bytes)" [ "$(wc -c < "$tmp/want.filter")" -gt 2048 ]
+same "long filter: written whole, every clause" "$tmp/want.filter" "$R/seen/events/skb/kfree_skb/filter"
+before=$(ls "$R/fs/instances" | wc -l)
+FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl "$BIN/tcpdrop" -d 1 -e -x "$excl,$excl,$excl" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "filter over a page: exit 2 (got $rc)" [ "$rc" = 2 ]
+check "filter over a page: one line saying so" \
+	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q "longer than the kernel takes" "$1"' sh "$tmp/e"
+check "filter over a page: no instance made" [ "$(ls "$R/fs/instances" | wc -l)" = "$before" ]
+
 # 6.1's table numbers the same names differently (NO_SOCKET = 2)
 run_raw "$tmp/linux-6.1" "$tmp/o" "$tmp/e" "$BIN/tcpdrop" -d 1 -C text -r NO_SOCKET
 check "6.1: -r NO_SOCKET is reason == 2 there" grep -qx '(reason == 2)' "$tmp/linux-6.1/seen/events/skb/kfree_skb/filter"

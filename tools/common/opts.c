@@ -26,6 +26,9 @@ static const struct {
 	{ TOOL_OPT_JSON,     "  --json      one JSON object per line (schema in ftnet(7))\n" },
 	{ TOOL_OPT_PROM,     "  --prom FILE Prometheus counters in FILE (textfile collector), rewritten\n"
 			     "              atomically each interval and at exit\n" },
+	{ TOOL_OPT_BUFFER,   "  -b KB       per-CPU trace buffer size in KiB\n" },
+	{ TOOL_OPT_READER,   "  -C WHICH    event reader: raw (binary buffers, the default where the\n"
+			     "              kernel has them) or text (trace_pipe)\n" },
 	{ TOOL_OPT_TOP,      "  --top N     at most N rows per interval and N series per --prom counter;\n"
 			     "              the rest is summed into one row labelled \"other\"\n" },
 };
@@ -115,6 +118,8 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 	if (d->common & TOOL_OPT_INTERVAL) { shorts[ns++] = 'i'; shorts[ns++] = ':'; }
 	if (d->common & TOOL_OPT_NOHEADER) shorts[ns++] = 'H';
 	if (d->common & TOOL_OPT_VERBOSE) shorts[ns++] = 'v';
+	if (d->common & TOOL_OPT_BUFFER) { shorts[ns++] = 'b'; shorts[ns++] = ':'; }
+	if (d->common & TOOL_OPT_READER) { shorts[ns++] = 'C'; shorts[ns++] = ':'; }
 	snprintf(shorts + ns, sizeof(shorts) - ns, "%s", tl);
 
 	lopts[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -157,6 +162,25 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 		case 'v':
 			if (d->common & TOOL_OPT_VERBOSE) {
 				o->verbose++;
+				continue;
+			}
+			break;
+		case 'b':
+			if (d->common & TOOL_OPT_BUFFER) {
+				unsigned long v;
+
+				if (tool_parse_uint(optarg, 1, 1ul << 22, &v))
+					value_fail("invalid buffer size '%s' (KiB, 1 to %lu)", optarg,
+						   1ul << 22);
+				o->buffer_kb = (unsigned int)v;
+				continue;
+			}
+			break;
+		case 'C':
+			if (d->common & TOOL_OPT_READER) {
+				if (strcmp(optarg, "raw") && strcmp(optarg, "text"))
+					value_fail("-C takes raw or text");
+				o->reader = optarg[0];
 				continue;
 			}
 			break;

@@ -67,6 +67,7 @@ void tool_report_free(struct tool_report *r)
 
 int tool_report_json(const struct tool_report *r) { return r->o.json; }
 FILE *tool_report_file(struct tool_report *r) { return r->out; }
+void tool_report_set_file(struct tool_report *r, FILE *f) { r->out = f; }
 uint64_t tool_report_events(const struct tool_report *r) { return r->events; }
 uint64_t tool_report_lost_total(const struct tool_report *r) { return r->lost_ring + r->lost_unc; }
 

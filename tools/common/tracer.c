@@ -96,15 +96,8 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 	char metric[128];
 	int err;
 
-	if (filter[0] && (err = ftn_event_set_filter(inst, sys, event, filter))) {
-		tool_kfail(err, "cannot set the filter on %s", t->name);
-		/* the kernel refused the filter: that is the user's input */
-		return err == -EINVAL || err == -ENOENT ? -EINVAL : err;
-	}
-	if (t->stacks && (err = ftn_event_add_trigger(inst, sys, event, "stacktrace")))
-		return tool_kfail(err, "cannot add a stacktrace trigger to %s", t->name);
-	if ((err = ftn_event_enable(inst, sys, event)))
-		return tool_kfail(err, "cannot enable %s", t->name);
+	if ((err = tool_event_setup(inst, sys, event, filter, t->stacks, t->name)))
+		return err;
 
 	if (!(run->r = tool_report_new(&cfg, &t->o)))
 		return -errno;
@@ -143,8 +136,9 @@ int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 			tool_fail(err, "cannot read the format of %s: %s", t->name, strerror(-err));
 		return err;
 	}
-	if ((err = tool_filter_join_pid(t->filter, t->pid, &filter)))
-		return tool_fail(err, "cannot build the filter: %s", strerror(-err));
+	tool_filter_join_pid(t->filter, t->pid, &filter);
+	if ((err = tool_filter_check(&filter)))
+		return err;
 	err = trace(&run, inst, sys, event, tool_str_get(&filter));
 	ferr = tool_report_finish(run.r);
 	tool_report_free(run.r);

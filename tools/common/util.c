@@ -155,6 +155,35 @@ struct ftn_instance *tool_instance(const char *tool)
 	return inst;
 }
 
+int tool_reader(struct ftn_instance *inst, const struct tool_opts *o)
+{
+	int err;
+
+	if (o->buffer_kb && (err = ftn_instance_set_buffer_kb(inst, o->buffer_kb)))
+		return tool_kfail(err, "cannot set the buffer size");
+	if (o->reader == 't' || (!o->reader && !ftn_consume_raw_available(inst))) {
+		tool_info("reading trace_pipe text");
+		return 't';
+	}
+	if (!ftn_consume_raw_available(inst))
+		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
+				 "events/header_page) are not available");
+	tool_info("reading the binary per-CPU buffers (trace_pipe_raw)");
+	return 'r';
+}
+
+int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
+		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
+		 void *ctx)
+{
+	int err = reader == 'r' ? ftn_consume_raw(inst, events, co, ops, ctx)
+				: ftn_consume(inst, co, ops, ctx);
+
+	if (err)
+		tool_fail(err, "cannot read events: %s", strerror(-err));
+	return err;
+}
+
 int64_t tool_now_wall(void)
 {
 	struct timespec ts;

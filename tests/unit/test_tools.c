@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_tools.c - the tools module (build/libftntools.a): JSON writer,
+ * keyed counter, Prometheus exposition, report rows in text and JSON,
+ * option values, whole-or-nothing filters, spec parsers, and the event
+ * printer reading only what the event holds (defect 8). */
+#include "ftnet.h"
+#include "common.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* Capture what fn writes to a FILE as a string (caller frees). */
+#define CAPTURE(buf, f, body) do { size_t len_; FILE *f = open_memstream(&(buf), &len_); \
+	body; fclose(f); } while (0)
+
+static void test_json(void)
+{
+	char *out = NULL;
+	struct tool_json j;
+
+	CAPTURE(out, f, {
+		tool_json_begin(&j, f);
+		tool_json_str(&j, "s", "a\"b\\c\nd\te\x01");
+		tool_json_str(&j, "null", NULL);
+		tool_json_int(&j, "i", -5);
+		tool_json_uint(&j, "u", 18446744073709551615ull);
+		tool_json_num(&j, "n", 1.5, 3);
+		tool_json_num(&j, "nan", NAN, 3);
+		tool_json_obj_begin(&j, "o");
+		tool_json_str(&j, "k", "v");
+		tool_json_int(&j, "k2", 2);
+		tool_json_obj_end(&j);
+		tool_json_strv(&j, "v", (const char *const[]){ "x", "y" }, 2);
+		tool_json_end(&j);
+	});
+	is_str(out, "{\"s\":\"a\\\"b\\\\c\\nd\\te\\u0001\",\"null\":null,\"i\":-5,"
+	       "\"u\":18446744073709551615,\"n\":1.500,\"nan\":null,\"o\":{\"k\":\"v\",\"k2\":2},"
+	       "\"v\":[\"x\",\"y\"]}\n", "json: escapes, null, numbers, nested object, array");
+	free(out);
+
+	/* a comm or a string field is not always UTF-8: every line must
+	 * still be valid JSON */
+	CAPTURE(out, f, tool_json_escape(f, "\xc3\xa9-\xff-\xe2\x82\xac-\xc0\xaf-\x7f"));
+	is_str(out, "\"\xc3\xa9-\\u00ff-\xe2\x82\xac-\\u00c0\\u00af-\\u007f\"",
+	       "json: valid UTF-8 kept, stray/overlong bytes and DEL escaped");
+	free(out);
+}
+
+static void test_counter(void)
+{
+	struct tool_counter *c = tool_counter_new(2, 1);
+	struct tool_counter_row **rows, *r;
+	uint64_t rest[2];
+	int is_new;
+	long n;
+	char key[8];
+
+	ok(c, "counter: new");
+	r = tool_counter_add(c, "a", 1, 5, 50, &is_new);
+	ok(r && is_new, "counter: a new key says so");
+	tool_counter_set_label(c, r, 0, "A");
+	r = tool_counter_add(c, "a", 1, 1, 10, &is_new);
+	ok(r && !is_new && r->n == 6 && r->n2 == 60, "counter: same key adds (n and n2)");
+	r = tool_counter_add(c, "b\0x", 3, 6, 0, &is_new);
+	tool_counter_set_label(c, r, 0, "B");
+	r = tool_counter_add(c, "b\0y", 3, 1, 0, &is_new);
+	ok(is_new, "counter: keys are bytes (a NUL inside counts)");
+	tool_counter_set_label(c, r, 0, "C");
+	tool_counter_set_label(c, r, 1, NULL);
+	/* many keys: the table grows and keeps every count */
+	for (int i = 0; i < 5000; i++) {
+		snprintf(key, sizeof(key), "k%d", i % 1000);
+		tool_counter_add(c, key, strlen(key), 1, 0, NULL);
+	}
+	is_int(tool_counter_count(c), 1003, "counter: 1003 keys after growth");
+	is_int(tool_counter_sum(c, 0), 5013, "counter: interval sum");
+	is_int(tool_counter_sum(c, 1), 60, "counter: interval sum of n2");
+	n = tool_counter_sorted(c, 0, 2, &rows, rest);
+	is_int(n, 2, "counter: top 2");
+	ok(n == 2 && !strcmp(rows[0]->label[0], "A") && !strcmp(rows[1]->label[0], "B"),
+	   "counter: ties (6, 6) ordered by label, A first");
+	is_int(rest[0], 5013 - 12, "counter: the rest summed");
+	tool_counter_reset(c);
+	is_int(tool_counter_sum(c, 0), 0, "counter: reset zeroes the interval");
+	n = tool_counter_sorted(c, 0, 0, &rows, NULL);
+	is_int(n, 0, "counter: no row counted in the new interval");
+	tool_counter_add(c, "b\0y", 3, 2, 0, NULL);
+	n = tool_counter_sorted(c, 1, 1, &rows, rest);
+	ok(n == 1 && rows[0]->total == 6 && rest[0] == 5013 + 2 - 6,
+	   "counter: by total, cumulative over intervals");
+	is_int(tool_counter_total(c, 0), 5015, "counter: run total");
+	tool_counter_free(c);
+
+	c = tool_counter_new(1, 0);
+	tool_counter_add(c, "x", 1, 1, 0, NULL);
+	tool_counter_reset(c);
+	is_int(tool_counter_count(c), 0, "counter without keep_rows forgets rows at reset");
+	is_int(tool_counter_total(c, 0), 1, "counter without keep_rows keeps the run total");
+	tool_counter_free(c);
+	ok(!tool_counter_new(TOOL_COUNTER_MAX_LABELS + 1, 0) && errno == EINVAL,
+	   "counter: too many labels refused");
+}
+
+static void test_prom(const char *dir)
+{
+	static const char *const labels[] = { "location", "reason", NULL };
+	struct tool_counter *c = tool_counter_new(2, 1);
+	struct tool_counter_row *r;
+	char path[PATH_MAX], tmp[PATH_MAX + 8], *out = NULL, *file;
+	struct tool_prom *p;
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/t.prom", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	p = tool_prom_new(path, "tcpdrop");
+	ok(p, "prom: new");
+	is_int(tool_prom_counter(p, "ftnet_x_drops", "h", c, 0, labels, 0), -EINVAL,
+	       "prom: a counter name must end in _total");
+	is_int(tool_prom_counter(p, "ftnet-x_total", "h", c, 0, labels, 0), -EINVAL,
+	       "prom: names are [a-zA-Z_:][a-zA-Z0-9_:]*");
+	is_int(tool_prom_counter(p, "ftnet_t_drops_total", "Drops.\nBy \\ place.", c, 0, labels, 2),
+	       0, "prom: counter registered");
+	r = tool_counter_add(c, "1", 1, 7, 0, NULL);
+	tool_counter_set_label(c, r, 0, "f\"o\\o\nbar");
+	tool_counter_set_label(c, r, 1, "NO_SOCKET");
+	r = tool_counter_add(c, "2", 1, 3, 0, NULL);
+	tool_counter_set_label(c, r, 0, "g");
+	r = tool_counter_add(c, "3", 1, 2, 0, NULL);
+	tool_counter_set_label(c, r, 0, "h");
+	r = tool_counter_add(c, "4", 1, 1, 0, NULL);
+	tool_counter_set_label(c, r, 0, "i");
+	tool_prom_set_lost(p, 4, 9);
+	CAPTURE(out, f, tool_prom_print(p, f));
+	is_str(out,
+	       "# HELP ftnet_t_drops_total Drops.\\nBy \\\\ place.\n"
+	       "# TYPE ftnet_t_drops_total counter\n"
+	       "ftnet_t_drops_total{location=\"f\\\"o\\\\o\\nbar\",reason=\"NO_SOCKET\"} 7\n"
+	       "ftnet_t_drops_total{location=\"g\",reason=\"\"} 3\n"
+	       "ftnet_t_drops_total{location=\"other\",reason=\"other\"} 3\n"
+	       "# HELP ftnet_lost_events_total Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).\n"
+	       "# TYPE ftnet_lost_events_total counter\n"
+	       "ftnet_lost_events_total{tool=\"tcpdrop\",cause=\"ring_buffer\"} 4\n"
+	       "ftnet_lost_events_total{tool=\"tcpdrop\",cause=\"not_counted\"} 9\n"
+	       "# HELP ftnet_run_info An ftnet tool is running (always 1), with its version.\n"
+	       "# TYPE ftnet_run_info gauge\n"
+	       "ftnet_run_info{tool=\"tcpdrop\",version=\"" FTNET_VERSION "\"} 1\n",
+	       "prom: HELP/TYPE, escaped labels, top 2 + other, lost, run info");
+	free(out);
+	/* counters are cumulative: a reset interval changes nothing */
+	tool_counter_reset(c);
+	CAPTURE(out, f, tool_prom_print(p, f));
+	ok(out && strstr(out, "reason=\"NO_SOCKET\"} 7\n"), "prom: totals survive the interval reset");
+	free(out);
+	is_int(tool_prom_write(p), 0, "prom: write");
+	file = tap_slurp(path, NULL);
+	ok(file && strstr(file, "ftnet_run_info{") && stat(tmp, &sb) != 0,
+	   "prom: FILE written through FILE.tmp, no .tmp left");
+	free(file);
+	tool_prom_free(p);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/nodir/t.prom", dir);
+	p = tool_prom_new(path, "x");
+	ok(tool_prom_write(p) == -ENOENT, "prom: a missing directory is -ENOENT");
+	tool_prom_free(p);
+	tool_counter_free(c);
+}
+
+enum { C_NAME, C_VAL };
+static const struct tool_col ev_cols[] = {
+	TOOL_COLS_HEAD,
+	{ "NAME", "name", -6, TOOL_COL_STR, 0, 0 },
+	{ NULL, "jsononly", 0, TOOL_COL_INT, 0, 0 },
+};
+static const struct tool_col iv_cols[] = {
+	{ "COUNT", "count", 5, TOOL_COL_UINT, 0, TOOL_SRC_N },
+	{ "KEY", "key", -4, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
+	{ "SEGS", "segs", 0, TOOL_COL_UINT, 0, TOOL_SRC_N2 },
+};
+
+static char *report_run(int json, int top)
+{
+	struct tool_report_cfg cfg = {
+		.tool = "t", .unit = "things",
+		.cols = ev_cols, .ncols = 7, .icols = iv_cols, .nicols = 3,
+	};
+	struct tool_opts o = { .json = json, .top = (unsigned int)top, .duration = 1 };
+	struct ftn_event ev = { .ts_ns = 1500000, .cpu = 1, .pid = 42, .comm = "x y" };
+	struct tool_counter *c = tool_counter_new(1, 0);
+	struct tool_report *r = tool_report_new(&cfg, &o);
+	struct tool_counter_row *row;
+	const char *frames[] = { "f1", "f2" };
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	tool_report_set_file(r, f);
+	tool_report_start(r, 1, "Tracing things.");
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_head(r, NULL, &ev);
+	tool_report_str(r, TOOL_NCOLS_HEAD + C_NAME, NULL);
+	tool_report_int(r, TOOL_NCOLS_HEAD + C_VAL, 7);
+	tool_report_stack(r, frames, 2);
+	tool_report_row_end(r);
+	tool_report_lost(r, 1, 3);
+	row = tool_counter_add(c, "a", 1, 2, 20, NULL);
+	tool_counter_set_label(c, row, 0, "A");
+	row = tool_counter_add(c, "b", 1, 5, 50, NULL);
+	tool_counter_set_label(c, row, 0, "B");
+	row = tool_counter_add(c, "c", 1, 1, 10, NULL);
+	tool_counter_set_label(c, row, 0, "C");
+	tool_report_uncounted(r, 2, "hist table full");
+	tool_report_counter(r, c, 0);
+	tool_report_finish(r);
+	fclose(f);
+	tool_report_free(r);
+	tool_counter_free(c);
+	return out;
+}
+
+static void test_report(void)
+{
+	const char *want;
+	char *out;
+
+	setenv("TZ", "UTC", 1);
+	out = report_run(0, 2);
+	is_str(out,
+	       "TIME     CPU PID     COMM             NAME  \n"
+	       "-        1   42      x y              -     \n"
+	       "\t=> f1\n\t=> f2\n"
+	       "00:00:00  8 things, 5 lost\n"
+	       "COUNT KEY  SEGS\n"
+	       "    5 B    50\n"
+	       "    2 A    20\n"
+	       "    1 other 10\n",
+	       "report text: header, event row, stack, interval stamp, counted rows, other");
+	free(out);
+	out = report_run(1, 0);
+	want = "{\"time\":null,\"ts\":0.001500,\"cpu\":1,\"pid\":42,\"comm\":\"x y\","
+			  "\"name\":null,\"jsononly\":7,\"stack\":[\"f1\",\"f2\"]}\n"
+			  "{\"lost\":3,\"cpu\":1}\n"
+			  "{\"lost\":2,\"cause\":\"hist table full\"}\n"
+			  "{\"interval_end\":\"1970-01-01T00:00:00.000000Z\",\"key\":\"B\",\"count\":5,\"segs\":50}\n"
+			  "{\"interval_end\":\"1970-01-01T00:00:00.000000Z\",\"key\":\"A\",\"count\":2,\"segs\":20}\n"
+			  "{\"interval_end\":\"1970-01-01T00:00:00.000000Z\",\"key\":\"C\",\"count\":1,\"segs\":10}\n"
+			  "{\"interval_end\":\"1970-01-01T00:00:00.000000Z\",\"total\":8,\"lost\":5}\n"
+			  "{\"end\":\"";
+	ok(out && !strncmp(out, want, strlen(want)) && strstr(out, "\",\"events\":9,\"lost\":5}\n"),
+	   "report JSON: event head, lost records, rows keys first then values, totals, end");
+	free(out);
+}
+
+static void test_values(void)
+{
+	double d;
+	pid_t pid;
+	unsigned long u;
+
+	is_int(tool_parse_secs("2.5", &d), 0, "secs: 2.5");
+	is_int(tool_parse_secs("10000000", &d), 0, "secs: the documented maximum");
+	is_int(tool_parse_secs("10000001", &d), -ERANGE, "secs: above the maximum");
+	is_int(tool_parse_secs("1e308", &d), -ERANGE, "secs: huge");
+	is_int(tool_parse_secs("inf", &d), -ERANGE, "secs: inf");
+	is_int(tool_parse_secs("nan", &d), -EINVAL, "secs: nan");
+	is_int(tool_parse_secs("0", &d), -ERANGE, "secs: 0");
+	is_int(tool_parse_secs("0.0001", &d), -ERANGE, "secs: below 1 ms");
+	is_int(tool_parse_secs("1x", &d), -EINVAL, "secs: trailing junk");
+	ok((int64_t)(TOOL_SECS_MAX * 1e9) > 0 && TOOL_SECS_MAX * 1e3 < (double)INT64_MAX,
+	   "secs: the maximum fits ns in int64");
+	is_int(tool_parse_pid("1234", &pid), 0, "pid: 1234");
+	is_int(tool_parse_pid("0", &pid), -EINVAL, "pid: 0");
+	is_int(tool_parse_pid("-3", &pid), -EINVAL, "pid: negative");
+	is_int(tool_parse_pid("99999999999", &pid), -EINVAL, "pid: too big");
+	is_int(tool_parse_uint("0x10", 0, 100, &u), 0, "uint: hex");
+	is_int(tool_parse_uint("-1", 0, 100, &u), -EINVAL, "uint: no sign");
+	is_int(tool_exit_code(-EPERM), TOOL_EXIT_PERM, "exit: EPERM -> 3");
+	is_int(tool_exit_code(-ENOTSUP), TOOL_EXIT_USAGE, "exit: ENOTSUP -> 2");
+	is_int(tool_exit_code(-EIO), TOOL_EXIT_FAILURE, "exit: EIO -> 1");
+	is_int(tool_exit_code(0), TOOL_EXIT_OK, "exit: 0 -> 0");
+}
+
+static void test_filters(void)
+{
+	struct tool_str f = { 0 };
+	uint64_t in[] = { 3, 104 }, ex[] = { 2 }, *many;
+	size_t n = 3000;
+
+	tool_filter_add_set(&f, "reason", in, 2, 1);
+	tool_filter_add_set(&f, "reason", ex, 1, 0);
+	is_str(tool_str_get(&f), "(reason == 3 || reason == 104) && reason != 2",
+	       "filter: in-set and not-in-set joined");
+	is_int(tool_filter_check(&f), 0, "filter: short filter passes");
+	tool_str_free(&f);
+	/* defect 3: a long filter grows, whole, and one longer than the
+	 * kernel takes is refused - never cut into a different filter */
+	many = calloc(n, sizeof(*many));
+	for (size_t i = 0; i < n; i++)
+		many[i] = i;
+	tool_filter_add_set(&f, "reason", many, 200, 0);
+	ok(f.len > 2048 && f.len < 4095 && f.len >= 13 && !strcmp(f.s + f.len - 13, "reason != 199"),
+	   "filter: 200 clauses, > 2 KiB, whole (%zu bytes)", f.len);
+	is_int(tool_filter_check(&f), 0, "filter: under a page is taken");
+	tool_str_free(&f);
+	tool_filter_add_set(&f, "reason", many, n, 0);
+	is_int(tool_filter_check(&f), -EINVAL, "filter: over a page is refused (one line)");
+	tool_str_free(&f);
+	free(many);
+	tool_filter_join_pid("a == 1", 5, &f);
+	is_str(tool_str_get(&f), "(a == 1) && common_pid == 5", "filter: user filter + PID");
+	tool_str_free(&f);
+}
+
+static void test_specs(void)
+{
+	struct tool_kprobe_spec kp;
+	char sys[8], ev[64];
+
+	is_int(tool_kprobe_spec_parse("p:tcp_sendmsg size=%dx", &kp), 0, "kprobe spec: p:FUNC ARGS");
+	ok(!strcmp(kp.event, "tcp_sendmsg") && !strcmp(kp.def, "tcp_sendmsg size=%dx") &&
+	   !kp.is_return, "kprobe spec: named after the function");
+	is_int(tool_kprobe_spec_parse("r:myret mod:f.isra.0+0x10 $retval", &kp), 0, "kprobe spec: r:NAME");
+	ok(!strcmp(kp.event, "myret") && kp.is_return, "kprobe spec: return probe named");
+	is_int(tool_kprobe_spec_parse("p:g/e f", &kp), -EINVAL, "kprobe spec: GROUP/ refused");
+	is_int(tool_tpoint_spec_parse("tcp:tcp_probe", sys, sizeof(sys), ev, sizeof(ev)), 0,
+	       "tpoint spec: sys:event");
+	is_int(tool_tpoint_spec_parse("toolongsys:e", sys, sizeof(sys), ev, sizeof(ev)),
+	       -ENAMETOOLONG, "tpoint spec: too long");
+}
+
+/* Defect 8: the printer reads the probe head's size from the event, never
+ * from bytes parse.c left after a NUL in the line. */
+static void test_evprint_head(void)
+{
+	char line[] = "          tcpgen-99      [001] ..... 2.687197: tcp_sendmsg: "
+		      "(tcp_sendmsg+0x4/0xf0) size=0xa";
+	char line2[] = "          tcpgen-99      [001] ..... 2.687197: tcp_sendmsg: "
+		       "(tcp_sendmsg+0x4) size=0xa";
+	struct tool_report_cfg cfg = { .tool = "t", .cols = (const struct tool_col[]){ TOOL_COLS_HEAD },
+				       .ncols = TOOL_NCOLS_HEAD };
+	struct tool_opts o = { 0 };
+	struct tool_report *r = tool_report_new(&cfg, &o);
+	struct ftn_event ev;
+	uint64_t lost;
+	char *out = NULL;
+	size_t len, i;
+	FILE *f;
+
+	memset(&ev, 0, sizeof(ev));
+	is_int(ftn_parse_line(line, strlen(line), &ev, &lost), FTN_LINE_EVENT, "parse a kprobe line");
+	is_int(ev.probe_off, 4, "event: probe offset");
+	is_int(ev.probe_size, 0xf0, "event: probe size kept in the event");
+	/* scribble over what follows the function name's NUL */
+	for (i = (size_t)(ev.probe_func - line) + strlen(ev.probe_func) + 1;
+	     line + i < ev.fields[0].name - 1; i++)
+		line[i] = 'Z';
+	f = open_memstream(&out, &len);
+	tool_report_set_file(r, f);
+	tool_event_print(r, NULL, &ev, 0);
+	fclose(f);
+	ok(out && strstr(out, " (tcp_sendmsg+0x4/0xf0) size=0xa\n") && !strchr(out, 'Z'),
+	   "print: head from the event's fields, not from the line buffer");
+	free(out);
+	memset(&ev, 0, sizeof(ev));
+	ftn_parse_line(line2, strlen(line2), &ev, &lost);
+	is_int(ev.probe_size, 0, "event: no size in the head -> 0");
+	f = open_memstream(&out, &len);
+	tool_report_set_file(r, f);
+	tool_event_print(r, NULL, &ev, 0);
+	fclose(f);
+	ok(out && strstr(out, " (tcp_sendmsg+0x4) size=0xa\n"), "print: head without a size");
+	free(out);
+	tool_report_free(r);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/ftnet-test-tools-XXXXXX";
+
+	if (!mkdtemp(dir))
+		return 1;
+	tool_init("test_tools", 0);
+	test_json();
+	test_counter();
+	test_prom(dir);
+	test_report();
+	test_values();
+	test_filters();
+	test_specs();
+	test_evprint_head();
+	rmdir(dir);
+	printf("1..%d\n", tap_n);
+	return tap_fail ? 1 : 0;
+}
