@@ -7,7 +7,8 @@
 #
 # Everything a run writes stays under build/fuzz: the growing corpus
 # (corpus/NAME, seeded from seeds/NAME), crash-/timeout-/oom- reproducers
-# (artifacts/NAME-*) and the fuzzer's output (logs/NAME.log). Reproduce
+# (artifacts/NAME-*) and the fuzzer's output (logs/NAME.log).
+# tests/fuzz/NAME.dict, when present, is the harness's dictionary. Reproduce
 # with: build/fuzz/fuzz_NAME build/fuzz/artifacts/NAME-crash-...
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -53,10 +54,12 @@ for bin in $out/fuzz_*; do
 	mkdir -p $out/corpus/$name
 	rm -f $out/artifacts/$name-*
 	log=$out/logs/$name.log
+	dict=
+	[ -f tests/fuzz/$name.dict ] && dict=-dict=tests/fuzz/$name.dict
 	# -timeout: one input taking longer is a finding (a parser that
 	# does not return); -rss_limit_mb keeps one harness from taking the
 	# machine; new inputs go to corpus/NAME only (seeds/NAME is read).
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 \
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=1024 $dict \
 		-artifact_prefix=$out/artifacts/$name- -print_final_stats=1 \
 		$out/corpus/$name $out/seeds/$name >"$log" 2>&1 </dev/null
 	rc=$?
