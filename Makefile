@@ -74,10 +74,14 @@ lib: $(LIB_A) $(LIB_SO) $(LIB_PC)
 tools: $(TOOLS)
 examples: $(EXAMPLES)
 
+# Hidden by default: what ftnet.h declares with FTN_EXPORT is the whole ABI
+# of libftnet.so (tests/offline/layers.sh compares nm with the header).
+LIB_CFLAGS := -fvisibility=hidden
+
 build/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	$(call quiet,AR,$@)
@@ -86,7 +90,7 @@ $(LIB_A): $(LIB_OBJ)
 build/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 
 $(LIB_SO): $(LIB_PIC)
 	$(call quiet,CCLD,$@)

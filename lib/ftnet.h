@@ -28,6 +28,13 @@
 #include <sys/types.h>
 #include <netinet/in.h>
 
+/* Every function declared below is exported from libftnet.so: the library
+ * is built with -fvisibility=hidden, so nothing else is (internal and
+ * test-only declarations are in lib/ftnet_int.h, never installed). */
+#ifndef FTN_EXPORT
+#define FTN_EXPORT __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -53,11 +60,11 @@ enum ftn_log_level { FTN_LOG_WARN, FTN_LOG_INFO, FTN_LOG_DEBUG };
 typedef void (*ftn_log_fn)(enum ftn_log_level lvl, const char *msg);
 /* Replace the log callback (default: warnings to stderr, prefixed with the
  * program name set by ftn_set_progname). NULL restores the default. */
-void ftn_set_log(ftn_log_fn fn);
-void ftn_set_verbose(int level);          /* 0 warn, 1 info, 2 debug */
-void ftn_set_progname(const char *name);  /* prefix of every message */
-const char *ftn_progname(void);
-void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
+FTN_EXPORT void ftn_set_log(ftn_log_fn fn);
+FTN_EXPORT void ftn_set_verbose(int level);          /* 0 warn, 1 info, 2 debug */
+FTN_EXPORT void ftn_set_progname(const char *name);  /* prefix of every message */
+FTN_EXPORT const char *ftn_progname(void);
+FTN_EXPORT void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */
@@ -71,41 +78,41 @@ void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
  * root) mounting tracefs at /sys/kernel/tracing. Returns NULL + errno
  * (ENODEV: no tracefs; EACCES/EPERM: not allowed).
  */
-const char *ftn_tracefs_root(void);
+FTN_EXPORT const char *ftn_tracefs_root(void);
 /* Override the root (a fake tree in tests). NULL returns to detection. */
-int ftn_tracefs_set_root(const char *path);
+FTN_EXPORT int ftn_tracefs_set_root(const char *path);
 /* True when we mounted tracefs ourselves (we leave it mounted: other tools
  * may have started using it, and a mount is not "dirty" kernel state). */
-int ftn_tracefs_we_mounted(void);
+FTN_EXPORT int ftn_tracefs_we_mounted(void);
 
 /* Read a file below the tracefs root (or an instance when inst != NULL)
  * into buf (NUL terminated). Returns bytes read or -errno. */
 struct ftn_instance;
-ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
+FTN_EXPORT ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
 			 char *buf, size_t size);
 /* Write str to a file. O_TRUNC is used only when append == 0 and the file is
  * not a probe definition file; kprobe_events / uprobe_events / dynamic_events
  * are always opened with O_APPEND whatever the caller says. On failure the
  * kernel's error_log text (when there is one) is available from
  * ftn_error_last(). */
-int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
+FTN_EXPORT int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
 		      const char *str, int append);
 /* Does this file exist below the root/instance? */
-int ftn_tracefs_exists(const struct ftn_instance *inst, const char *rel);
+FTN_EXPORT int ftn_tracefs_exists(const struct ftn_instance *inst, const char *rel);
 /* Full path of a file below the root/instance into buf. */
-int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel,
+FTN_EXPORT int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel,
 		     char *buf, size_t size);
 
 /* The last error_log text the kernel gave for a failed write of ours, or ""
  * when it gave none. Valid until the next failed write. */
-const char *ftn_error_last(void);
+FTN_EXPORT const char *ftn_error_last(void);
 
 /* Does the kernel support kprobes (kprobe_events exists)? */
-int ftn_kernel_has_kprobes(void);
+FTN_EXPORT int ftn_kernel_has_kprobes(void);
 /* Does an event exist (events/SYS/EVENT/format at the top level)? */
-int ftn_event_exists(const char *sys, const char *event);
+FTN_EXPORT int ftn_event_exists(const char *sys, const char *event);
 /* Does the tracefs README mention token (feature detection, e.g. "$arg<N>")? */
-int ftn_tracefs_readme_has(const char *token);
+FTN_EXPORT int ftn_tracefs_readme_has(const char *token);
 
 /* ------------------------------------------------------------------ */
 /* Instances                                                          */
@@ -118,33 +125,33 @@ int ftn_tracefs_readme_has(const char *token);
  * ftn_cleanup. Does not reap stale runs: call ftn_reap_stale() first.
  * Returns NULL + errno.
  */
-struct ftn_instance *ftn_instance_create(const char *tool);
+FTN_EXPORT struct ftn_instance *ftn_instance_create(const char *tool);
 /* Tear down everything this instance did, in order: disable its events,
  * remove its triggers and filters, close readers, remove our dynamic probes,
  * rmdir. Frees inst. Safe on NULL and idempotent through ftn_cleanup(). */
-int ftn_instance_destroy(struct ftn_instance *inst);
-const char *ftn_instance_name(const struct ftn_instance *inst);
+FTN_EXPORT int ftn_instance_destroy(struct ftn_instance *inst);
+FTN_EXPORT const char *ftn_instance_name(const struct ftn_instance *inst);
 /* Per-CPU buffer size in KiB. */
-int ftn_instance_set_buffer_kb(struct ftn_instance *inst, unsigned int kb);
+FTN_EXPORT int ftn_instance_set_buffer_kb(struct ftn_instance *inst, unsigned int kb);
 /* Choose the trace clock. NULL picks the best clock for wall-clock
  * conversion ("boot", else "mono", else "global", else "local"). */
-int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock);
-const char *ftn_instance_clock(const struct ftn_instance *inst);
+FTN_EXPORT int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock);
+FTN_EXPORT const char *ftn_instance_clock(const struct ftn_instance *inst);
 /* Convert an event timestamp (ns in the instance clock) to wall-clock
  * time in ns since the epoch. FTNET_CLOCK_OFFSET (seconds, may be
  * fractional) overrides the measured offset for reproducible tests. */
-int64_t ftn_instance_to_wall(const struct ftn_instance *inst, uint64_t ts_ns);
+FTN_EXPORT int64_t ftn_instance_to_wall(const struct ftn_instance *inst, uint64_t ts_ns);
 
 /* Events in the instance. sys/event as in events/SYS/EVENT. */
-int ftn_event_enable(struct ftn_instance *inst, const char *sys, const char *event);
-int ftn_event_disable(struct ftn_instance *inst, const char *sys, const char *event);
+FTN_EXPORT int ftn_event_enable(struct ftn_instance *inst, const char *sys, const char *event);
+FTN_EXPORT int ftn_event_disable(struct ftn_instance *inst, const char *sys, const char *event);
 /* Set (or with NULL/"" clear) the event's filter in the instance. */
-int ftn_event_set_filter(struct ftn_instance *inst, const char *sys,
+FTN_EXPORT int ftn_event_set_filter(struct ftn_instance *inst, const char *sys,
 			 const char *event, const char *filter);
 /* Add / remove a trigger such as "stacktrace" (removed at destroy). */
-int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
+FTN_EXPORT int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
 			  const char *event, const char *trigger);
-int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
+FTN_EXPORT int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
 			     const char *event, const char *trigger);
 
 /* Remove instances named ftnet-* and probe groups ftnet_* of runs that are
@@ -153,7 +160,7 @@ int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
  * one and no process has that namespace, PID and start time. Never touches
  * a live run's state, in this container or another. Tools call it once at
  * start. Returns how many were removed, or -errno (no tracefs). */
-int ftn_reap_stale(void);
+FTN_EXPORT int ftn_reap_stale(void);
 
 /* ------------------------------------------------------------------ */
 /* Cleanup and signals                                                */
@@ -164,12 +171,12 @@ int ftn_reap_stale(void);
  * runs) and an atexit hook that destroys every live instance. */
 int ftn_cleanup_install(void);
 /* Destroy every instance still registered. Idempotent. */
-void ftn_cleanup(void);
+FTN_EXPORT void ftn_cleanup(void);
 /* Ask every consumer of the library to return (within 100 ms): a tool's
  * signal handler calls it. Async-signal-safe; the first request wins. */
-void ftn_stop(int sig);
+FTN_EXPORT void ftn_stop(int sig);
 /* Nonzero after ftn_stop: the signal number given to it. */
-int ftn_exiting(void);
+FTN_EXPORT int ftn_exiting(void);
 
 /* ------------------------------------------------------------------ */
 /* Events as delivered to tools                                       */
@@ -215,8 +222,8 @@ struct ftn_event {
 /* Field lookup: NULL / -ENOENT when absent; -EINVAL when not a number.
  * Numbers accept decimal, 0x-hex and (for raw kprobe output) bare hex
  * when hex is nonzero. */
-const char *ftn_event_str(const struct ftn_event *ev, const char *name);
-int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
+FTN_EXPORT const char *ftn_event_str(const struct ftn_event *ev, const char *name);
+FTN_EXPORT int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
 
 /*
  * Parse one trace_pipe text line (without the newline) in place: line is
@@ -232,7 +239,7 @@ enum ftn_line_kind {
 	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
 	FTN_LINE_LOST,
 };
-int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost);
+FTN_EXPORT int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost);
 
 /* ------------------------------------------------------------------ */
 /* Consumer: trace_pipe in timed batches                              */
@@ -260,11 +267,11 @@ struct ftn_consumer_opts {
  * reassembled; per-CPU stats (overrun, dropped events) are read at every
  * batch and reported through ops->lost, as are "[LOST N EVENTS]" markers
  * (never counted twice). Returns 0 or -errno. */
-int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
+FTN_EXPORT int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx);
 
 /* Total events lost so far in this instance, as reported via ops->lost. */
-uint64_t ftn_instance_lost(const struct ftn_instance *inst);
+FTN_EXPORT uint64_t ftn_instance_lost(const struct ftn_instance *inst);
 
 /* ------------------------------------------------------------------ */
 /* Sockets: /proc/net/tcp(6) snapshots and owners                      */
@@ -297,30 +304,30 @@ struct ftn_socktab;
  * the read and put back, so that the sk column holds real pointers.
  * FTNET_PROC overrides "/proc" (tests).
  */
-struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
+FTN_EXPORT struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
 					 int want_ptrs);
 /* Parse tables already read (tests): either text may be NULL. */
-struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6);
-void ftn_socktab_free(struct ftn_socktab *tab);
-size_t ftn_socktab_count(const struct ftn_socktab *tab);
-const struct ftn_sock *ftn_socktab_at(const struct ftn_socktab *tab, size_t i);
+FTN_EXPORT struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6);
+FTN_EXPORT void ftn_socktab_free(struct ftn_socktab *tab);
+FTN_EXPORT size_t ftn_socktab_count(const struct ftn_socktab *tab);
+FTN_EXPORT const struct ftn_sock *ftn_socktab_at(const struct ftn_socktab *tab, size_t i);
 /* Exact 4-tuple lookup (local/remote as seen by the socket); NULL if none. */
-const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
+FTN_EXPORT const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
 					      const struct ftn_addr *laddr, uint16_t lport,
 					      const struct ftn_addr *raddr, uint16_t rport);
 /* Lookup by kernel sk pointer; NULL when absent or pointers not usable. */
-const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk);
+FTN_EXPORT const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk);
 /* Whether the snapshot's sk column held real pointers (not hashed/zero). */
-int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
+FTN_EXPORT int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
 
 /* Owner of a socket inode: scans /proc/[pid]/fd once per call to
  * ftn_owners_refresh and caches inode -> pid/comm. */
 struct ftn_owners;
-struct ftn_owners *ftn_owners_alloc(const char *proc_root);
-void ftn_owners_free(struct ftn_owners *o);
-int ftn_owners_refresh(struct ftn_owners *o);
+FTN_EXPORT struct ftn_owners *ftn_owners_alloc(const char *proc_root);
+FTN_EXPORT void ftn_owners_free(struct ftn_owners *o);
+FTN_EXPORT int ftn_owners_refresh(struct ftn_owners *o);
 /* 0 and pid/comm filled, or -ENOENT (refreshes once on a miss). */
-int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
+FTN_EXPORT int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		      char *comm, size_t comm_size);
 
 /* ------------------------------------------------------------------ */
@@ -343,15 +350,15 @@ struct ftn_instance *ftn_tool_instance(const char *tool);
 /* ------------------------------------------------------------------ */
 
 /* "127.0.0.1" / "::1"; returns buf. */
-const char *ftn_addr_str(const struct ftn_addr *a, char *buf, size_t size);
+FTN_EXPORT const char *ftn_addr_str(const struct ftn_addr *a, char *buf, size_t size);
 /* "127.0.0.1:5000" / "[::1]:5000" */
-const char *ftn_endpoint_str(const struct ftn_addr *a, uint16_t port,
+FTN_EXPORT const char *ftn_endpoint_str(const struct ftn_addr *a, uint16_t port,
 			     char *buf, size_t size);
 /* Parse "127.0.0.1" or "::1" (or "::ffff:1.2.3.4"). 0 or -EINVAL. */
-int ftn_addr_parse(const char *s, int family, struct ftn_addr *out);
+FTN_EXPORT int ftn_addr_parse(const char *s, int family, struct ftn_addr *out);
 /* TCP state number <-> name without "TCP_" ("ESTABLISHED"); "UNKNOWN". */
-const char *ftn_tcp_state_name(int state);
-int ftn_tcp_state_parse(const char *s);   /* accepts with or without TCP_ */
+FTN_EXPORT const char *ftn_tcp_state_name(int state);
+FTN_EXPORT int ftn_tcp_state_parse(const char *s);   /* accepts with or without TCP_ */
 /* ISO-8601 UTC with microseconds: 2026-11-21T10:00:00.123456Z */
 const char *ftn_time_iso(int64_t wall_ns, char *buf, size_t size);
 /* HH:MM:SS local time (perf-tools' TIME column) */
@@ -400,30 +407,30 @@ struct ftn_format_field {
 
 struct ftn_format;
 /* Parse the text of a format file. NULL + errno (EINVAL: no fields). */
-struct ftn_format *ftn_format_parse(const char *text);
+FTN_EXPORT struct ftn_format *ftn_format_parse(const char *text);
 /* Read and parse events/SYS/EVENT/format of inst (NULL = top level). */
-struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
+FTN_EXPORT struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
 				   const char *sys, const char *event);
-void ftn_format_free(struct ftn_format *fmt);
-const char *ftn_format_name(const struct ftn_format *fmt);
-const char *ftn_format_system(const struct ftn_format *fmt); /* "" if parsed */
-int ftn_format_id(const struct ftn_format *fmt);             /* -1 if none */
-const char *ftn_format_print_fmt(const struct ftn_format *fmt); /* "" if none */
-int ftn_format_nfields(const struct ftn_format *fmt);
-const struct ftn_format_field *ftn_format_field_at(const struct ftn_format *fmt, int i);
+FTN_EXPORT void ftn_format_free(struct ftn_format *fmt);
+FTN_EXPORT const char *ftn_format_name(const struct ftn_format *fmt);
+FTN_EXPORT const char *ftn_format_system(const struct ftn_format *fmt); /* "" if parsed */
+FTN_EXPORT int ftn_format_id(const struct ftn_format *fmt);             /* -1 if none */
+FTN_EXPORT const char *ftn_format_print_fmt(const struct ftn_format *fmt); /* "" if none */
+FTN_EXPORT int ftn_format_nfields(const struct ftn_format *fmt);
+FTN_EXPORT const struct ftn_format_field *ftn_format_field_at(const struct ftn_format *fmt, int i);
 /* NULL (errno ENOENT) when the event has no such field. */
-const struct ftn_format_field *ftn_format_field(const struct ftn_format *fmt,
+FTN_EXPORT const struct ftn_format_field *ftn_format_field(const struct ftn_format *fmt,
 						const char *name);
 /* __print_symbolic(REC->field, { N, "NAME" }, ...) tables from the print fmt.
  * Symbolic keys are resolved for TCP states (TCP_ESTABLISHED = 1 ...
  * TCP_NEW_SYN_RECV = 12), AF_INET/AF_INET6 and IPPROTO_*; others are kept
  * as unresolved and never match a value. */
-int ftn_format_has_symbols(const struct ftn_format *fmt, const char *field);
+FTN_EXPORT int ftn_format_has_symbols(const struct ftn_format *fmt, const char *field);
 /* Name for a value, NULL when the table (or the value) is unknown. */
-const char *ftn_format_symbol(const struct ftn_format *fmt, const char *field,
+FTN_EXPORT const char *ftn_format_symbol(const struct ftn_format *fmt, const char *field,
 			      uint64_t value);
 /* Value for a name (exact, or case-insensitive as a fallback). 0 / -ENOENT. */
-int ftn_format_symbol_value(const struct ftn_format *fmt, const char *field,
+FTN_EXPORT int ftn_format_symbol_value(const struct ftn_format *fmt, const char *field,
 			    const char *name, uint64_t *out);
 
 /* Field readers over one record (the payload from the ring buffer, starting
@@ -431,17 +438,17 @@ int ftn_format_symbol_value(const struct ftn_format *fmt, const char *field,
  * Integers of size 1/2/4/8; signed fields are sign-extended (cast the result
  * to int64_t). -ERANGE if the field lies beyond reclen, -EINVAL for a size
  * that is not an integer. */
-int ftn_field_u64(const struct ftn_format_field *f, const void *rec,
+FTN_EXPORT int ftn_field_u64(const struct ftn_format_field *f, const void *rec,
 		  size_t reclen, uint64_t *out);
 /* Bytes of a fixed array (addresses) or of a __data_loc/__rel_loc payload. */
-int ftn_field_bytes(const struct ftn_format_field *f, const void *rec,
+FTN_EXPORT int ftn_field_bytes(const struct ftn_format_field *f, const void *rec,
 		    size_t reclen, const void **data, size_t *len);
 /* A string field (__data_loc char[] or char NAME[N]): pointer into rec and
  * its length up to the first NUL (not NUL-terminated when the array is full). */
-int ftn_field_str(const struct ftn_format_field *f, const void *rec,
+FTN_EXPORT int ftn_field_str(const struct ftn_format_field *f, const void *rec,
 		  size_t reclen, const char **s, size_t *len);
 /* By field name: -ENOENT when fmt has no such field. */
-int ftn_format_get_u64(const struct ftn_format *fmt, const char *field,
+FTN_EXPORT int ftn_format_get_u64(const struct ftn_format *fmt, const char *field,
 		       const void *rec, size_t reclen, uint64_t *out);
 
 /* Sub-buffer ("page") layout from events/header_page. */
@@ -453,10 +460,10 @@ struct ftn_page_layout {
 	size_t page_size;       /* bytes per read: buffer_subbuf_size_kb when
 				   known, else data_offset + data_size */
 };
-int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl);
+FTN_EXPORT int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl);
 /* header_page of inst (top level when inst is NULL or lacks it) plus the
  * instance's buffer_subbuf_size_kb (kernel 6.8+). */
-int ftn_page_layout_load(const struct ftn_instance *inst, struct ftn_page_layout *pl);
+FTN_EXPORT int ftn_page_layout_load(const struct ftn_instance *inst, struct ftn_page_layout *pl);
 
 /*
  * Binary ring buffer (per_cpu/cpuN/trace_pipe_raw). ftn_rbpage_* decodes one
@@ -484,21 +491,21 @@ struct ftn_rbrec {
 };
 /* Start decoding one sub-buffer of len bytes. -EINVAL when the commit does
  * not fit. */
-int ftn_rbpage_begin(struct ftn_rbpage *it, const struct ftn_page_layout *pl,
+FTN_EXPORT int ftn_rbpage_begin(struct ftn_rbpage *it, const struct ftn_page_layout *pl,
 		     const void *page, size_t len);
 /* Next data record: 1 and *rec, 0 at the end, -EINVAL on a corrupt page. */
-int ftn_rbpage_next(struct ftn_rbpage *it, struct ftn_rbrec *rec);
+FTN_EXPORT int ftn_rbpage_next(struct ftn_rbpage *it, struct ftn_rbrec *rec);
 
 /* Per-CPU reader of an instance: per_cpu/cpuN/trace_pipe_raw of every
  * online CPU, merged in timestamp order. */
 struct ftn_ringbuf;
-struct ftn_ringbuf *ftn_ringbuf_open(const struct ftn_instance *inst);
+FTN_EXPORT struct ftn_ringbuf *ftn_ringbuf_open(const struct ftn_instance *inst);
 /* Same over already open files (captured pages in tests): fds[i] holds
  * pages of CPU cpus[i]; the reader takes ownership of the fds. */
-struct ftn_ringbuf *ftn_ringbuf_open_fds(const struct ftn_page_layout *pl,
+FTN_EXPORT struct ftn_ringbuf *ftn_ringbuf_open_fds(const struct ftn_page_layout *pl,
 					 int n, const int *fds, const int *cpus);
-void ftn_ringbuf_close(struct ftn_ringbuf *rb);
-const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb);
+FTN_EXPORT void ftn_ringbuf_close(struct ftn_ringbuf *rb);
+FTN_EXPORT const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb);
 
 struct ftn_rbevent {
 	int cpu;
@@ -516,13 +523,13 @@ struct ftn_ringbuf_ops {
 };
 /* Read every page available now on every CPU (never blocks), then deliver
  * the records in timestamp order. Returns records delivered or -errno. */
-int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+FTN_EXPORT int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		     void *ctx);
 /* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
  * -errno (-EINTR on a signal). */
-int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms);
+FTN_EXPORT int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms);
 /* Events reported lost so far on a CPU (-1 = all); unknown counts as 1. */
-uint64_t ftn_ringbuf_lost(const struct ftn_ringbuf *rb, int cpu);
+FTN_EXPORT uint64_t ftn_ringbuf_lost(const struct ftn_ringbuf *rb, int cpu);
 
 /*
  * Kernel symbols from /proc/kallsyms (or FTNET_KALLSYMS, or path).
@@ -530,18 +537,18 @@ uint64_t ftn_ringbuf_lost(const struct ftn_ringbuf *rb, int cpu);
 struct ftn_ksyms;
 /* NULL + errno; EPERM when every address reads as zero (kptr_restrict):
  * print raw addresses instead. */
-struct ftn_ksyms *ftn_ksyms_load(const char *path);
-void ftn_ksyms_free(struct ftn_ksyms *ks);
-size_t ftn_ksyms_count(const struct ftn_ksyms *ks);
+FTN_EXPORT struct ftn_ksyms *ftn_ksyms_load(const char *path);
+FTN_EXPORT void ftn_ksyms_free(struct ftn_ksyms *ks);
+FTN_EXPORT size_t ftn_ksyms_count(const struct ftn_ksyms *ks);
 /* Highest text symbol at or below addr, within 1 MiB: its name (and
  * module or NULL, and offset). NULL + ENOENT otherwise. */
-const char *ftn_ksyms_find(const struct ftn_ksyms *ks, uint64_t addr,
+FTN_EXPORT const char *ftn_ksyms_find(const struct ftn_ksyms *ks, uint64_t addr,
 			   uint64_t *off, const char **module);
 /* "sym+0xoff" or "sym+0xoff [mod]"; "0x<addr>" when unknown. Returns buf. */
-const char *ftn_ksyms_str(const struct ftn_ksyms *ks, uint64_t addr,
+FTN_EXPORT const char *ftn_ksyms_str(const struct ftn_ksyms *ks, uint64_t addr,
 			  char *buf, size_t size);
 /* Address of a symbol by name (first match): 0 / -ENOENT. */
-int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr);
+FTN_EXPORT int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr);
 
 /* ------------------------------------------------------------------ */
 /* Dynamic probes and BTF                                             */
@@ -557,42 +564,42 @@ int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr)
  * kprobe_events); ftn_error_last() then holds the kernel's explanation.
  * The event is not enabled: use ftn_event_enable(inst, group, event).
  */
-int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
+FTN_EXPORT int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Same on uprobe_events; def = "/path/to/elf:0xOFFSET [args]" (see
  * ftn_elf_symbol_offset). Uprobes take registers (ftn_probe_arg_reg),
  * not $argN. */
-int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
+FTN_EXPORT int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Disable the probe's event in the instance, remove the probe, forget the
  * record. -ENOENT when it is not a probe of this instance; -EBUSY when
  * something else holds it (it stays recorded for destroy). */
-int ftn_probe_destroy(struct ftn_instance *inst, const char *event);
+FTN_EXPORT int ftn_probe_destroy(struct ftn_instance *inst, const char *event);
 /* Group name of the instance's probes (events/GROUP/EVENT). */
-const char *ftn_probe_group(const struct ftn_instance *inst);
+FTN_EXPORT const char *ftn_probe_group(const struct ftn_instance *inst);
 
 /* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
  * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
  * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
-int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
+FTN_EXPORT int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
 
 /* Fetch arg of function argument n (1-based) into buf: "$argN" when the
  * kernel's tracefs README lists "$arg<N>", else the register of the
  * kernel's calling convention ("%di" on x86_64). -ERANGE when the argument
  * is on the stack and $argN is unavailable; -EOPNOTSUPP: unknown arch. */
-int ftn_probe_arg(int n, char *buf, size_t size);
+FTN_EXPORT int ftn_probe_arg(int n, char *buf, size_t size);
 /* Always the register (uprobes; kernels without $argN). */
-int ftn_probe_arg_reg(int n, char *buf, size_t size);
+FTN_EXPORT int ftn_probe_arg_reg(int n, char *buf, size_t size);
 /* Architecture used for registers: "x86_64", "i386", "arm64", "arm",
  * "ppc64", "s390x", "riscv64", "mips" (o32), "mips64" (n64),
  * "loongarch". Detected from uname (the kernel's, not the build's), with
  * the build target as fallback; NULL when unknown. */
-const char *ftn_probe_arch(void);
+FTN_EXPORT const char *ftn_probe_arch(void);
 
 /* Parse a value a probe printed: decimal (4.17+ u/s types, may be
  * negative), "0x" hex (x types), or, when bare_hex is set (kernels before
  * 4.17), hex without "0x". -EFAULT for "(fault)", -EINVAL, -ERANGE. */
-int ftn_probe_value_u64(const char *s, int bare_hex, uint64_t *out);
+FTN_EXPORT int ftn_probe_value_u64(const char *s, int bare_hex, uint64_t *out);
 
 struct ftn_btf;
 /*
@@ -605,7 +612,7 @@ struct ftn_btf;
  * each: daddr6_0..daddr6_3, saddr6_0..saddr6_3 (u32 works on every kprobe
  * kernel; arrays need 4.20, x32 4.17). Returns the length or -ENOSPC.
  */
-int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
+FTN_EXPORT int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
 			     char *buf, size_t size);
 /* The socket an event with those fields describes (local = saddr/sport). */
 struct ftn_probe_sock {
@@ -616,7 +623,7 @@ struct ftn_probe_sock {
 };
 /* 0; -ENODATA for AF_INET6 without the v6 words (ports and state are set,
  * addresses zero); -ENOENT a field is missing; -EFAULT a fetch faulted. */
-int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
+FTN_EXPORT int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
 			  struct ftn_probe_sock *out);
 
 /*
@@ -624,13 +631,13 @@ int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
  * /sys/kernel/btf/vmlinux; the file is read once. NULL + errno (ENOENT:
  * no BTF; EPROTO: malformed; ENOTSUP: other byte order).
  */
-struct ftn_btf *ftn_btf_load(const char *path);
+FTN_EXPORT struct ftn_btf *ftn_btf_load(const char *path);
 /* Same from memory (copied). */
-struct ftn_btf *ftn_btf_parse(const void *data, size_t size);
-void ftn_btf_free(struct ftn_btf *btf);
+FTN_EXPORT struct ftn_btf *ftn_btf_parse(const void *data, size_t size);
+FTN_EXPORT void ftn_btf_free(struct ftn_btf *btf);
 /* Type id of a struct or union by name ("sock", "struct sock", "union
  * x"), or -ENOENT. The name index is built on the first call. */
-int ftn_btf_find_struct(const struct ftn_btf *btf, const char *name);
+FTN_EXPORT int ftn_btf_find_struct(const struct ftn_btf *btf, const char *name);
 struct ftn_btf_member {
 	unsigned int bit_off;   /* from the start of the outer struct */
 	unsigned int bit_size;  /* bitfield width, 0 for a plain member */
@@ -641,11 +648,11 @@ struct ftn_btf_member {
  * also searched for inside named struct/union members, depth first
  * ("skc_v6_daddr" in "sock" finds __sk_common.skc_v6_daddr). Anonymous
  * struct/union members are transparent in both. 0, -ENOENT, -EINVAL. */
-int ftn_btf_member_find(const struct ftn_btf *btf, const char *struct_name,
+FTN_EXPORT int ftn_btf_member_find(const struct ftn_btf *btf, const char *struct_name,
 			const char *member_path, struct ftn_btf_member *out);
 /* Byte offset of a member (for a bitfield, of the byte holding its
  * first bit: use ftn_btf_member_find for the bits). */
-int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
+FTN_EXPORT int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
 			  const char *member_path, unsigned int *byte_off);
 
 /* ------------------------------------------------------------------ */
@@ -675,17 +682,17 @@ int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
  * ev->flags is "". Returns 0 or -errno (-ENOENT: an event does not exist).
  */
 struct ftn_raw_event;
-int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
+FTN_EXPORT int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		    const struct ftn_consumer_opts *opts,
 		    const struct ftn_consumer_ops *ops, void *ctx);
 /* Whether ftn_consume_raw can run on this tracefs (header_page readable
  * and the instance has per_cpu/cpuN/trace_pipe_raw). */
-int ftn_consume_raw_available(const struct ftn_instance *inst);
+FTN_EXPORT int ftn_consume_raw_available(const struct ftn_instance *inst);
 /* Kernel symbols used by every binary consumer of this process: loaded on
  * first need from FTNET_KALLSYMS or /proc/kallsyms. When every address
  * reads as zero (kptr_restrict) it warns once and returns NULL: addresses
  * are then shown raw. */
-const struct ftn_ksyms *ftn_ksyms_shared(void);
+FTN_EXPORT const struct ftn_ksyms *ftn_ksyms_shared(void);
 
 /*
  * Hist triggers (CONFIG_HIST_TRIGGERS, 4.7+): count in the kernel, read
@@ -713,25 +720,25 @@ struct ftn_hist_row {
 };
 struct ftn_hist;
 /* Does the kernel have hist triggers for this event (events/SYS/EVENT/hist)? */
-int ftn_event_has_hist(const char *sys, const char *event);
+FTN_EXPORT int ftn_event_has_hist(const char *sys, const char *event);
 /* Parse the text of a hist file. NULL + errno (EINVAL: not a hist file). */
-struct ftn_hist *ftn_hist_parse(const char *text);
+FTN_EXPORT struct ftn_hist *ftn_hist_parse(const char *text);
 /* Read and parse events/SYS/EVENT/hist of inst. */
-struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
+FTN_EXPORT struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
 			       const char *event);
-void ftn_hist_free(struct ftn_hist *h);
-size_t ftn_hist_count(const struct ftn_hist *h);
-const struct ftn_hist_row *ftn_hist_at(const struct ftn_hist *h, size_t i);
+FTN_EXPORT void ftn_hist_free(struct ftn_hist *h);
+FTN_EXPORT size_t ftn_hist_count(const struct ftn_hist *h);
+FTN_EXPORT const struct ftn_hist_row *ftn_hist_at(const struct ftn_hist *h, size_t i);
 /* "Totals: Dropped:" - events the kernel could not count (map full). */
-uint64_t ftn_hist_dropped(const struct ftn_hist *h);
+FTN_EXPORT uint64_t ftn_hist_dropped(const struct ftn_hist *h);
 /* Value of a key of a row by name; -ENOENT when the row has no such key. */
-int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
+FTN_EXPORT int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
 		     uint64_t *val, const char **sym);
 /* The per-period change: rows of cur with hitcount (and vals) minus those
  * of the row with the same key numbers in prev (prev may be NULL); rows
  * that did not change are left out. Counters that went down (the hist was
  * cleared) count from zero. NULL + errno. */
-struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
+FTN_EXPORT struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
 
 /* ------------------------------------------------------------------ */
 /* Generic tracers: probe specs, event lists, printing (evprint.c)    */
@@ -763,14 +770,14 @@ int ftn_tpoint_spec_parse(const char *text, char *sys, size_t syssize,
 /* Every event of the top-level events/ directory whose "sys:event"
  * matches glob (fnmatch; NULL or "" = all), in sorted order. fn returning
  * nonzero stops the calls. Returns the number of matches or -errno. */
-int ftn_event_list(const char *glob, int (*fn)(void *ctx, const char *sys,
+FTN_EXPORT int ftn_event_list(const char *glob, int (*fn)(void *ctx, const char *sys,
 					       const char *event), void *ctx);
 /* "(FILTER) && common_pid == PID", or either part alone (pid <= 0 or
  * filter NULL/"" leave it out; "" when both are absent). Length or
  * -ENOSPC. */
 int ftn_filter_join_pid(const char *filter, int pid, char *buf, size_t size);
 /* Copy events/SYS/EVENT/format (top level) to f. 0 or -errno. */
-int ftn_event_format_print(FILE *f, const char *sys, const char *event);
+FTN_EXPORT int ftn_event_format_print(FILE *f, const char *sys, const char *event);
 
 /*
  * One print path for any event.
