@@ -9,7 +9,8 @@
 #    library (soname, symlinks), the header and ftnet.pc in place, and
 #    examples/count_events.c builds against the installed copy with
 #    `cc $(pkg-config --cflags --libs ftnet)`, links libftnet.so.0, and runs
-#    with LD_LIBRARY_PATH against a fake tracefs tree.
+#    with LD_LIBRARY_PATH against a fake tracefs tree; `make uninstall`
+#    takes all of it back.
 . "$(dirname "$0")/fakefs.inc"
 
 cd "$FTNET_TOP" || exit 1
@@ -110,15 +111,15 @@ awk '{ e[$1 " -> " $2] } END { for (k in e) print k }' "$tmp/edges" | sort |
 echo
 
 # ------------------------------------------------------------ install
-root=$tmp/root
+dest=$tmp/root
 prefix=/opt/ftnet-test
-make -s install DESTDIR="$root" PREFIX="$prefix" >"$tmp/inst.out" 2>&1; rc=$?
+make -s install DESTDIR="$dest" PREFIX="$prefix" >"$tmp/inst.out" 2>&1; rc=$?
 check "make install DESTDIR=... PREFIX=$prefix (exit $rc)" test "$rc" = 0 ||
 	sed 's/^/#   /' "$tmp/inst.out"
-L=$root$prefix/lib
+L=$dest$prefix/lib
 check "installed libftnet.so.$ver, libftnet.a, ftnet.h, ftnet.pc" \
 	test -f "$L/libftnet.so.$ver" -a -f "$L/libftnet.a" -a \
-	     -f "$root$prefix/include/ftnet.h" -a -f "$L/pkgconfig/ftnet.pc"
+	     -f "$dest$prefix/include/ftnet.h" -a -f "$L/pkgconfig/ftnet.pc"
 check "symlinks libftnet.so -> libftnet.so.${ver%%.*} -> libftnet.so.$ver" \
 	test "$(readlink "$L/libftnet.so")" = "libftnet.so.${ver%%.*}" -a \
 	     "$(readlink "$L/libftnet.so.${ver%%.*}")" = "libftnet.so.$ver"
@@ -129,11 +130,11 @@ check "ftnet.pc names the installed paths and the version" \
 	       grep -qx "Version: $3" "$2"' sh "$prefix" "$L/pkgconfig/ftnet.pc" "$ver"
 
 # the flags pkg-config gives for the installed tree (sysroot = DESTDIR)
-flags=$(PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root \
+flags=$(PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest \
 	pkg-config --cflags --libs ftnet 2>"$tmp/pc.err"); rc=$?
 flags=${flags% }
 check "pkg-config --cflags --libs ftnet: $flags" \
-	test "$rc" = 0 -a "$flags" = "-I$root$prefix/include -L$root$prefix/lib -lftnet"
+	test "$rc" = 0 -a "$flags" = "-I$dest$prefix/include -L$dest$prefix/lib -lftnet"
 # shellcheck disable=SC2086
 ${CC:-cc} -o "$tmp/count_events" examples/count_events.c $flags >"$tmp/cc.out" 2>&1; rc=$?
 check "examples/count_events.c builds with those flags" test "$rc" = 0 ||
@@ -163,5 +164,10 @@ check "it counted every event line of the fixture ($got of $want)" \
 	test "$got" = "$want" -a "$want" -gt 0
 tree_sum "$tmp/t/fs" > "$tmp/t.after"
 same "its instance is gone, the tree left as found" "$tmp/t.before" "$tmp/t.after"
+
+# uninstall takes back every file and link install put there
+make -s uninstall DESTDIR="$dest" PREFIX="$prefix" >"$tmp/un.out" 2>&1; rc=$?
+left=$(find "$dest" ! -type d | sed "s|^$dest||" | tr '\n' ' ')
+check "make uninstall leaves no file or link behind (exit $rc) $left" test "$rc" = 0 -a -z "$left"
 
 done_tap
