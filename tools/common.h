@@ -252,6 +252,7 @@ int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *eve
  * bytes that are not UTF-8 as \u00XX, so every line is valid JSON);
  * numbers that are not finite are written as null. Nothing is flushed:
  * the report flushes once per batch. */
+/* at most TOOL_JSON_DEPTH - 1 objects nested in the line's object */
 #define TOOL_JSON_DEPTH 8
 struct tool_json {
 	FILE *f;
