@@ -32,7 +32,8 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 	r->o = *o;
 	r->out = stdout;
 	if (o->prom) {
-		FILE *f;
+		char *tmp = NULL;
+		FILE *f = NULL;
 
 		r->prom = tool_prom_new(o->prom, cfg->tool);
 		if (!r->prom) {
@@ -42,17 +43,22 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 			errno = err;
 			return NULL;
 		}
-		/* say an unwritable path now, before anything is traced */
-		f = fopen(o->prom, "a");
-		if (!f) {
-			int err = errno;
+		/* say an unwritable path now, before anything is traced; the
+		 * probe is FILE.tmp, so FILE itself is only ever replaced whole */
+		if (asprintf(&tmp, "%s.tmp", o->prom) < 0)
+			tmp = NULL;
+		if (!tmp || !(f = fopen(tmp, "w"))) {
+			int err = tmp ? errno : ENOMEM;
 
 			tool_fail(-err, "cannot write '%s' (--prom): %s", o->prom, strerror(err));
+			free(tmp);
 			tool_report_free(r);
 			errno = err;
 			return NULL;
 		}
 		fclose(f);
+		unlink(tmp);
+		free(tmp);
 	}
 	return r;
 }
