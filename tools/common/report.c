@@ -130,13 +130,15 @@ void tool_report_header(struct tool_report *r)
 
 int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 {
-	char msg[512];
+	char *msg = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fprintf(stderr, "%s%s\n", msg, r->o.duration > 0 ? "" : " Ctrl-C to end.");
+	fprintf(stderr, "%s%s\n", msg ? msg : fmt, r->o.duration > 0 ? "" : " Ctrl-C to end.");
+	free(msg);
 	r->started = 1;
 	if (events)
 		tool_report_header(r);
