@@ -104,8 +104,9 @@ const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size);
 /* Options                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Largest -d / -i accepted: 10^7 s (about 115 days). Any accepted value,
- * in ns or ms, fits every timeout type the library uses. Smallest: 1 ms. */
+/* Largest -d / -i accepted: 10^7 s (about 115 days): in ns it fits an
+ * int64_t many times over, and the library waits in slices of at most
+ * 100 ms, so no accepted value can overflow a timeout. Smallest: 1 ms. */
 #define TOOL_SECS_MAX 10000000.0
 #define TOOL_SECS_MIN 0.001
 
@@ -433,9 +434,10 @@ enum tool_row_kind {
 };
 
 struct tool_report;
-/* A report on stdout for the options o (json, no_header, prom, top). With
- * o->prom, the file is created at once (an unwritable path fails here,
- * before tracing starts, with one line). NULL + errno. */
+/* A report on stdout for the options o (json, no_header, prom, top,
+ * duration). With o->prom, whether FILE can be written is checked at once
+ * through FILE.tmp (an unwritable path fails here, before tracing starts,
+ * with one line). NULL + errno. */
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o);
 void tool_report_free(struct tool_report *r);
