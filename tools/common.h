@@ -351,9 +351,11 @@ struct tool_prom *tool_prom_new(const char *path, const char *tool);
 void tool_prom_free(struct tool_prom *p);
 /* Export a counter: name must end in _total and follow the project's
  * naming, ftnet_<TOOL>_<WHAT>_total (ftnet_tcpdrop_drops_total,
- * ftnet_tcpretrans_retransmits_total, ftnet_tcpretrans_segments_total); label_names[i] names label i
- * of the counter's rows; which = 0 exports total, 1 total2; top caps the
- * rows (0 = all). The counter must outlive p. 0 or -EINVAL / -ENOMEM. */
+ * ftnet_tcpretrans_retransmits_total, ftnet_tcpretrans_segments_total);
+ * label_names (NULL-terminated) names label i of the counter's rows (a
+ * NULL label is exported as ""); which = 0 exports total, 1 total2; top
+ * caps the rows (0 = all). The counter must outlive p. At most 8
+ * counters. 0 or -EINVAL / -ENOMEM. */
 int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 		      struct tool_counter *c, int which,
 		      const char *const *label_names, size_t top);
@@ -493,8 +495,10 @@ void tool_report_interval_end(struct tool_report *r);
 /* Print a counter's interval, wrapped in interval_begin/end: its rows with
  * a count this interval, most first, at most --top of them (then one row
  * whose labels are all "other" sums the rest), each row's fields taken
- * from the row as cfg->icols' src say. total = the counter's interval sum
- * (n). Then resets the counter for the next interval. */
+ * from the row as cfg->icols' src say - in text in the declared order, in
+ * JSON the labels (the key) first, then the values, in every tool alike.
+ * total = the counter's interval sum (n). Then resets the counter for the
+ * next interval. */
 void tool_report_counter(struct tool_report *r, struct tool_counter *c,
 			 int64_t now_wall);
 
