@@ -141,6 +141,6 @@ clean:
 	rm -rf build bin/*
 
 help:
-	@echo 'targets: all (default) lib tools examples check bench install uninstall clean help'
+	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check bench install uninstall clean help'
 	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined PREFIX= DESTDIR='
 	@echo 'check:   offline tier always; host tier as root; kprobe VM tier with qemu'
