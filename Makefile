@@ -259,7 +259,7 @@ clean:
 	rm -rf build bin/*
 
 help:
-	@echo 'targets: all (default) lib tools examples check bench fuzz install uninstall clean help'
+	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check bench fuzz install uninstall clean help'
 	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined PREFIX= DESTDIR='
 	@echo '         FUZZ_SECONDS=20 (per harness) FUZZ_CC=clang'
 	@echo 'check:   offline tier always; fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'

@@ -104,8 +104,9 @@ const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size);
 /* Options                                                            */
 /* ------------------------------------------------------------------ */
 
-/* Largest -d / -i accepted: 10^7 s (about 115 days). Any accepted value,
- * in ns or ms, fits every timeout type the library uses. Smallest: 1 ms. */
+/* Largest -d / -i accepted: 10^7 s (about 115 days): in ns it fits an
+ * int64_t many times over, and the library waits in slices of at most
+ * 100 ms, so no accepted value can overflow a timeout. Smallest: 1 ms. */
 #define TOOL_SECS_MAX 10000000.0
 #define TOOL_SECS_MIN 0.001
 
@@ -252,6 +253,7 @@ int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *eve
  * bytes that are not UTF-8 as \u00XX, so every line is valid JSON);
  * numbers that are not finite are written as null. Nothing is flushed:
  * the report flushes once per batch. */
+/* at most TOOL_JSON_DEPTH - 1 objects nested in the line's object */
 #define TOOL_JSON_DEPTH 8
 struct tool_json {
 	FILE *f;
@@ -349,9 +351,11 @@ struct tool_prom *tool_prom_new(const char *path, const char *tool);
 void tool_prom_free(struct tool_prom *p);
 /* Export a counter: name must end in _total and follow the project's
  * naming, ftnet_<TOOL>_<WHAT>_total (ftnet_tcpdrop_drops_total,
- * ftnet_tcpretrans_retransmits_total, ftnet_tcpretrans_segments_total); label_names[i] names label i
- * of the counter's rows; which = 0 exports total, 1 total2; top caps the
- * rows (0 = all). The counter must outlive p. 0 or -EINVAL / -ENOMEM. */
+ * ftnet_tcpretrans_retransmits_total, ftnet_tcpretrans_segments_total);
+ * label_names (NULL-terminated) names label i of the counter's rows (a
+ * NULL label is exported as ""); which = 0 exports total, 1 total2; top
+ * caps the rows (0 = all). The counter must outlive p. At most 8
+ * counters. 0 or -EINVAL / -ENOMEM. */
 int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 		      struct tool_counter *c, int which,
 		      const char *const *label_names, size_t top);
@@ -432,9 +436,10 @@ enum tool_row_kind {
 };
 
 struct tool_report;
-/* A report on stdout for the options o (json, no_header, prom, top). With
- * o->prom, the file is created at once (an unwritable path fails here,
- * before tracing starts, with one line). NULL + errno. */
+/* A report on stdout for the options o (json, no_header, prom, top,
+ * duration). With o->prom, whether FILE can be written is checked at once
+ * through FILE.tmp (an unwritable path fails here, before tracing starts,
+ * with one line). NULL + errno. */
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o);
 void tool_report_free(struct tool_report *r);
@@ -490,8 +495,10 @@ void tool_report_interval_end(struct tool_report *r);
 /* Print a counter's interval, wrapped in interval_begin/end: its rows with
  * a count this interval, most first, at most --top of them (then one row
  * whose labels are all "other" sums the rest), each row's fields taken
- * from the row as cfg->icols' src say. total = the counter's interval sum
- * (n). Then resets the counter for the next interval. */
+ * from the row as cfg->icols' src say - in text in the declared order, in
+ * JSON the labels (the key) first, then the values, in every tool alike.
+ * total = the counter's interval sum (n). Then resets the counter for the
+ * next interval. */
 void tool_report_counter(struct tool_report *r, struct tool_counter *c,
 			 int64_t now_wall);
 

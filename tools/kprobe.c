@@ -39,14 +39,13 @@ static const struct tool_desc desc = {
 	.about = "Trace a kernel function with a kprobe (p:) or kretprobe (r:) and print\n"
 		 "each event (the ftrace line, or JSON) as it arrives. The probe and a\n"
 		 "private tracing instance are removed on exit. Needs root and a kernel\n"
-		 "with kprobes.\n",
+		 "with kprobes. Without NAME the event is named after FUNC. A bad\n"
+		 "definition, an unknown symbol or a bad filter exit 2.\n",
 	.options = TOOL_TRACER_OPTIONS
 		   "  -v          print the probe's format file and exit (no tracing)\n"
 		   "  ARGS        kprobe fetch args: NAME=%REG, NAME=$argN, NAME=+OFF(%REG):TYPE,\n"
 		   "              $retval (r:), ... (Documentation/trace/kprobetrace.rst)\n"
-		   "  FILTER      an ftrace filter on the probe's fields, e.g. 'size > 1000'\n"
-		   "Without NAME the event is named after FUNC. A bad definition, an\n"
-		   "unknown symbol, a bad filter or a kernel without kprobes exit 2.\n",
+		   "  FILTER      an ftrace filter on the probe's fields, e.g. 'size > 1000'\n",
 	.examples = "  kprobe 'p:tcp_sendmsg size=%dx'                 tcp_sendmsg() sizes\n"
 		    "  kprobe 'p:tcp_sendmsg size=%dx:u64' 'size > 1000' large sends only\n"
 		    "  kprobe 'r:tcp_sendmsg ret=$retval:s32'           its return values\n"

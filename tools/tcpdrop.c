@@ -73,7 +73,7 @@ static const char *reason_str(const struct state *st, const struct ftn_event *ev
 static void count(struct state *st, const void *key, size_t len, uint64_t n,
 		  const struct ftn_event *ev, const char *loc, const char *reason)
 {
-	char lbuf[160];
+	char lbuf[600];
 	int is_new;
 	struct tool_counter_row *row = tool_counter_add(st->count, key, len, n, 0, &is_new);
 
@@ -92,7 +92,7 @@ static void count(struct state *st, const void *key, size_t len, uint64_t n,
 
 static void count_names(struct state *st, const char *loc, const char *reason, uint64_t n)
 {
-	char key[256];
+	char key[768];       /* KSYM_NAME_LEN 512 + offset + module + reason */
 	int len = snprintf(key, sizeof(key), "%s%c%s", loc, 0, reason);
 
 	count(st, key, len < (int)sizeof(key) ? (size_t)len : sizeof(key) - 1, n, NULL, loc, reason);
@@ -101,7 +101,7 @@ static void count_names(struct state *st, const char *loc, const char *reason, u
 static void count_event(struct state *st, const struct ftn_event *ev)
 {
 	uint64_t key[2] = { 0, 0 };
-	char loc[160];
+	char loc[600];
 
 	if (ev->raw) {
 		tool_sym_clean(ftn_event_str(ev, "location") ?: "?", loc, sizeof(loc));
@@ -117,7 +117,7 @@ static void count_event(struct state *st, const struct ftn_event *ev)
 
 static void print_event(struct state *st, const struct ftn_event *ev)
 {
-	char pbuf[16], loc[160];
+	char pbuf[16], loc[600];
 	uint64_t proto = 0;
 	int have_proto = ftn_event_u64(ev, "protocol", &proto) == 0;
 
@@ -180,7 +180,7 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped,
 		const struct ftn_hist_row *r = ftn_hist_at(d, i);
 		uint64_t key[2] = { 0, 0 }, proto = 0;
 		const char *sym = NULL, *rs = NULL;
-		char lbuf[160], rbuf[32];
+		char lbuf[600], rbuf[32];
 
 		ftn_hist_row_key(r, "location", &key[0], &sym);
 		if (st->proto >= 0 && ftn_hist_row_key(r, "protocol", &proto, NULL) == 0 &&

@@ -43,12 +43,12 @@ static const struct tool_desc desc = {
 		    "              SYS:EVENT [FILTER]\n"
 		    "       tpoint -l [GLOB]",
 	.about = "Trace a static tracepoint and print each event (the ftrace line, or JSON)\n"
-		 "as it arrives, in a private tracing instance. Needs root.\n",
+		 "as it arrives, in a private tracing instance. Needs root. An unknown\n"
+		 "event or a bad filter exit 2.\n",
 	.options = "  -l [GLOB]   list tracepoints as SYS:EVENT (GLOB as in fnmatch, e.g. 'tcp:*')\n"
 		   TOOL_TRACER_OPTIONS
 		   "  -v          print the event's format file and exit (no tracing)\n"
-		   "  FILTER      an ftrace filter, e.g. 'newstate == 1' or 'sport == 22'\n"
-		   "An unknown event or a bad filter exits 2.\n",
+		   "  FILTER      an ftrace filter, e.g. 'newstate == 1' or 'sport == 22'\n",
 	.examples = "  tpoint -l 'tcp:*'                          TCP tracepoints of this kernel\n"
 		    "  tpoint sock:inet_sock_set_state            TCP state changes\n"
 		    "  tpoint -v skb:kfree_skb                    fields of kfree_skb\n"

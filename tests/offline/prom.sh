@@ -86,6 +86,22 @@ check "--prom in a missing directory: one line" \
 "$BIN/tcpdrop" --prom "" >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "--prom '': exit 2 (got $rc)" [ "$rc" = 2 ]
 
+# tpoint's counter of the events it traced (the tracer in the tools module)
+T=$tmp/t618
+fake_tree "$T" linux-6.18 sock/inet_sock_set_state
+tree_sum "$T/fs" > "$tmp/t.before"
+want=$(grep -c ': inet_sock_set_state: ' "$FIX/linux-6.18/trace_pipe.txt")
+fake_run "$T" "$FIX/linux-6.18/trace_pipe.txt" "$tmp/o" "$tmp/e" "$BIN/tpoint" -d 1 \
+	--prom "$tmp/tp.prom" sock:inet_sock_set_state
+check "tpoint --prom: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "tpoint --prom: $want events of the event" \
+	grep -qx "ftnet_tpoint_events_total{event=\"sock:inet_sock_set_state\"} $want" "$tmp/tp.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "promtool: tpoint's file passes" sh -c 'promtool check metrics < "$1" >/dev/null 2>&1' sh "$tmp/tp.prom"
+fi
+tree_sum "$T/fs" > "$tmp/t.after"
+check "tpoint fake tree left as found" cmp -s "$tmp/t.before" "$tmp/t.after"
+
 tree_sum "$R/fs" > "$tmp/after"
 check "fake tree left as found" cmp -s "$tmp/before" "$tmp/after"
 done_tap

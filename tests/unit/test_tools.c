@@ -376,6 +376,44 @@ static void test_evprint_head(void)
 	tool_report_free(r);
 }
 
+static void test_names(void)
+{
+	const char *top = getenv("FTNET_TOP");
+	char path[4096], buf[64], *text;
+	struct ftn_format *fmt;
+	uint64_t *set = NULL;
+	size_t n = 0;
+
+	is_str(tool_sym_clean("__udp4_lib_rcv+0x4bc/0xd00", buf, sizeof(buf)), "__udp4_lib_rcv+0x4bc",
+	       "sym: /size removed");
+	is_str(tool_sym_clean("nft_do_chain+0x3e8/0x610 [nf_tables]", buf, sizeof(buf)),
+	       "nft_do_chain+0x3e8 [nf_tables]", "sym: module kept");
+	is_str(tool_sym_clean("f+0x1", buf, sizeof(buf)), "f+0x1", "sym: without size unchanged");
+	is_str(tool_ethertype_name(0x86DD, buf, sizeof(buf)), "ipv6", "ethertype: ipv6");
+	is_str(tool_ethertype_name(0x0800, buf, sizeof(buf)), "ip", "ethertype: ip (not ipv4)");
+	is_str(tool_ethertype_name(0x1234, buf, sizeof(buf)), "0x1234", "ethertype: unknown as hex");
+	is_int(tool_ethertype_parse("IPv4"), 0x0800, "ethertype: names case-insensitive");
+	is_int(tool_ethertype_parse("0x88cc"), 0x88cc, "ethertype: a number");
+	is_int(tool_ethertype_parse("0x10000"), -1, "ethertype: out of range");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/raw/format.skb_kfree_skb", top ? top : ".");
+	text = tap_slurp(path, NULL);
+	fmt = text ? ftn_format_parse(text) : NULL;
+	ok(fmt, "kfree_skb format fixture parsed");
+	if (fmt) {
+		is_int(tool_symbols_parse(fmt, "reason", "drop reason", "SKB_DROP_REASON_",
+					  "NO_SOCKET,skb_drop_reason_queue_purge", &set, &n), 0,
+		       "symbols: names, a prefix dropped case-insensitively");
+		ok(n == 2 && set[0] == 3 && set[1] == 104, "symbols: this kernel's numbers (3, 104)");
+		ok(tool_set_has(set, n, 104) && !tool_set_has(set, n, 2), "set: membership");
+		is_int(tool_symbols_parse(fmt, "reason", "drop reason", NULL, "NOPE", &set, &n), -EINVAL,
+		       "symbols: an unknown name is refused (one line)");
+		is_int(n, 2, "symbols: the set unchanged by the refused name");
+	}
+	free(set);
+	ftn_format_free(fmt);
+	free(text);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ftnet-test-tools-XXXXXX";
@@ -391,6 +429,7 @@ int main(void)
 	test_filters();
 	test_specs();
 	test_evprint_head();
+	test_names();
 	rmdir(dir);
 	printf("1..%d\n", tap_n);
 	return tap_fail ? 1 : 0;

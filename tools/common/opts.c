@@ -86,8 +86,8 @@ static void secs_opt(const char *arg, const char *what, double *out)
 	int err = tool_parse_secs(arg, out);
 
 	if (err == -ERANGE)
-		value_fail("%s '%s' out of range (%g to %g seconds)", what, arg,
-				TOOL_SECS_MIN, TOOL_SECS_MAX);
+		value_fail("%s '%s' out of range (%.3f to %.0f seconds)", what, arg,
+			   TOOL_SECS_MIN, TOOL_SECS_MAX);
 	if (err)
 		value_fail("invalid %s '%s' (seconds, e.g. 2.5)", what, arg);
 }

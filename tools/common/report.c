@@ -32,7 +32,8 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 	r->o = *o;
 	r->out = stdout;
 	if (o->prom) {
-		FILE *f;
+		char *tmp = NULL;
+		FILE *f = NULL;
 
 		r->prom = tool_prom_new(o->prom, cfg->tool);
 		if (!r->prom) {
@@ -42,17 +43,22 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 			errno = err;
 			return NULL;
 		}
-		/* say an unwritable path now, before anything is traced */
-		f = fopen(o->prom, "a");
-		if (!f) {
-			int err = errno;
+		/* say an unwritable path now, before anything is traced; the
+		 * probe is FILE.tmp, so FILE itself is only ever replaced whole */
+		if (asprintf(&tmp, "%s.tmp", o->prom) < 0)
+			tmp = NULL;
+		if (!tmp || !(f = fopen(tmp, "w"))) {
+			int err = tmp ? errno : ENOMEM;
 
 			tool_fail(-err, "cannot write '%s' (--prom): %s", o->prom, strerror(err));
+			free(tmp);
 			tool_report_free(r);
 			errno = err;
 			return NULL;
 		}
 		fclose(f);
+		unlink(tmp);
+		free(tmp);
 	}
 	return r;
 }
@@ -124,13 +130,15 @@ void tool_report_header(struct tool_report *r)
 
 int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 {
-	char msg[512];
+	char *msg = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fprintf(stderr, "%s%s\n", msg, r->o.duration > 0 ? "" : " Ctrl-C to end.");
+	fprintf(stderr, "%s%s\n", msg ? msg : fmt, r->o.duration > 0 ? "" : " Ctrl-C to end.");
+	free(msg);
 	r->started = 1;
 	if (events)
 		tool_report_header(r);

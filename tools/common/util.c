@@ -49,12 +49,14 @@ const char *tool_name(void) { return progname; }
 
 static void vsay(const char *fmt, va_list ap, const char *tail)
 {
-	char msg[1024];
+	char *msg = NULL;
 
-	/* one write of the whole line: lines of two tools sharing stderr
-	 * do not interleave */
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s: %s%s\n", progname, msg, tail ? tail : "");
+	/* the whole line at once (lines of two tools sharing stderr do not
+	 * interleave), never cut: it may carry the kernel's error_log text */
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	fprintf(stderr, "%s: %s%s\n", progname, msg ? msg : fmt, tail ? tail : "");
+	free(msg);
 }
 
 int tool_fail(int err, const char *fmt, ...)
@@ -69,15 +71,17 @@ int tool_fail(int err, const char *fmt, ...)
 
 int tool_kfail(int err, const char *fmt, ...)
 {
-	char tail[768];
 	const char *klog = ftn_error_last();
+	char *tail = NULL;
 	va_list ap;
 
-	snprintf(tail, sizeof(tail), ": %s%s%s", strerror(err < 0 ? -err : err),
-		 *klog ? ": " : "", klog);
+	if (asprintf(&tail, ": %s%s%s", strerror(err < 0 ? -err : err),
+		     *klog ? ": " : "", klog) < 0)
+		tail = NULL;
 	va_start(ap, fmt);
 	vsay(fmt, ap, tail);
 	va_end(ap);
+	free(tail);
 	return err;
 }
 

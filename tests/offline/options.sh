@@ -1,0 +1,55 @@
+#!/bin/sh
+# The common options, parsed once in the tools module, behave the same in
+# every tool: -h on stdout with the shared footer, misuse on stderr with
+# exit 2, -d/-i bounded (no value the parser takes can overflow a
+# timeout), --top and --prom values checked, a tool's own letters kept.
+. "$(dirname "$0")/fakefs.inc"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# a tool is checked once it parses through the tools module (its usage
+# points to ftnet(7)); tcpretrans gets there on the retrans branch
+ported=""
+for t in tcpdrop tcpretrans kprobe tpoint; do
+	if "$BIN/$t" -h 2>/dev/null | grep -q 'ftnet(7)'; then ported="$ported $t"
+	else ok "$t common options # SKIP $t does not parse through the tools module on this branch"; fi
+done
+for t in $ported; do
+	T=$BIN/$t
+	"$T" -h >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -h: exit 0, usage on stdout only" \
+		sh -c '[ "$1" = 0 ] && grep -q "^usage: $2" "$3" && ! test -s "$4"' sh "$rc" "$t" "$tmp/o" "$tmp/e"
+	check "$t -h: the exit status line and ftnet(7)" \
+		sh -c 'grep -q "^Exit status: 0 ok, 1 runtime failure, 2 usage" "$1" && grep -q "ftnet(7)" "$1"' sh "$tmp/o"
+	"$T" --no-such-option >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t --no-such-option: exit 2, one line and the usage on stderr" \
+		sh -c '[ "$1" = 2 ] && head -1 "$2" | grep -q "^$3: unknown option .--no-such-option." &&
+		       grep -q "^usage: $3" "$2" && ! test -s "$4"' sh "$rc" "$tmp/e" "$t" "$tmp/o"
+	"$T" -d 10000001 x >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -d over the maximum: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "out of range (0.001 to 10000000 seconds)" "$2"' \
+		sh "$rc" "$tmp/e"
+	"$T" -d 0 x >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -d 0: exit 2" [ "$rc" = 2 ]
+	"$T" -d abc x >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -d abc: exit 2, says invalid" sh -c '[ "$1" = 2 ] && grep -q "invalid duration" "$2"' sh "$rc" "$tmp/e"
+	"$T" --prom '' x >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t --prom '': exit 2" [ "$rc" = 2 ]
+	"$T" -d >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -d without a value: exit 2, says so" \
+		sh -c '[ "$1" = 2 ] && grep -q "needs a value" "$2"' sh "$rc" "$tmp/e"
+done
+for t in tcpdrop tcpretrans; do
+	case " $ported " in *" $t "*) ;; *) continue ;; esac
+	"$BIN/$t" --top 0 >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t --top 0: exit 2" [ "$rc" = 2 ]
+	"$BIN/$t" -i 1e999 >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -i 1e999: exit 2 (no overflowing interval)" [ "$rc" = 2 ]
+	"$BIN/$t" -i 10000000 -h >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -i at the maximum is accepted" [ "$rc" = 0 ]
+done
+# kprobe/tpoint: -v is "view the format" (perf-tools), not verbose; no --top
+"$BIN/tpoint" --top 3 x:y >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "tpoint --top: not one of its options (exit 2)" [ "$rc" = 2 ]
+done_tap
