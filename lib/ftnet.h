@@ -306,6 +306,43 @@ const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64
 /* Whether the snapshot's sk column held real pointers (not hashed/zero). */
 int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
 
+/*
+ * Resolver for tools that meet sockets by kernel pointer (a probe that
+ * reads only sk) or by tuple (the owner of a connection): lookups go to a
+ * /proc/net/tcp(6) snapshot of PID's network namespace (pid 0: ours),
+ * refreshed at most once per batch on a miss, so a flood of unknown
+ * sockets costs one read per batch, not one per event. An event whose
+ * pointer is still unknown is deferred (its bytes copied) and resolved at
+ * the end of the batch against one new snapshot; items deferred behind it
+ * with sk 0 keep the event order. want_ptrs: see ftn_socktab_snapshot
+ * (kptr_restrict is lifted for the read and put back).
+ */
+struct ftn_sockres;
+struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs);
+void ftn_sockres_free(struct ftn_sockres *r);
+/* NULL when unknown after this batch's one refresh. */
+const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk);
+const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
+						const struct ftn_addr *laddr, uint16_t lport,
+						const struct ftn_addr *raddr, uint16_t rport);
+/* Queue len bytes of item (copied) for the batch end: 0 or -ENOMEM (the
+ * caller then reports the event unresolved, never drops it). */
+int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len);
+size_t ftn_sockres_pending(const struct ftn_sockres *r);
+/* End of a batch: when items wait, one new snapshot, then fn for each in
+ * order with its socket (NULL: sk 0, or the socket was already gone); the
+ * item bytes live until fn returns, and fn must not defer. Returns how
+ * many items were handed back. */
+size_t ftn_sockres_batch_end(struct ftn_sockres *r,
+			     void (*fn)(void *ctx, void *item, size_t len,
+					const struct ftn_sock *s),
+			     void *ctx);
+/* 0 when the snapshot showed hashed or zero pointers (kptr_restrict could
+ * not be lifted: not root): pointer lookups cannot match. */
+int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);
+/* Snapshots taken so far (tests, -v). */
+uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r);
+
 /* Owner of a socket inode: scans /proc/[pid]/fd once per call to
  * ftn_owners_refresh and caches inode -> pid/comm. */
 struct ftn_owners;

@@ -994,3 +994,170 @@ int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		snprintf(comm, comm_size, "%s", o->map.pool + e->comm);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Resolver: socket pointers and tuples to sockets, per batch          */
+/* ------------------------------------------------------------------ */
+
+/* An item waiting for the end of its batch: its socket pointer (0 when
+ * it only keeps its place in the order) and its bytes in the pool. */
+struct sockres_item {
+	uint64_t sk;
+	size_t off, len;
+};
+
+struct ftn_sockres {
+	char root[PATH_MAX];
+	pid_t pid;
+	int want_ptrs;
+	struct ftn_socktab *tab;
+	/* The one refresh of this batch is spent. A batch end that resolved
+	 * waiting items took a snapshot: that is the next batch's refresh. */
+	int refreshed;
+	struct sockres_item *q;
+	size_t nq, capq;
+	unsigned char *pool;
+	size_t npool, cappool;
+	uint64_t snapshots;
+};
+
+struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs)
+{
+	struct ftn_sockres *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	snprintf(r->root, sizeof(r->root), "%s", proc_root_of(proc_root));
+	r->pid = pid;
+	r->want_ptrs = want_ptrs;
+	return r;
+}
+
+void ftn_sockres_free(struct ftn_sockres *r)
+{
+	if (!r)
+		return;
+	ftn_socktab_free(r->tab);
+	free(r->q);
+	free(r->pool);
+	free(r);
+}
+
+static void sockres_refresh(struct ftn_sockres *r)
+{
+	struct ftn_socktab *t = ftn_socktab_snapshot(r->root, r->pid, r->want_ptrs);
+
+	/* A failed read keeps the old table: stale rows beat none. */
+	if (t) {
+		ftn_socktab_free(r->tab);
+		r->tab = t;
+	}
+	r->snapshots++;
+	r->refreshed = 1;
+}
+
+const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk)
+{
+	const struct ftn_sock *s;
+
+	if (!r || !sk)
+		return NULL;
+	s = ftn_socktab_find_sk(r->tab, sk);
+	if (!s && !r->refreshed) {
+		sockres_refresh(r);
+		s = ftn_socktab_find_sk(r->tab, sk);
+	}
+	return s;
+}
+
+const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
+						const struct ftn_addr *laddr, uint16_t lport,
+						const struct ftn_addr *raddr, uint16_t rport)
+{
+	const struct ftn_sock *s;
+
+	if (!r)
+		return NULL;
+	s = ftn_socktab_find_tuple(r->tab, laddr, lport, raddr, rport);
+	if (!s && !r->refreshed) {
+		sockres_refresh(r);
+		s = ftn_socktab_find_tuple(r->tab, laddr, lport, raddr, rport);
+	}
+	return s;
+}
+
+int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len)
+{
+	if (!r || (len && !item))
+		return -EINVAL;
+	if (r->nq == r->capq) {
+		size_t cap = r->capq ? r->capq * 2 : 32;
+		void *p = realloc(r->q, cap * sizeof(*r->q));
+
+		if (!p)
+			return -ENOMEM;
+		r->q = p;
+		r->capq = cap;
+	}
+	if (r->npool + len > r->cappool) {
+		size_t cap = r->cappool ? r->cappool : 4096;
+		void *p;
+
+		while (cap < r->npool + len)
+			cap *= 2;
+		p = realloc(r->pool, cap);
+		if (!p)
+			return -ENOMEM;
+		r->pool = p;
+		r->cappool = cap;
+	}
+	if (len)
+		memcpy(r->pool + r->npool, item, len);
+	r->q[r->nq].sk = sk;
+	r->q[r->nq].off = r->npool;
+	r->q[r->nq].len = len;
+	r->nq++;
+	r->npool += len;
+	return 0;
+}
+
+size_t ftn_sockres_pending(const struct ftn_sockres *r)
+{
+	return r ? r->nq : 0;
+}
+
+size_t ftn_sockres_batch_end(struct ftn_sockres *r,
+			     void (*fn)(void *ctx, void *item, size_t len,
+					const struct ftn_sock *s),
+			     void *ctx)
+{
+	size_t i, n;
+
+	if (!r)
+		return 0;
+	n = r->nq;
+	r->refreshed = 0;
+	if (!n)
+		return 0;
+	sockres_refresh(r);
+	for (i = 0; i < n; i++) {
+		const struct sockres_item *it = &r->q[i];
+
+		fn(ctx, r->pool + it->off, it->len,
+		   it->sk ? ftn_socktab_find_sk(r->tab, it->sk) : NULL);
+	}
+	r->nq = 0;
+	r->npool = 0;
+	return n;
+}
+
+int ftn_sockres_ptrs_valid(const struct ftn_sockres *r)
+{
+	/* An empty table proves nothing either way. */
+	return !r || !r->tab || !ftn_socktab_count(r->tab) || ftn_socktab_ptrs_valid(r->tab);
+}
+
+uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r)
+{
+	return r ? r->snapshots : 0;
+}
