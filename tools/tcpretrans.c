@@ -4,6 +4,15 @@
  *
  * The tool is a state struct and phases (opts_parse, init, run, fini) over
  * a table of back ends; the library does every kernel interaction.
+ *
+ * Every back end sees what the kernel counts in RetransSegs:
+ *  - retransmits in __tcp_retransmit_skb, where the kernel counts them and
+ *    where the tcp:tcp_retransmit_skb tracepoint sits. Tail loss probes
+ *    retransmit through it from tcp_send_loss_probe, so a probe on
+ *    tcp_retransmit_skb (the classic design) misses them;
+ *  - SYN-ACK retransmits in tcp_rtx_synack (tracepoint
+ *    tcp:tcp_retransmit_synack), which never pass __tcp_retransmit_skb.
+ * Totals count segments (tcp_skb_pcount), as RetransSegs does.
  */
 #include "ftnet.h"
 
@@ -17,6 +26,8 @@
 #include <unistd.h>
 
 #define TOOL "tcpretrans"
+#define TCP_SYN_RECV 3
+#define MAX_EVENTS 4
 
 struct opts {
 	double duration;        /* -d, 0 = until Ctrl-C */
@@ -30,19 +41,21 @@ struct opts {
 	int json;               /* --json */
 	int verbose;            /* -v */
 	const char *backend;    /* -B */
+	const char *consumer;   /* -C raw|text */
 	pid_t netns_pid;        /* -N: sockets of this PID's network namespace */
 };
 
 /* One retransmit (or loss probe), whatever back end produced it. */
 struct retrans {
 	uint64_t ts_ns;
-	char type;              /* 'R' retransmit, 'L' loss probe */
+	char type;              /* 'R' retransmit, 'S' SYN-ACK, 'L' loss probe */
 	int pid;
 	const char *comm;
 	struct ftn_addr saddr, daddr;
 	uint16_t sport, dport;
 	int state;
 	int known;              /* addresses/ports/state known (join may not) */
+	uint32_t segs;          /* segments the kernel counted; 0 = unknown */
 	uint64_t sk;            /* join: socket pointer still to resolve */
 	int nframes;
 	const char *const *frames;
@@ -51,7 +64,7 @@ struct retrans {
 struct flow {
 	struct ftn_addr saddr, daddr;
 	uint16_t sport, dport;
-	uint64_t n;
+	uint64_t segs;
 };
 
 struct state;
@@ -69,31 +82,69 @@ struct state {
 	struct opts o;
 	const struct backend *be;
 	struct ftn_instance *inst;
-	struct ftn_socktab *socks;      /* -o: tuple -> inode */
+	int raw;                        /* binary buffers (else trace_pipe text) */
+	char evnames[MAX_EVENTS][160];  /* "sys/event" we enabled */
+	const char *evs[MAX_EVENTS + 1];
+	int nevs;
+	struct ftn_sockres *owners_res; /* -o: tuple -> inode */
 	struct ftn_owners *owners;      /* -o: inode -> pid/comm */
-	int socks_fresh;                /* refreshed in this batch already */
-	struct ftn_socktab *joins;      /* join: sk pointer -> socket */
-	int joins_fresh;
+	struct ftn_sockres *joins;      /* join: sk pointer -> socket */
+	int warned_ptrs;
 	int bare_hex;                   /* probe values: pre-4.17 bare hex */
 	char group[128];                /* our probe group */
 	struct flow *flows;             /* -c */
 	size_t nflows, capflows;
 	uint64_t events;
 	uint64_t unknown;               /* count mode: events with no tuple */
-	struct deferred *defer;         /* join: events waiting for a snapshot */
-	size_t ndefer, capdefer;
+	uint64_t uncounted;             /* count mode: no memory for a flow */
+	uint64_t unqueued;              /* join: no memory to wait for a snapshot */
 };
 
-/* An event whose socket pointer the batch's snapshot did not know: kept
- * (with its strings) until the next snapshot at the end of the batch. */
-struct deferred {
-	struct retrans r;
-	char comm[32];
-	char **frames;
-};
+static void kerr(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s%s%s\n", TOOL, what, strerror(-err),
+		*ftn_error_last() ? ": " : "", ftn_error_last());
+}
+
+/* Filter, stack trigger and enable of one event, in our instance only;
+ * remembered for the binary consumer. */
+static int event_setup(struct state *st, const char *sys, const char *event,
+		       const char *filter)
+{
+	char what[256];
+	int err;
+
+	snprintf(what, sizeof(what), "%s:%s", sys, event);
+	if (filter && *filter && (err = ftn_event_set_filter(st->inst, sys, event, filter))) {
+		snprintf(what, sizeof(what), "cannot set filter '%s' on %s:%s", filter, sys, event);
+		kerr(what, err);
+		return err;
+	}
+	if (st->o.stacks && (err = ftn_event_add_trigger(st->inst, sys, event, "stacktrace"))) {
+		snprintf(what, sizeof(what), "cannot add stacktrace trigger to %s:%s", sys, event);
+		kerr(what, err);
+		return err;
+	}
+	if ((err = ftn_event_enable(st->inst, sys, event))) {
+		snprintf(what, sizeof(what), "cannot enable %s:%s", sys, event);
+		kerr(what, err);
+		return err;
+	}
+	if (st->nevs < MAX_EVENTS) {
+		snprintf(st->evnames[st->nevs], sizeof(st->evnames[0]), "%s/%s", sys, event);
+		st->evs[st->nevs] = st->evnames[st->nevs];
+		st->evs[++st->nevs] = NULL;
+	}
+	return 0;
+}
+
+static const char *family_filter(const struct state *st)
+{
+	return !st->o.family ? "" : st->o.family == AF_INET ? "family == 2" : "family == 10";
+}
 
 /* ---------------------------------------------------------------- */
-/* Back end: tcp:tcp_retransmit_skb (4.15+)                         */
+/* Back end: tcp:tcp_retransmit_skb + tcp:tcp_retransmit_synack     */
 /* ---------------------------------------------------------------- */
 
 static int decode_sock_event(struct state *st, const struct ftn_event *ev, struct retrans *r);
@@ -108,75 +159,108 @@ static int tp_available(char *why, size_t size)
 	return 0;
 }
 
+static int has_field(const char *event, const char *field)
+{
+	struct ftn_format *fmt = ftn_format_load(NULL, "tcp", event);
+	int has = fmt && ftn_format_field(fmt, field) != NULL;
+
+	ftn_format_free(fmt);
+	return has;
+}
+
 static int tp_setup(struct state *st)
 {
+	char filter[256];
 	int err;
 
-	if (st->o.family) {
-		err = ftn_event_set_filter(st->inst, "tcp", "tcp_retransmit_skb",
-					   st->o.family == AF_INET ? "family == 2" : "family == 10");
-		if (err) {
-			fprintf(stderr, "%s: cannot set filter on tcp:tcp_retransmit_skb: %s%s%s\n",
-				TOOL, strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
-			return err;
-		}
+	/* Kernels whose tracepoint carries err (6.10+) fire it on every
+	 * call, also when __tcp_retransmit_skb gives up before counting
+	 * (-EBUSY: the last copy is still queued in the host, -EAGAIN: out
+	 * of window, -ENOMEM, -EINVAL, -EHOSTUNREACH: no route). Those are
+	 * not retransmits: leave them in the kernel. A failed transmit
+	 * after counting (-ENOBUFS, -EPERM from netfilter) is counted. */
+	snprintf(filter, sizeof(filter), "%s", family_filter(st));
+	if (has_field("tcp_retransmit_skb", "err"))
+		snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter),
+			 "%s(err != -16 && err != -11 && err != -12 && err != -22 && err != -113)",
+			 *filter ? " && " : "");
+	if ((err = event_setup(st, "tcp", "tcp_retransmit_skb", filter)))
+		return err;
+	if (!ftn_event_exists("tcp", "tcp_retransmit_synack")) {
+		fprintf(stderr, "%s: no tcp:tcp_retransmit_synack tracepoint: SYN-ACK retransmits are not shown\n",
+			TOOL);
+		return 0;
 	}
-	if (st->o.stacks) {
-		err = ftn_event_add_trigger(st->inst, "tcp", "tcp_retransmit_skb", "stacktrace");
-		if (err) {
-			fprintf(stderr, "%s: cannot add stacktrace trigger to tcp:tcp_retransmit_skb: %s%s%s\n",
-				TOOL, strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
-			return err;
-		}
-	}
-	err = ftn_event_enable(st->inst, "tcp", "tcp_retransmit_skb");
-	if (err)
-		fprintf(stderr, "%s: cannot enable tcp:tcp_retransmit_skb: %s%s%s\n",
-			TOOL, strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
-	return err;
+	/* family is a field of tcp_retransmit_synack only since 5.x: older
+	 * ones are filtered here in the decoder */
+	return event_setup(st, "tcp", "tcp_retransmit_synack",
+			   has_field("tcp_retransmit_synack", "family") ? family_filter(st) : "");
 }
 
 static int field_family(const struct ftn_event *ev)
 {
-	const char *f = ftn_event_str(ev, "family");
+	const char *f;
+	uint64_t v;
 
+	/* binary records give the number, text the symbol */
+	if (ftn_event_u64(ev, "family", &v) == 0)
+		return v == 2 ? AF_INET : v == 10 ? AF_INET6 : 0;
+	f = ftn_event_str(ev, "family");
 	if (!f)
 		return 0;
-	if (!strcmp(f, "AF_INET") || !strcmp(f, "2"))
-		return AF_INET;
-	if (!strcmp(f, "AF_INET6") || !strcmp(f, "10"))
-		return AF_INET6;
-	return 0;
+	return !strcmp(f, "AF_INET") ? AF_INET : !strcmp(f, "AF_INET6") ? AF_INET6 : 0;
+}
+
+static const char *str2(const struct ftn_event *ev, const char *a, const char *b)
+{
+	const char *s = ftn_event_str(ev, a);
+
+	return s ? s : ftn_event_str(ev, b);
 }
 
 static int tp_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
 {
-	uint64_t sport, dport;
-	int fam;
+	const char *v6s, *v6d;
+	uint64_t sport, dport, state;
+	int fam, synack;
 
-	if (st->o.tlp && ev->probe != FTN_PROBE_NONE && !strcmp(ev->name, "tlp"))
+	if (st->o.tlp && !strcmp(ev->name, "tlp"))
 		return decode_sock_event(st, ev, r);
-	if (strcmp(ev->name, "tcp_retransmit_skb"))
+	synack = !strcmp(ev->name, "tcp_retransmit_synack");
+	if (!synack && strcmp(ev->name, "tcp_retransmit_skb"))
 		return 0;
+	if (ftn_event_u64(ev, "sport", &sport) || ftn_event_u64(ev, "dport", &dport))
+		return 0;
+	/* the text prints saddrv6, the record's field is saddr_v6 */
+	v6s = str2(ev, "saddrv6", "saddr_v6");
+	v6d = str2(ev, "daddrv6", "daddr_v6");
 	fam = field_family(ev);
-	if (!fam || ftn_event_u64(ev, "sport", &sport) || ftn_event_u64(ev, "dport", &dport))
-		return 0;
+	if (!fam && v6s)        /* synack before family: v4 is v4-mapped */
+		fam = !strncmp(v6s, "::ffff:", 7) ? AF_INET : AF_INET6;
 	if (fam == AF_INET6) {
-		if (ftn_addr_parse(ftn_event_str(ev, "saddrv6"), AF_INET6, &r->saddr) ||
-		    ftn_addr_parse(ftn_event_str(ev, "daddrv6"), AF_INET6, &r->daddr))
+		if (ftn_addr_parse(v6s, AF_INET6, &r->saddr) || ftn_addr_parse(v6d, AF_INET6, &r->daddr))
 			return 0;
-	} else if (ftn_addr_parse(ftn_event_str(ev, "saddr"), AF_INET, &r->saddr) ||
+	} else if (fam != AF_INET ||
+		   ftn_addr_parse(ftn_event_str(ev, "saddr"), AF_INET, &r->saddr) ||
 		   ftn_addr_parse(ftn_event_str(ev, "daddr"), AF_INET, &r->daddr)) {
 		return 0;
 	}
-	r->type = 'R';
 	r->known = 1;
 	r->sport = (uint16_t)sport;
 	r->dport = (uint16_t)dport;
-	r->state = ftn_tcp_state_parse(ftn_event_str(ev, "state"));
+	if (synack) {
+		/* one SYN-ACK, one segment: exact */
+		r->type = 'S';
+		r->state = TCP_SYN_RECV;
+		r->segs = 1;
+	} else {
+		/* the tracepoint has the skb pointer only: segments unknown */
+		r->type = 'R';
+		r->state = ftn_event_u64(ev, "state", &state) == 0 ? (int)state
+			 : ftn_tcp_state_parse(ftn_event_str(ev, "state"));
+	}
 	return 1;
 }
-
 
 /* ---------------------------------------------------------------- */
 /* Kprobe back ends (any kernel with kprobes)                       */
@@ -192,49 +276,18 @@ static int kp_available(char *why, size_t size)
 	return 0;
 }
 
-static void probe_fail(const char *what, int err)
+/* "FUNC sk=ARGn:x64 [daddr=+0(ARGn):u32 ...] EXTRA": the tuple read from
+ * struct sock_common at argument n (a request_sock starts with one too)
+ * by the probe itself (IPv6 words when BTF has the offsets). */
+static int sock_probe(struct state *st, const char *event, const char *func, int argn,
+		      int full, const char *extra, int quiet)
 {
-	fprintf(stderr, "%s: cannot create kprobe on %s: %s%s%s\n", TOOL, what,
-		strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
-}
-
-/* Event plumbing shared by every probe we add: filter, stack trigger,
- * enable - in our instance only. */
-static int probe_enable(struct state *st, const char *event, int filter_family)
-{
+	char arg[32], fetch[1024], def[1400], what[256];
+	struct ftn_btf *btf;
 	int err;
 
-	if (filter_family && st->o.family) {
-		err = ftn_event_set_filter(st->inst, st->group, event,
-					   st->o.family == AF_INET ? "family == 2" : "family == 10");
-		if (err) {
-			fprintf(stderr, "%s: cannot set filter on %s/%s: %s%s%s\n", TOOL, st->group,
-				event, strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
-			return err;
-		}
-	}
-	if (st->o.stacks &&
-	    (err = ftn_event_add_trigger(st->inst, st->group, event, "stacktrace"))) {
-		fprintf(stderr, "%s: cannot add stacktrace trigger to %s/%s: %s\n", TOOL,
-			st->group, event, strerror(-err));
-		return err;
-	}
-	if ((err = ftn_event_enable(st->inst, st->group, event)))
-		fprintf(stderr, "%s: cannot enable %s/%s: %s%s%s\n", TOOL, st->group, event,
-			strerror(-err), *ftn_error_last() ? ": " : "", ftn_error_last());
-	return err;
-}
-
-/* "FUNC sk=ARG1:x64 daddr=+0(ARG1):u32 ..." - the tuple read from struct
- * sock_common by the probe itself (IPv6 words when BTF has the offsets). */
-static int sock_probe(struct state *st, const char *event, const char *func, int full)
-{
-	char arg[32], fetch[1024], def[1200];
-	struct ftn_btf *btf = NULL;
-	int err;
-
-	if ((err = ftn_probe_arg(1, arg, sizeof(arg))) < 0) {
-		fprintf(stderr, "%s: no way to read the first argument on this architecture\n", TOOL);
+	if ((err = ftn_probe_arg(argn, arg, sizeof(arg))) < 0) {
+		fprintf(stderr, "%s: no way to read argument %d on this architecture\n", TOOL, argn);
 		return err;
 	}
 	fetch[0] = '\0';
@@ -245,35 +298,69 @@ static int sock_probe(struct state *st, const char *event, const char *func, int
 		if (err < 0)
 			return err;
 	}
-	snprintf(def, sizeof(def), "%s sk=%s:%s %s", func, arg, st->bare_hex ? "u64" : "x64", fetch);
+	snprintf(def, sizeof(def), "%s sk=%s:%s %s %s", func, arg, st->bare_hex ? "u64" : "x64",
+		 fetch, extra);
 	if ((err = ftn_kprobe_create(st->inst, event, def, 0))) {
-		probe_fail(func, err);
+		if (!quiet) {
+			snprintf(what, sizeof(what), "cannot create kprobe on %s", func);
+			kerr(what, err);
+		}
 		return err;
 	}
-	return probe_enable(st, event, full);
+	return event_setup(st, st->group, event, full ? family_filter(st) : "");
 }
 
 static int tlp_setup(struct state *st)
 {
 	/* loss probes carry the tuple themselves except in join mode */
-	return sock_probe(st, "tlp", "tcp_send_loss_probe", strcmp(st->be->name, "join") != 0);
+	return sock_probe(st, "tlp", "tcp_send_loss_probe", 1, strcmp(st->be->name, "join") != 0,
+			  "", 0);
+}
+
+/* __tcp_retransmit_skb(sk, skb, segs): the kernel counts
+ * tcp_skb_pcount(skb) after cutting the skb to at most segs segments, so
+ * the segments are min(pcount, segs) read on entry. */
+static int rt_setup(struct state *st, int full)
+{
+	unsigned int cb = 40, gso = 8;  /* x86_64 6.1 when there is no BTF */
+	char extra[160], a2[32], a3[32];
+	struct ftn_btf *btf = ftn_btf_load(NULL);
+	int err;
+
+	if (btf) {
+		unsigned int c, g;
+
+		if (!ftn_btf_member_offset(btf, "struct sk_buff", "cb", &c) &&
+		    !ftn_btf_member_offset(btf, "struct tcp_skb_cb", "tcp_gso_segs", &g))
+			cb = c, gso = g;
+		ftn_btf_free(btf);
+	}
+	if ((err = ftn_probe_arg(2, a2, sizeof(a2))) < 0 || (err = ftn_probe_arg(3, a3, sizeof(a3))) < 0)
+		return err;
+	snprintf(extra, sizeof(extra), "segs=%s:s32 pcount=+%u(%s):u16", a3, cb + gso, a2);
+	err = sock_probe(st, "rt", "__tcp_retransmit_skb", 1, full, extra, 1);
+	if (err == -ENOENT || err == -EINVAL) {
+		/* kernels before 4.x: no __tcp_retransmit_skb to probe */
+		fprintf(stderr, "%s: no __tcp_retransmit_skb to probe: using tcp_retransmit_skb, "
+			"which misses tail loss probe retransmits\n", TOOL);
+		err = sock_probe(st, "rt", "tcp_retransmit_skb", 1, full, "", 0);
+	} else if (err) {
+		kerr("cannot create kprobe on __tcp_retransmit_skb", err);
+	}
+	if (err)
+		return err;
+	/* tcp_rtx_synack(listener, req): the tuple from the request sock */
+	return sock_probe(st, "synack", "tcp_rtx_synack", 2, 1, "", 0);
 }
 
 static int kp_setup(struct state *st)
 {
-	return sock_probe(st, "rt", "tcp_retransmit_skb", 1);
+	return rt_setup(st, 1);
 }
 
 static int join_setup(struct state *st)
 {
-	return sock_probe(st, "rt", "tcp_retransmit_skb", 0);
-}
-
-/* A new snapshot of a socket table (the old one freed). */
-static void resnap(struct state *st, struct ftn_socktab **tab, int want_ptrs)
-{
-	ftn_socktab_free(*tab);
-	*tab = ftn_socktab_snapshot(NULL, st->o.netns_pid, want_ptrs);
+	return rt_setup(st, 0);
 }
 
 /* The tuple from /proc/net/tcp(6); the state too, unless the probe read it. */
@@ -288,52 +375,39 @@ static void retrans_from_sock(struct retrans *r, const struct ftn_sock *s)
 	r->known = 1;
 }
 
-/* join: the socket behind a pointer, from a /proc/net/tcp(6) snapshot
- * taken with real pointers (kptr_restrict handled by the library);
- * refreshed only when an unknown pointer shows up, at most once per batch. */
-static const struct ftn_sock *join_lookup(struct state *st, uint64_t sk)
-{
-	const struct ftn_sock *s = st->joins ? ftn_socktab_find_sk(st->joins, sk) : NULL;
-
-	if (!s && !st->joins_fresh) {
-		resnap(st, &st->joins, 1);
-		st->joins_fresh = 1;
-		if (st->joins && !ftn_socktab_ptrs_valid(st->joins) && ftn_socktab_count(st->joins)) {
-			static int warned;
-
-			if (!warned++)
-				fprintf(stderr, "%s: /proc/net/tcp shows no real socket pointers "
-					"(kptr_restrict); the join cannot match\n", TOOL);
-		}
-		s = st->joins ? ftn_socktab_find_sk(st->joins, sk) : NULL;
-	}
-	return s;
-}
-
 static int decode_sock_event(struct state *st, const struct ftn_event *ev, struct retrans *r)
 {
 	struct ftn_probe_sock ps;
-	uint64_t sk = 0;
+	uint64_t sk = 0, segs, pcount;
 	int err;
 
-	r->type = strcmp(ev->name, "tlp") ? 'R' : 'L';
+	r->type = !strcmp(ev->name, "tlp") ? 'L' : !strcmp(ev->name, "synack") ? 'S' : 'R';
+	if (r->type == 'R')
+		r->segs = ftn_event_u64(ev, "pcount", &pcount) || !pcount ? 1
+			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pcount
+			? (uint32_t)pcount : (uint32_t)segs;
+	else if (r->type == 'S')
+		r->segs = 1;
 	err = ftn_probe_sock_decode(ev, st->bare_hex, &ps);
 	if (err == 0 || err == -ENODATA) {
 		r->saddr = ps.laddr;
 		r->daddr = ps.raddr;
 		r->sport = ps.lport;
 		r->dport = ps.rport;
-		r->state = ps.state;
+		r->state = r->type == 'S' ? TCP_SYN_RECV : ps.state;
 		r->known = 1;
 		if (err == 0)
 			return 1;
 	}
 	/* sk only (join), or IPv6 without BTF offsets: ask /proc/net/tcp6 */
 	if (ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, &sk) == 0) {
-		const struct ftn_sock *s = join_lookup(st, sk);
+		const struct ftn_sock *s = ftn_sockres_lookup_sk(st->joins, sk);
 
+		if (!ftn_sockres_ptrs_valid(st->joins) && !st->warned_ptrs++)
+			fprintf(stderr, "%s: /proc/net/tcp shows no real socket pointers "
+				"(kptr_restrict); the join cannot match\n", TOOL);
 		if (!s && !r->known)
-			r->sk = sk;     /* retried with the next snapshot */
+			r->sk = sk;     /* retried with the batch-end snapshot */
 		if (s)
 			retrans_from_sock(r, s);
 	}
@@ -342,8 +416,8 @@ static int decode_sock_event(struct state *st, const struct ftn_event *ev, struc
 
 static int kp_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
 {
-	if (ev->probe == FTN_PROBE_NONE ||
-	    (strcmp(ev->name, "rt") && !(st->o.tlp && !strcmp(ev->name, "tlp"))))
+	if (strcmp(ev->name, "rt") && strcmp(ev->name, "synack") &&
+	    !(st->o.tlp && !strcmp(ev->name, "tlp")))
 		return 0;
 	return decode_sock_event(st, ev, r);
 }
@@ -364,26 +438,17 @@ static void print_header(const struct state *st)
 {
 	if (st->o.json || st->o.no_header || st->o.count)
 		return;
-	printf("%-8s %-7s %-16s %-22s %-2s %-22s %s\n", "TIME", "PID", "COMM",
-	       "LADDR:LPORT", "T>", "RADDR:RPORT", "STATE");
+	printf("%-8s %-7s %-16s %-22s %-2s %-22s %-11s %s\n", "TIME", "PID", "COMM",
+	       "LADDR:LPORT", "T>", "RADDR:RPORT", "STATE", "SEGS");
 }
 
 /* -o: the socket's owner from /proc/net/tcp(6) + /proc/[pid]/fd */
 static int lookup_owner(struct state *st, const struct retrans *r, pid_t *pid,
 			char *comm, size_t size)
 {
-	const struct ftn_sock *s = NULL;
+	const struct ftn_sock *s = ftn_sockres_lookup_tuple(st->owners_res, &r->saddr, r->sport,
+							    &r->daddr, r->dport);
 
-	if (st->socks)
-		s = ftn_socktab_find_tuple(st->socks, &r->saddr, r->sport, &r->daddr, r->dport);
-	if (!s && !st->socks_fresh) {
-		/* a socket we have not seen: one new snapshot per batch */
-		resnap(st, &st->socks, 0);
-		st->socks_fresh = 1;
-		if (st->socks)
-			s = ftn_socktab_find_tuple(st->socks, &r->saddr, r->sport,
-						   &r->daddr, r->dport);
-	}
 	if (!s || !s->inode)
 		return -ENOENT;
 	return ftn_owners_lookup(st->owners, s->inode, pid, comm, size);
@@ -392,7 +457,7 @@ static int lookup_owner(struct state *st, const struct retrans *r, pid_t *pid,
 static void print_event(struct state *st, const struct retrans *r)
 {
 	int64_t wall = ftn_instance_to_wall(st->inst, r->ts_ns);
-	char tbuf[40], sbuf[64], dbuf[64], ocomm[64] = "-";
+	char tbuf[40], sbuf[64], dbuf[64], ocomm[64] = "-", type[2] = { r->type, 0 };
 	const char *state = r->known ? ftn_tcp_state_name(r->state) : "-";
 	pid_t opid = -1;
 	int have_owner = 0;
@@ -406,14 +471,11 @@ static void print_event(struct state *st, const struct retrans *r)
 		ftn_json_begin(&j, stdout);
 		ftn_json_str(&j, "time", ftn_time_iso(wall, tbuf, sizeof(tbuf)));
 		ftn_json_num(&j, "ts", (double)r->ts_ns / 1e9, 6);
-		ftn_json_str(&j, "type", r->type == 'L' ? "L" : "R");
+		ftn_json_str(&j, "type", type);
 		ftn_json_int(&j, "pid", r->pid);
 		ftn_json_str(&j, "comm", r->comm);
-		if (r->known)
-			ftn_json_int(&j, "family", r->saddr.family == AF_INET6 ? 6 : 4);
-		else
-			ftn_json_str(&j, "family", NULL);
 		if (r->known) {
+			ftn_json_int(&j, "family", r->saddr.family == AF_INET6 ? 6 : 4);
 			ftn_json_str(&j, "saddr", ftn_addr_str(&r->saddr, sbuf, sizeof(sbuf)));
 			ftn_json_int(&j, "sport", r->sport);
 			ftn_json_str(&j, "daddr", ftn_addr_str(&r->daddr, dbuf, sizeof(dbuf)));
@@ -421,12 +483,17 @@ static void print_event(struct state *st, const struct retrans *r)
 			ftn_json_str(&j, "state", state);
 		} else {
 			/* join miss: the socket was gone before the snapshot */
+			ftn_json_str(&j, "family", NULL);
 			ftn_json_str(&j, "saddr", NULL);
 			ftn_json_str(&j, "sport", NULL);
 			ftn_json_str(&j, "daddr", NULL);
 			ftn_json_str(&j, "dport", NULL);
 			ftn_json_str(&j, "state", NULL);
 		}
+		if (r->segs)
+			ftn_json_int(&j, "segs", (int)r->segs);
+		else
+			ftn_json_str(&j, "segs", NULL);
 		if (st->o.owner) {
 			if (have_owner) {
 				ftn_json_int(&j, "owner_pid", opid);
@@ -442,22 +509,23 @@ static void print_event(struct state *st, const struct retrans *r)
 		return;
 	}
 	{
-		char pidbuf[16];
+		char pidbuf[16], segbuf[16] = "-";
 
 		if (st->o.owner)
 			snprintf(pidbuf, sizeof(pidbuf), have_owner ? "%d" : "-", (int)opid);
 		else
 			snprintf(pidbuf, sizeof(pidbuf), "%d", r->pid);
-		printf("%-8s %-7s %-16s %-22s %c> %-22s %s\n",
+		if (r->segs)
+			snprintf(segbuf, sizeof(segbuf), "%u", r->segs);
+		printf("%-8s %-7s %-16s %-22s %c> %-22s %-11s %s\n",
 		       ftn_time_hms(wall, tbuf, sizeof(tbuf)), pidbuf,
 		       st->o.owner ? ocomm : r->comm,
 		       r->known ? ftn_endpoint_str(&r->saddr, r->sport, sbuf, sizeof(sbuf)) : "-",
 		       r->type,
 		       r->known ? ftn_endpoint_str(&r->daddr, r->dport, dbuf, sizeof(dbuf)) : "-",
-		       state);
+		       state, segbuf);
 		for (int i = 0; i < r->nframes; i++)
 			printf("\t=> %s\n", r->frames[i]);
-		fflush(stdout);
 	}
 }
 
@@ -465,8 +533,8 @@ static int flow_cmp(const void *a, const void *b)
 {
 	const struct flow *x = a, *y = b;
 
-	if (x->n != y->n)
-		return x->n < y->n ? 1 : -1;
+	if (x->segs != y->segs)
+		return x->segs < y->segs ? 1 : -1;
 	if (x->sport != y->sport)
 		return x->sport < y->sport ? -1 : 1;
 	return x->dport < y->dport ? -1 : (x->dport > y->dport);
@@ -480,15 +548,18 @@ static int same_addr(const struct ftn_addr *a, const struct ftn_addr *b)
 				     : a->v4.s_addr == b->v4.s_addr;
 }
 
+/* Count mode: segments per flow. A segment we cannot put in a flow (no
+ * memory) is counted apart and said at the end, never dropped. */
 static void count_event(struct state *st, const struct retrans *r)
 {
+	uint32_t segs = r->segs ? r->segs : 1;
 	struct flow *f;
 
 	for (size_t i = 0; i < st->nflows; i++) {
 		f = &st->flows[i];
 		if (f->sport == r->sport && f->dport == r->dport &&
 		    same_addr(&f->saddr, &r->saddr) && same_addr(&f->daddr, &r->daddr)) {
-			f->n++;
+			f->segs += segs;
 			return;
 		}
 	}
@@ -496,8 +567,10 @@ static void count_event(struct state *st, const struct retrans *r)
 		size_t cap = st->capflows ? st->capflows * 2 : 64;
 		void *p = realloc(st->flows, cap * sizeof(*st->flows));
 
-		if (!p)
+		if (!p) {
+			st->uncounted += segs;
 			return;
+		}
 		st->flows = p;
 		st->capflows = cap;
 	}
@@ -506,7 +579,7 @@ static void count_event(struct state *st, const struct retrans *r)
 	f->daddr = r->daddr;
 	f->sport = r->sport;
 	f->dport = r->dport;
-	f->n = 1;
+	f->segs = segs;
 }
 
 static void print_counts(struct state *st, int64_t now_wall)
@@ -518,7 +591,7 @@ static void print_counts(struct state *st, int64_t now_wall)
 	qsort(st->flows, st->nflows, sizeof(*st->flows), flow_cmp);
 	if (!st->o.json && !st->o.no_header) {
 		printf("\n%s\n", ftn_time_hms(now_wall, tbuf, sizeof(tbuf)));
-		printf("%-39s %-39s %s\n", "LADDR:LPORT", "RADDR:RPORT", "RETRANSMITS");
+		printf("%-39s %-39s %s\n", "LADDR:LPORT", "RADDR:RPORT", "SEGS");
 	}
 	for (size_t i = 0; i < st->nflows; i++) {
 		const struct flow *f = &st->flows[i];
@@ -533,16 +606,15 @@ static void print_counts(struct state *st, int64_t now_wall)
 			ftn_json_str(&j, "daddr", ftn_addr_str(&f->daddr, dbuf, sizeof(dbuf)));
 			ftn_json_int(&j, "dport", f->dport);
 			ftn_json_int(&j, "family", f->saddr.family == AF_INET6 ? 6 : 4);
-			ftn_json_uint(&j, "retransmits", (unsigned long long)f->n);
+			ftn_json_uint(&j, "segs", (unsigned long long)f->segs);
 			ftn_json_end(&j);
 		} else {
 			printf("%-39s %-39s %llu\n",
 			       ftn_endpoint_str(&f->saddr, f->sport, sbuf, sizeof(sbuf)),
 			       ftn_endpoint_str(&f->daddr, f->dport, dbuf, sizeof(dbuf)),
-			       (unsigned long long)f->n);
+			       (unsigned long long)f->segs);
 		}
 	}
-	fflush(stdout);
 	st->nflows = 0;
 }
 
@@ -553,61 +625,63 @@ static void print_counts(struct state *st, int64_t now_wall)
 static void emit(struct state *st, const struct retrans *r)
 {
 	st->events++;
+	if (st->o.count && r->type == 'L')
+		return;         /* a probe; its retransmit is an R event */
 	if (st->o.count && r->known)
 		count_event(st, r);
 	else if (st->o.count)
-		st->unknown++;
+		st->unknown += r->segs ? r->segs : 1;
 	else
 		print_event(st, r);
 }
 
+/* join: an event waiting for the batch-end snapshot travels through the
+ * resolver's queue as one block: the event, then comm and frames as
+ * NUL-terminated strings. */
+struct packed {
+	struct retrans r;
+	char strings[];
+};
+
 static void defer_event(struct state *st, const struct retrans *r)
 {
-	struct deferred *d;
+	char buf[sizeof(struct packed) + 8192];
+	struct packed *p = (struct packed *)buf;
+	size_t len = 0, room = sizeof(buf) - sizeof(*p), n;
+	int i;
 
-	if (st->ndefer == st->capdefer) {
-		size_t cap = st->capdefer ? st->capdefer * 2 : 32;
-		void *p = realloc(st->defer, cap * sizeof(*st->defer));
+	p->r = *r;
+	for (i = -1; i < r->nframes; i++) {
+		const char *s = i < 0 ? r->comm : r->frames[i];
 
-		if (!p) {
-			emit(st, r);    /* print it unresolved rather than drop it */
-			return;
-		}
-		st->defer = p;
-		st->capdefer = cap;
+		n = strlen(s) + 1;
+		if (n > room - len)
+			break;  /* a stack this deep is cut: said by nframes */
+		memcpy(p->strings + len, s, n);
+		len += n;
 	}
-	d = &st->defer[st->ndefer++];
-	d->r = *r;
-	snprintf(d->comm, sizeof(d->comm), "%s", r->comm);
-	d->r.comm = d->comm;
-	d->frames = NULL;
-	if (r->nframes) {
-		d->frames = calloc((size_t)r->nframes, sizeof(char *));
-		for (int i = 0; d->frames && i < r->nframes; i++)
-			d->frames[i] = strdup(r->frames[i]);
+	p->r.nframes = i < 0 ? 0 : i;
+	if (ftn_sockres_defer(st->joins, r->known ? 0 : r->sk, p, sizeof(*p) + len)) {
+		st->unqueued++;
+		emit(st, r);    /* shown unresolved rather than dropped */
 	}
-	d->r.frames = (const char *const *)d->frames;
 }
 
-/* Resolve deferred events against one new snapshot, print them in order. */
-static void flush_deferred(struct state *st)
+static void on_resolved(void *ctx, void *item, size_t len, const struct ftn_sock *s)
 {
-	if (!st->ndefer)
-		return;
-	resnap(st, &st->joins, 1);
-	for (size_t i = 0; i < st->ndefer; i++) {
-		struct deferred *d = &st->defer[i];
-		const struct ftn_sock *s;
+	struct packed *p = item;
+	const char *frames[FTN_MAX_FRAMES], *q = p->strings;
 
-		if (d->r.sk && !d->r.known && st->joins &&
-		    (s = ftn_socktab_find_sk(st->joins, d->r.sk)) != NULL)
-			retrans_from_sock(&d->r, s);
-		emit(st, &d->r);
-		for (int f = 0; d->frames && f < d->r.nframes; f++)
-			free(d->frames[f]);
-		free(d->frames);
+	(void)len;
+	p->r.comm = q;
+	for (int i = 0; i < p->r.nframes && i < FTN_MAX_FRAMES; i++) {
+		q += strlen(q) + 1;
+		frames[i] = q;
 	}
-	st->ndefer = 0;
+	p->r.frames = frames;
+	if (s && !p->r.known)
+		retrans_from_sock(&p->r, s);
+	emit(ctx, &p->r);
 }
 
 static int on_event(void *ctx, const struct ftn_event *ev)
@@ -627,7 +701,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	r.frames = ev->frames;
 	/* An unresolved pointer waits for the batch's end; so does everything
 	 * after it, to keep the output in event order. */
-	if ((r.sk && !r.known) || st->ndefer)
+	if ((r.sk && !r.known) || ftn_sockres_pending(st->joins))
 		defer_event(st, &r);
 	else
 		emit(st, &r);
@@ -654,12 +728,11 @@ static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
 
-	st->socks_fresh = 0;
-	/* the end-of-batch snapshot is the next batch's one refresh */
-	st->joins_fresh = st->ndefer != 0;
-	flush_deferred(st);
+	ftn_sockres_batch_end(st->joins, on_resolved, st);
+	ftn_sockres_batch_end(st->owners_res, on_resolved, st);
 	if (st->o.count)
 		print_counts(st, now_wall);
+	fflush(stdout);         /* once per batch, not per event */
 	return 0;
 }
 
@@ -670,13 +743,16 @@ static int on_batch(void *ctx, int64_t now_wall)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: tcpretrans [-chHlosv46] [-B BACKEND] [-d SECS] [-i SECS] [-N PID] [--json]\n"
+"usage: tcpretrans [-chHlosv46] [-B BACKEND] [-C raw|text] [-d SECS] [-i SECS]\n"
+"                  [-N PID] [--json]\n"
 "\n"
-"Show TCP retransmits (and with -l tail loss probes) with the connection's\n"
-"addresses and state, from the kernel's tracing interface. Needs root.\n"
+"Show TCP retransmits (R>), SYN-ACK retransmits (S>) and with -l tail loss\n"
+"probes (L>), with the connection's addresses, state and segments, from\n"
+"the kernel's tracing interface. Needs root.\n"
 "\n"
 "  -B BACKEND  tracepoint | kprobe | join (default: the best available)\n"
-"  -c          count mode: retransmits per flow each interval, most first\n"
+"  -c          count mode: retransmitted segments per flow each interval\n"
+"  -C WHICH    event reader: raw (binary buffers, default) or text\n"
 "  -d SECS     trace for SECS seconds, then exit 0\n"
 "  -h          this help\n"
 "  -H          no header\n"
@@ -689,12 +765,16 @@ static void usage(FILE *f)
 "  -4, -6      IPv4 or IPv6 only\n"
 "  --json      one JSON object per line\n"
 "\n"
+"SEGS is what the kernel counted in RetransSegs; \"-\" where the back end\n"
+"cannot read it (the tracepoint has no segment count: one skb, which is\n"
+"one segment unless TSO/GSO built it).\n"
+"\n"
 "Exit status: 0 ok, 1 runtime failure, 2 usage or unsupported on this\n"
 "kernel, 3 not permitted (not root).\n"
 "\n"
 "EXAMPLES\n"
 "  tcpretrans             trace until Ctrl-C\n"
-"  tcpretrans -d 10 -c    retransmits per flow, each second, for 10 s\n"
+"  tcpretrans -d 10 -c    retransmitted segments per flow, each second, for 10 s\n"
 "  tcpretrans -s -4       IPv4 only, with kernel stacks\n"
 "  tcpretrans --json -o   JSON lines with the socket owner's PID\n");
 }
@@ -710,12 +790,19 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 1.0;
-	while ((c = getopt_long(argc, argv, "46B:cd:hHi:lN:osv", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "46B:cC:d:hHi:lN:osv", lopts, NULL)) != -1) {
 		switch (c) {
 		case '4': o->family = AF_INET; break;
 		case '6': o->family = AF_INET6; break;
 		case 'B': o->backend = optarg; break;
 		case 'c': o->count = 1; break;
+		case 'C':
+			if (strcmp(optarg, "raw") && strcmp(optarg, "text")) {
+				fprintf(stderr, "%s: -C takes raw or text\n", TOOL);
+				return -EINVAL;
+			}
+			o->consumer = optarg;
+			break;
 		case 'd':
 			if (ftn_parse_secs(optarg, &o->duration)) {
 				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
@@ -808,11 +895,25 @@ static int init(struct state *st)
 	st->inst = ftn_tool_instance(TOOL);
 	if (!st->inst)
 		return -errno;
-	if (st->o.owner) {
-		st->owners = ftn_owners_alloc(NULL);
-		if (!st->owners)
-			return -errno;
+	st->raw = !st->o.consumer || !strcmp(st->o.consumer, "raw");
+	if (st->raw && !ftn_consume_raw_available(st->inst)) {
+		if (st->o.consumer) {
+			fprintf(stderr, "%s: the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
+				"events/header_page) are not available\n", TOOL);
+			return -ENOTSUP;
+		}
+		st->raw = 0;
 	}
+	if (st->o.verbose)
+		fprintf(stderr, "%s: reading %s\n", TOOL, st->raw ?
+			"the binary per-CPU buffers (trace_pipe_raw)" : "trace_pipe text");
+	if (st->o.owner &&
+	    (!(st->owners = ftn_owners_alloc(NULL)) ||
+	     !(st->owners_res = ftn_sockres_alloc(NULL, st->o.netns_pid, 0))))
+		return -errno;
+	if (!strcmp(st->be->name, "join") &&
+	    !(st->joins = ftn_sockres_alloc(NULL, st->o.netns_pid, 1)))
+		return -errno;
 	snprintf(st->group, sizeof(st->group), "%s", ftn_probe_group(st->inst));
 	if ((err = st->be->setup(st)))
 		return err;
@@ -835,12 +936,13 @@ static int run(struct state *st)
 
 	if (st->o.duration > 0)
 		fprintf(stderr, "Tracing TCP retransmits (%s back end)%s for %g s.\n", st->be->name,
-			st->o.count ? ", counting per flow," : "", st->o.duration);
+			st->o.count ? ", counting segments per flow," : "", st->o.duration);
 	else
 		fprintf(stderr, "Tracing TCP retransmits (%s back end)%s. Ctrl-C to end.\n",
-			st->be->name, st->o.count ? ", counting per flow" : "");
+			st->be->name, st->o.count ? ", counting segments per flow" : "");
 	print_header(st);
-	err = ftn_consume(st->inst, &co, &ops, st);
+	err = st->raw ? ftn_consume_raw(st->inst, st->evs, &co, &ops, st)
+		      : ftn_consume(st->inst, &co, &ops, st);
 	if (err)
 		fprintf(stderr, "%s: cannot read events: %s\n", TOOL, strerror(-err));
 	return err;
@@ -850,14 +952,21 @@ static void fini(struct state *st)
 {
 	struct timespec ts;
 
-	flush_deferred(st);
+	ftn_sockres_batch_end(st->joins, on_resolved, st);
 	if (st->o.count && st->nflows) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		print_counts(st, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	}
+	fflush(stdout);
 	if (st->o.count && st->unknown)
-		fprintf(stderr, "%s: %llu retransmits of sockets no longer in /proc/net/tcp were not counted per flow\n",
+		fprintf(stderr, "%s: %llu retransmitted segments of sockets no longer in /proc/net/tcp were not counted per flow\n",
 			TOOL, (unsigned long long)st->unknown);
+	if (st->uncounted)
+		fprintf(stderr, "%s: %llu retransmitted segments not counted per flow: out of memory\n",
+			TOOL, (unsigned long long)st->uncounted);
+	if (st->unqueued)
+		fprintf(stderr, "%s: %llu events shown unresolved: no memory to wait for a snapshot\n",
+			TOOL, (unsigned long long)st->unqueued);
 	if (st->inst) {
 		fprintf(stderr, "Ending tracing...\n");
 		if (ftn_instance_lost(st->inst))
@@ -866,19 +975,21 @@ static void fini(struct state *st)
 	}
 	ftn_instance_destroy(st->inst);
 	st->inst = NULL;
-	ftn_socktab_free(st->socks);
-	ftn_socktab_free(st->joins);
-	free(st->defer);
+	ftn_sockres_free(st->owners_res);
+	ftn_sockres_free(st->joins);
 	ftn_owners_free(st->owners);
 	free(st->flows);
 }
 
 int main(int argc, char **argv)
 {
+	static char obuf[1 << 16];
 	struct state st;
 	int err;
 
 	memset(&st, 0, sizeof(st));
+	/* stdout is flushed once per batch (on_batch), not once per line */
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (opts_parse(&st.o, argc, argv))
 		return FTN_EXIT_USAGE;
 	err = init(&st);
