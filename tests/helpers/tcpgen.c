@@ -4,6 +4,7 @@
  *   tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
  *   tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
  *   tcpgen syn    [-4|-6] -p PORT [-t SECS]
+ *   tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *
  * Everything talks to 127.0.0.1 or ::1 only; tests run it inside a network
  * namespace whose nftables INPUT rules drop a share of the data segments.
@@ -20,6 +21,10 @@
  *  syn     connects to a port where the SYNs are dropped and gives up after
  *          SECS: exits 0 when the connect timed out as expected, 1 when it
  *          completed or failed otherwise.
+ *  conns   server + CONNS clients connecting at once (non-blocking), each
+ *          sending one byte and closing gracefully: many handshakes in a
+ *          short time, for tests that lose SYN-ACKs. Exits 0 when every
+ *          connection completed and the server read CONNS bytes.
  *
  * Small writes with TCP_NODELAY keep one write per skb, and on loopback an
  * skb is one segment (MSS ~64 KiB), so the tcp_retransmit_skb tracepoint
@@ -62,7 +67,8 @@ static void usage(void)
 		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
 		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
-		"       tcpgen syn    [-4|-6] -p PORT [-t SECS]\n");
+		"       tcpgen syn    [-4|-6] -p PORT [-t SECS]\n"
+		"       tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]\n");
 	exit(2);
 }
 
@@ -131,7 +137,7 @@ static int listen_on(const struct opts *o)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (o->family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, o->conns > 16 ? (int)o->conns : 16) < 0) {
 		perror("tcpgen: bind/listen");
 		close(fd);
 		return -1;
@@ -349,6 +355,101 @@ static int run_syn(const struct opts *o)
 	return 1;
 }
 
+/* CONNS handshakes at once: every connect is started before any
+ * completes, so lost SYN-ACKs are retransmitted side by side. */
+static int run_conns(const struct opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = fill_addr(o, &ss);
+	int lfd, status, rc = 0, *fds;
+	long i, done = 0;
+	pid_t pid;
+
+	fds = calloc((size_t)o->conns, sizeof(*fds));
+	lfd = fds ? listen_on(o) : -1;
+	if (lfd < 0)
+		return 1;
+	pid = fork();
+	if (pid < 0) {
+		perror("tcpgen: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		long long got = 0, n;
+
+		arm_limit(o->secs);
+		for (i = 0; i < o->conns; i++) {
+			if ((n = drain(lfd)) < 0)
+				_exit(1);
+			got += n;
+		}
+		_exit(got == o->conns ? 0 : 1);
+	}
+	close(lfd);
+	for (i = 0; i < o->conns; i++) {
+		fds[i] = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fds[i] < 0 || (connect(fds[i], (struct sockaddr *)&ss, len) < 0 &&
+				   errno != EINPROGRESS)) {
+			perror("tcpgen: connect");
+			rc = 1;
+		}
+	}
+	/* each socket: writable = connected; send one byte, shut down, and
+	 * wait for the server's EOF (all acknowledged: nothing left to
+	 * retransmit when we exit) */
+	while (!rc && done < o->conns) {
+		struct pollfd pfd;
+
+		for (i = 0; i < o->conns && !rc; i++) {
+			int err = 0, fl;
+			socklen_t elen = sizeof(err);
+			char c = 'x', buf[64];
+
+			if (fds[i] < 0)
+				continue;       /* failed, or shut down already */
+			pfd.fd = fds[i];
+			pfd.events = POLLOUT;
+			if (poll(&pfd, 1, 10) <= 0)
+				continue;
+			getsockopt(fds[i], SOL_SOCKET, SO_ERROR, &err, &elen);
+			fl = fcntl(fds[i], F_GETFL);
+			if (err || fcntl(fds[i], F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+			    write_all(fds[i], &c, 1) < 0 || shutdown(fds[i], SHUT_WR) < 0) {
+				fprintf(stderr, "tcpgen: connection %ld: %s\n", i, strerror(err ? err : errno));
+				rc = 1;
+				break;
+			}
+			done++;
+			pfd.fd = -1;
+			(void)buf;
+			fds[i] = -fds[i] - 2;   /* shut down: read its EOF below */
+		}
+	}
+	/* The server drains in accept order: only now, with every
+	 * connection shut down, can each EOF be waited for in turn. */
+	for (i = 0; i < o->conns; i++) {
+		char buf[64];
+		int fd = fds[i] <= -2 ? -fds[i] - 2 : fds[i];
+
+		if (fd < 0)
+			continue;
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("tcpgen: waitpid");
+			return 1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		rc = 1;
+	printf("tcpgen: %ld of %ld connections to port %d done\n", done, o->conns, o->port);
+	free(fds);
+	return rc;
+}
+
 static long num(const char *s, long lo, long hi)
 {
 	char *end;
@@ -414,6 +515,10 @@ int main(int argc, char **argv)
 	if (!strcmp(o.mode, "flow")) {
 		arm_limit(o.secs);
 		return run_flow(&o);
+	}
+	if (!strcmp(o.mode, "conns")) {
+		arm_limit(o.secs);
+		return run_conns(&o);
 	}
 	if (!strcmp(o.mode, "syn")) {
 		arm_limit(o.secs + 1);
