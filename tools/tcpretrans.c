@@ -27,7 +27,8 @@
 
 #define TOOL "tcpretrans"
 #define TCP_SYN_RECV 3
-#define MAX_EVENTS 4
+#define MAX_EVENTS 5
+#define MAX_CPUS 512            /* power of two: last_rt is indexed cpu & (MAX_CPUS - 1) */
 
 struct opts {
 	double duration;        /* -d, 0 = until Ctrl-C */
@@ -90,6 +91,13 @@ struct state {
 	struct ftn_owners *owners;      /* -o: inode -> pid/comm */
 	struct ftn_sockres *joins;      /* join: sk pointer -> socket */
 	int warned_ptrs;
+	struct last_rt { uint64_t skb, ts; } last_rt[MAX_CPUS]; /* kprobe: last rt per CPU */
+	struct tpfmt {                  /* tracepoint records, read in place */
+		const char *name;       /* ev->name of this event (consumer's) */
+		struct ftn_format *fmt;
+		const struct ftn_format_field *sport, *dport, *family, *state,
+					      *saddr, *daddr, *saddr6, *daddr6;
+	} tpf[2];
 	int bare_hex;                   /* probe values: pre-4.17 bare hex */
 	char group[128];                /* our probe group */
 	struct flow *flows;             /* -c */
@@ -168,6 +176,65 @@ static int has_field(const char *event, const char *field)
 	return has;
 }
 
+/* Binary records are read in place, field by field: no text to render
+ * and parse back (what the consumer would do for ftn_event_str). */
+static void tpfmt_load(struct state *st, struct tpfmt *t, const char *event)
+{
+	t->fmt = ftn_format_load(st->inst, "tcp", event);
+	if (!t->fmt)
+		return;
+	t->sport = ftn_format_field(t->fmt, "sport");
+	t->dport = ftn_format_field(t->fmt, "dport");
+	t->family = ftn_format_field(t->fmt, "family");
+	t->state = ftn_format_field(t->fmt, "state");
+	t->saddr = ftn_format_field(t->fmt, "saddr");
+	t->daddr = ftn_format_field(t->fmt, "daddr");
+	t->saddr6 = ftn_format_field(t->fmt, "saddr_v6");
+	t->daddr6 = ftn_format_field(t->fmt, "daddr_v6");
+}
+
+static int addr_of(const struct ftn_format_field *f, const struct ftn_event *ev, int fam,
+		   struct ftn_addr *a)
+{
+	const void *p;
+	size_t n;
+
+	if (!f || ftn_field_bytes(f, ev->rec, ev->reclen, &p, &n) ||
+	    n != (fam == AF_INET6 ? 16u : 4u))
+		return -1;
+	a->family = fam;
+	memcpy(fam == AF_INET6 ? (void *)&a->v6 : (void *)&a->v4, p, n);
+	return 0;
+}
+
+static int tp_decode_rec(const struct tpfmt *t, const struct ftn_event *ev, struct retrans *r)
+{
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint64_t sport, dport, fam = 0, state = 0;
+	const void *p;
+	size_t n;
+
+	if (!t->sport || !t->dport || ftn_field_u64(t->sport, ev->rec, ev->reclen, &sport) ||
+	    ftn_field_u64(t->dport, ev->rec, ev->reclen, &dport))
+		return 0;
+	if (t->family)
+		ftn_field_u64(t->family, ev->rec, ev->reclen, &fam);
+	else if (t->saddr6 && !ftn_field_bytes(t->saddr6, ev->rec, ev->reclen, &p, &n) && n == 16)
+		fam = memcmp(p, mapped, 12) ? 10 : 2;   /* v4 stored v4-mapped */
+	if (fam == 10 ? addr_of(t->saddr6, ev, AF_INET6, &r->saddr) ||
+			addr_of(t->daddr6, ev, AF_INET6, &r->daddr)
+		      : fam != 2 || addr_of(t->saddr, ev, AF_INET, &r->saddr) ||
+			addr_of(t->daddr, ev, AF_INET, &r->daddr))
+		return 0;
+	if (t->state)
+		ftn_field_u64(t->state, ev->rec, ev->reclen, &state);
+	r->sport = (uint16_t)sport;
+	r->dport = (uint16_t)dport;
+	r->state = (int)state;
+	r->known = 1;
+	return 1;
+}
+
 static int tp_setup(struct state *st)
 {
 	char filter[256];
@@ -186,6 +253,7 @@ static int tp_setup(struct state *st)
 			 *filter ? " && " : "");
 	if ((err = event_setup(st, "tcp", "tcp_retransmit_skb", filter)))
 		return err;
+	tpfmt_load(st, &st->tpf[0], "tcp_retransmit_skb");
 	if (!ftn_event_exists("tcp", "tcp_retransmit_synack")) {
 		fprintf(stderr, "%s: no tcp:tcp_retransmit_synack tracepoint: SYN-ACK retransmits are not shown\n",
 			TOOL);
@@ -193,6 +261,7 @@ static int tp_setup(struct state *st)
 	}
 	/* family is a field of tcp_retransmit_synack only since 5.x: older
 	 * ones are filtered here in the decoder */
+	tpfmt_load(st, &st->tpf[1], "tcp_retransmit_synack");
 	return event_setup(st, "tcp", "tcp_retransmit_synack",
 			   has_field("tcp_retransmit_synack", "family") ? family_filter(st) : "");
 }
@@ -226,9 +295,17 @@ static int tp_decode(struct state *st, const struct ftn_event *ev, struct retran
 
 	if (st->o.tlp && !strcmp(ev->name, "tlp"))
 		return decode_sock_event(st, ev, r);
-	synack = !strcmp(ev->name, "tcp_retransmit_synack");
-	if (!synack && strcmp(ev->name, "tcp_retransmit_skb"))
+	/* the consumer's name strings are stable: compare pointers first */
+	synack = ev->name == st->tpf[1].name ||
+		 (ev->name != st->tpf[0].name && !strcmp(ev->name, "tcp_retransmit_synack"));
+	if (!synack && ev->name != st->tpf[0].name && strcmp(ev->name, "tcp_retransmit_skb"))
 		return 0;
+	st->tpf[synack].name = ev->name;
+	if (ev->rec && !ev->raw && st->tpf[synack].fmt) {
+		if (!tp_decode_rec(&st->tpf[synack], ev, r))
+			return 0;
+		goto done;
+	}
 	if (ftn_event_u64(ev, "sport", &sport) || ftn_event_u64(ev, "dport", &dport))
 		return 0;
 	/* the text prints saddrv6, the record's field is saddr_v6 */
@@ -248,6 +325,9 @@ static int tp_decode(struct state *st, const struct ftn_event *ev, struct retran
 	r->known = 1;
 	r->sport = (uint16_t)sport;
 	r->dport = (uint16_t)dport;
+	r->state = ftn_event_u64(ev, "state", &state) == 0 ? (int)state
+		 : ftn_tcp_state_parse(ftn_event_str(ev, "state"));
+done:
 	if (synack) {
 		/* one SYN-ACK, one segment: exact */
 		r->type = 'S';
@@ -256,8 +336,6 @@ static int tp_decode(struct state *st, const struct ftn_event *ev, struct retran
 	} else {
 		/* the tracepoint has the skb pointer only: segments unknown */
 		r->type = 'R';
-		r->state = ftn_event_u64(ev, "state", &state) == 0 ? (int)state
-			 : ftn_tcp_state_parse(ftn_event_str(ev, "state"));
 	}
 	return 1;
 }
@@ -317,13 +395,18 @@ static int tlp_setup(struct state *st)
 			  "", 0);
 }
 
-/* __tcp_retransmit_skb(sk, skb, segs): the kernel counts
- * tcp_skb_pcount(skb) after cutting the skb to at most segs segments, so
- * the segments are min(pcount, segs) read on entry. */
+/* The kernel counts in __tcp_retransmit_skb(sk, skb, segs), called by
+ * tcp_retransmit_skb and by tcp_send_loss_probe. The compiler may inline
+ * it into tcp_retransmit_skb (Debian's 6.1 does: a probe on it alone saw
+ * only loss probes), so both are probed, "rt" on the outer function and
+ * "rt2" on the inner one, and an rt2 right after an rt of the same skb on
+ * the same CPU is the same retransmit (dropped in decode). Segments are
+ * min(pcount, segs) read on entry: the kernel cuts the skb to at most segs
+ * segments, then counts tcp_skb_pcount(skb). */
 static int rt_setup(struct state *st, int full)
 {
 	unsigned int cb = 40, gso = 8;  /* x86_64 6.1 when there is no BTF */
-	char extra[160], a2[32], a3[32];
+	char extra[200], a2[32], a3[32];
 	struct ftn_btf *btf = ftn_btf_load(NULL);
 	int err;
 
@@ -337,18 +420,12 @@ static int rt_setup(struct state *st, int full)
 	}
 	if ((err = ftn_probe_arg(2, a2, sizeof(a2))) < 0 || (err = ftn_probe_arg(3, a3, sizeof(a3))) < 0)
 		return err;
-	snprintf(extra, sizeof(extra), "segs=%s:s32 pcount=+%u(%s):u16", a3, cb + gso, a2);
-	err = sock_probe(st, "rt", "__tcp_retransmit_skb", 1, full, extra, 1);
-	if (err == -ENOENT || err == -EINVAL) {
-		/* kernels before 4.x: no __tcp_retransmit_skb to probe */
-		fprintf(stderr, "%s: no __tcp_retransmit_skb to probe: using tcp_retransmit_skb, "
-			"which misses tail loss probe retransmits\n", TOOL);
-		err = sock_probe(st, "rt", "tcp_retransmit_skb", 1, full, "", 0);
-	} else if (err) {
-		kerr("cannot create kprobe on __tcp_retransmit_skb", err);
-	}
-	if (err)
+	snprintf(extra, sizeof(extra), "skb=%s:x64 segs=%s:s32 pcount=+%u(%s):u16", a2, a3, cb + gso, a2);
+	if ((err = sock_probe(st, "rt", "tcp_retransmit_skb", 1, full, extra, 0)))
 		return err;
+	if (sock_probe(st, "rt2", "__tcp_retransmit_skb", 1, full, extra, 1))
+		fprintf(stderr, "%s: no __tcp_retransmit_skb to probe: retransmits by tail "
+			"loss probes are not shown\n", TOOL);
 	/* tcp_rtx_synack(listener, req): the tuple from the request sock */
 	return sock_probe(st, "synack", "tcp_rtx_synack", 2, 1, "", 0);
 }
@@ -378,10 +455,22 @@ static void retrans_from_sock(struct retrans *r, const struct ftn_sock *s)
 static int decode_sock_event(struct state *st, const struct ftn_event *ev, struct retrans *r)
 {
 	struct ftn_probe_sock ps;
-	uint64_t sk = 0, segs, pcount;
+	uint64_t sk = 0, skb, segs, pcount;
 	int err;
 
 	r->type = !strcmp(ev->name, "tlp") ? 'L' : !strcmp(ev->name, "synack") ? 'S' : 'R';
+	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
+		struct last_rt *l = &st->last_rt[ev->cpu & (MAX_CPUS - 1)];
+
+		/* rt2 inside rt: the same skb within 1 ms on the same CPU (a
+		 * loss probe resending an skb comes 10 ms after at least) */
+		if (ev->name[2] == '2' && l->skb == skb && ev->ts_ns - l->ts < 1000000) {
+			l->skb = 0;
+			return 0;
+		}
+		l->skb = ev->name[2] == '2' ? 0 : skb;
+		l->ts = ev->ts_ns;
+	}
 	if (r->type == 'R')
 		r->segs = ftn_event_u64(ev, "pcount", &pcount) || !pcount ? 1
 			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pcount
@@ -416,7 +505,7 @@ static int decode_sock_event(struct state *st, const struct ftn_event *ev, struc
 
 static int kp_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
 {
-	if (strcmp(ev->name, "rt") && strcmp(ev->name, "synack") &&
+	if (strcmp(ev->name, "rt") && strcmp(ev->name, "rt2") && strcmp(ev->name, "synack") &&
 	    !(st->o.tlp && !strcmp(ev->name, "tlp")))
 		return 0;
 	return decode_sock_event(st, ev, r);
@@ -975,6 +1064,8 @@ static void fini(struct state *st)
 	}
 	ftn_instance_destroy(st->inst);
 	st->inst = NULL;
+	ftn_format_free(st->tpf[0].fmt);
+	ftn_format_free(st->tpf[1].fmt);
 	ftn_sockres_free(st->owners_res);
 	ftn_sockres_free(st->joins);
 	ftn_owners_free(st->owners);

@@ -3,7 +3,7 @@
  *   tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *   tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
  *   tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
- *   tcpgen syn    [-4|-6] -p PORT [-t SECS]
+ *   tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *   tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *
  * Everything talks to 127.0.0.1 or ::1 only; tests run it inside a network
@@ -18,9 +18,11 @@
  *  flow    server + client in one command (the server is a forked child that
  *          starts listening before the client connects: no readiness race);
  *          exits 0 only if the server received exactly COUNT * SIZE bytes.
- *  syn     connects to a port where the SYNs are dropped and gives up after
- *          SECS: exits 0 when the connect timed out as expected, 1 when it
- *          completed or failed otherwise.
+ *  syn     connects (CONNS sockets at once, default 1) to a port where the
+ *          SYNs are dropped and gives up after SECS: exits 0 when the
+ *          connects timed out as expected, 1 when one completed or failed.
+ *          Thousands of SYN_SENT sockets make thousands of SYN retransmits
+ *          a second (the retransmit bench); with CONNS > 1, -i USEC apart.
  *  conns   server + CONNS clients connecting at once (non-blocking), each
  *          sending one byte and closing gracefully: many handshakes in a
  *          short time, for tests that lose SYN-ACKs. Exits 0 when every
@@ -44,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -67,7 +70,7 @@ static void usage(void)
 		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
 		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
-		"       tcpgen syn    [-4|-6] -p PORT [-t SECS]\n"
+		"       tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]\n");
 	exit(2);
 }
@@ -321,37 +324,60 @@ static int run_syn(const struct opts *o)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = fill_addr(o, &ss);
-	struct pollfd pfd;
-	int fd, rc, err = 0;
+	struct rlimit rl = { (rlim_t)o->conns + 64, (rlim_t)o->conns + 64 };
+	struct pollfd *pfd;
+	int rc, err = 0;
 	socklen_t elen = sizeof(err);
+	long i;
 
-	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		perror("tcpgen: socket");
+	/* -c: many SYN_SENT sockets at once (the retransmit bench); each
+	 * needs a descriptor */
+	if (o->conns > 512 && setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		perror("tcpgen: setrlimit");
 		return 1;
 	}
-	rc = connect(fd, (struct sockaddr *)&ss, len);
-	if (rc == 0 || errno != EINPROGRESS) {
-		fprintf(stderr, "tcpgen: connect to port %d did not hang: %s\n",
-			o->port, rc == 0 ? "connected" : strerror(errno));
-		close(fd);
+	pfd = calloc((size_t)o->conns, sizeof(*pfd));
+	if (!pfd) {
+		perror("tcpgen: calloc");
 		return 1;
 	}
-	pfd.fd = fd;
-	pfd.events = POLLOUT;
+	for (i = 0; i < o->conns; i++) {
+		pfd[i].fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (pfd[i].fd < 0) {
+			perror("tcpgen: socket");
+			return 1;
+		}
+		pfd[i].events = POLLOUT;
+		rc = connect(pfd[i].fd, (struct sockaddr *)&ss, len);
+		if (rc == 0 || errno != EINPROGRESS) {
+			fprintf(stderr, "tcpgen: connect to port %d did not hang: %s\n",
+				o->port, rc == 0 ? "connected" : strerror(errno));
+			return 1;
+		}
+		/* spread the sockets' retransmit timers over time */
+		if (o->conns > 1 && o->usec) {
+			struct timespec ts = { o->usec / 1000000, (o->usec % 1000000) * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	/* The poll timeout, not the alarm, ends this mode; the alarm (set
 	 * a second later by main) only guards against a stuck poll. */
-	rc = poll(&pfd, 1, (int)(o->secs * 1000));
+	rc = poll(pfd, (nfds_t)o->conns, (int)(o->secs * 1000));
 	if (rc == 0) {
-		close(fd); /* a SYN_SENT socket just goes away: no FIN, no RST */
-		printf("tcpgen: connect to port %d timed out after %.1f s as expected\n",
-		       o->port, o->secs);
+		/* a SYN_SENT socket just goes away: no FIN, no RST */
+		for (i = 0; i < o->conns; i++)
+			close(pfd[i].fd);
+		free(pfd);
+		printf("tcpgen: %ld connect(s) to port %d timed out after %.1f s as expected\n",
+		       o->conns, o->port, o->secs);
 		return 0;
 	}
-	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+	for (i = 0; i < o->conns && !pfd[i].revents; i++)
+		;
+	getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &err, &elen);
 	fprintf(stderr, "tcpgen: connect to port %d completed: %s\n", o->port,
 		err ? strerror(err) : "connected");
-	close(fd);
 	return 1;
 }
 
@@ -521,7 +547,7 @@ int main(int argc, char **argv)
 		return run_conns(&o);
 	}
 	if (!strcmp(o.mode, "syn")) {
-		arm_limit(o.secs + 1);
+		arm_limit(o.secs + 2 + 3 * (double)o.conns * (double)o.usec / 1e6);
 		return run_syn(&o);
 	}
 	usage();
