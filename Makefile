@@ -44,6 +44,11 @@ endif
 LIB_SRC   := $(sort $(wildcard lib/*.c))
 LIB_OBJ   := $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRC))
 LIB_A     := build/libftnet.a
+# The tools module (tools/common.h + tools/common/*.c): tool policy shared
+# by every bin/ tool, linked in from its own archive.
+TC_SRC    := $(sort $(wildcard tools/common/*.c))
+TC_OBJ    := $(patsubst tools/common/%.c,build/tools/%.o,$(TC_SRC))
+TC_A      := build/libftntools.a
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TOOLS     := $(patsubst tools/%.c,bin/%,$(TOOL_SRC))
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
@@ -55,12 +60,13 @@ EXAMPLES  := $(patsubst examples/%.c,build/examples/%,$(EX_SRC))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCHES   := $(patsubst tests/bench/%.c,build/bench/%,$(BENCH_SRC))
 
-.PHONY: all lib tools check test-bins bench install uninstall clean help examples
+.PHONY: all lib tools tools-lib check test-bins bench install uninstall clean help examples
 
 all: tools examples
 
 lib: $(LIB_A)
 tools: $(TOOLS)
+tools-lib: $(TC_A)
 examples: $(EXAMPLES)
 
 build/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
@@ -72,15 +78,25 @@ $(LIB_A): $(LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-bin/%: tools/%.c $(LIB_A)
+build/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -c -o $@ $<
+
+$(TC_A): $(TC_OBJ)
+	$(call quiet,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+bin/%: tools/%.c tools/common.h $(TC_A) $(LIB_A)
 	@mkdir -p bin
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -o $@ $< $(TC_A) $(LIB_A) $(LDFLAGS)
 
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(LIB_A)
+# Unit tests may test the tools module too: both archives, tools module first.
+build/tests/%: tests/unit/%.c tests/unit/tap.h $(TC_A) $(LIB_A)
 	@mkdir -p build/tests
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) -Ilib/ -Itests/unit $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Ilib/ -Itools -Itests/unit $(CFLAGS) -o $@ $< $(TC_A) $(LIB_A) $(LDFLAGS)
 
 build/tests/%: tests/helpers/%.c
 	@mkdir -p build/tests
@@ -109,13 +125,16 @@ bench: all test-bins $(BENCHES)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(wildcard man/*.7) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 lib/ftnet.h $(DESTDIR)$(INCDIR)/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard man/*.7)))
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.a $(DESTDIR)$(INCDIR)/ftnet.h
 
 clean:

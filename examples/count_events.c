@@ -8,9 +8,11 @@
 #include "ftnet.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct counter {
 	unsigned long events, lost;
@@ -30,13 +32,21 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 static int on_batch(void *ctx, int64_t now)
 {
 	struct counter *c = ctx;
+	time_t sec = (time_t)(now / 1000000000);
 	char t[16];
 
-	printf("%s %lu events%s\n", ftn_time_hms(now, t, sizeof(t)), c->events,
-	       c->lost ? " (some lost)" : "");
+	strftime(t, sizeof(t), "%H:%M:%S", localtime(&sec));
+	printf("%s %lu events%s\n", t, c->events, c->lost ? " (some lost)" : "");
 	fflush(stdout);
 	c->events = 0;
 	return 0;
+}
+
+/* The library installs no handler: Ctrl-C asks it to stop, the consumer
+ * returns, and the instance is destroyed below. */
+static void on_signal(int sig)
+{
+	ftn_stop(sig);
 }
 
 int main(int argc, char **argv)
@@ -49,16 +59,18 @@ int main(int argc, char **argv)
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: count_events SYSTEM EVENT SECONDS\n");
-		return FTN_EXIT_USAGE;
+		return 2;
 	}
 	opts.duration_s = atof(argv[3]);
 	ftn_set_progname("count_events");
-	ftn_cleanup_install();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	atexit(ftn_cleanup);
 	inst = ftn_instance_create("count");
 	if (!inst) {
 		err = -errno;
 		fprintf(stderr, "count_events: cannot create instance: %s\n", strerror(errno));
-		return ftn_exit_code(err);
+		return 1;
 	}
 	err = ftn_event_enable(inst, argv[1], argv[2]);
 	if (err)
@@ -67,5 +79,5 @@ int main(int argc, char **argv)
 	else
 		err = ftn_consume(inst, &opts, &ops, &c);
 	ftn_instance_destroy(inst);
-	return ftn_exit_code(err);
+	return err ? 1 : 0;
 }

@@ -34,17 +34,6 @@ extern "C" {
 
 #define FTNET_VERSION "0.1.0"
 
-/* Documented exit codes shared by every ftnet tool. */
-enum ftn_exit {
-	FTN_EXIT_OK = 0,          /* ran and ended normally */
-	FTN_EXIT_FAILURE = 1,     /* runtime failure */
-	FTN_EXIT_USAGE = 2,       /* bad usage, or unsupported on this kernel */
-	FTN_EXIT_PERM = 3,        /* not permitted (needs root) */
-};
-
-/* Map a -errno from the library to the tool exit code above. */
-int ftn_exit_code(int err);
-
 /* ------------------------------------------------------------------ */
 /* Logging                                                            */
 /* ------------------------------------------------------------------ */
@@ -155,13 +144,14 @@ int ftn_reap_stale(void);
 /* Cleanup and signals                                                */
 /* ------------------------------------------------------------------ */
 
-/* Install handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (they
- * set ftn_exiting; the consumer returns, and the tool's normal teardown
- * runs) and an atexit hook that destroys every live instance. */
-int ftn_cleanup_install(void);
+/* The library installs no signal handler: a tool's handler calls
+ * ftn_stop(sig) (async-signal-safe: it only sets a flag), every consumer
+ * then returns at its next slice, and the tool's normal teardown runs.
+ * A tool registers ftn_cleanup with atexit. */
+void ftn_stop(int sig);
 /* Destroy every instance still registered. Idempotent. */
 void ftn_cleanup(void);
-/* Nonzero after a terminating signal; the signal number. */
+/* Nonzero after ftn_stop: the signal number (or -1 for ftn_stop(0)). */
 int ftn_exiting(void);
 
 /* ------------------------------------------------------------------ */
@@ -191,6 +181,7 @@ struct ftn_event {
 	const char *probe_func;       /* probed function */
 	const char *probe_caller;     /* kretprobe: "caller+0x12e/0x300" */
 	unsigned long probe_off;
+	unsigned long probe_size;     /* "/0xSIZE" of an entry head, 0 if absent */
 	int nfields;
 	struct ftn_field fields[FTN_MAX_FIELDS];
 	/* Stack attached by a stacktrace trigger (machinery frames removed). */
@@ -325,16 +316,19 @@ const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk)
 const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
 						const struct ftn_addr *laddr, uint16_t lport,
 						const struct ftn_addr *raddr, uint16_t rport);
-/* Queue len bytes of item (copied) for the batch end: 0 or -ENOMEM (the
- * caller then reports the event unresolved, never drops it). */
-int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len);
+/* Queue len bytes of item (copied) for the batch end, and when ev is
+ * given a copy of the event's head, comm and stack (its fields are not
+ * kept): 0 or -ENOMEM (the caller then reports the event unresolved, never
+ * drops it). */
+int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
+		      const struct ftn_event *ev);
 size_t ftn_sockres_pending(const struct ftn_sockres *r);
 /* End of a batch: when items wait, one new snapshot, then fn for each in
- * order with its socket (NULL: sk 0, or the socket was already gone); the
- * item bytes live until fn returns, and fn must not defer. Returns how
- * many items were handed back. */
+ * order with its bytes, its event copy (NULL if none) and its socket
+ * (NULL: sk 0, or the socket was already gone); both live until fn
+ * returns, and fn must not defer. Returns how many items were handed back. */
 size_t ftn_sockres_batch_end(struct ftn_sockres *r,
-			     void (*fn)(void *ctx, void *item, size_t len,
+			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
 					const struct ftn_sock *s),
 			     void *ctx);
 /* 0 when the snapshot showed hashed or zero pointers (kptr_restrict could
@@ -342,6 +336,23 @@ size_t ftn_sockres_batch_end(struct ftn_sockres *r,
 int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);
 /* Snapshots taken so far (tests, -v). */
 uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r);
+
+/* A kprobe "p:GROUP/EVENT FUNC sk=ARGn:x64 [TUPLE] EXTRA" on a function
+ * whose argument argn is a struct sock (or a request_sock: it starts with
+ * the same sock_common); with tuple, the fields ftn_probe_sock_fetchargs
+ * reads (decode them with ftn_probe_sock_decode). BTF is read once per
+ * process. 0 or -errno as ftn_kprobe_create (ftn_error_last()). */
+int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const char *func,
+			   int argn, int tuple, const char *extra);
+/* The socket of a tracepoint with the tcp/sock tuple fields (sport,
+ * dport, family, saddr, daddr, saddr_v6, daddr_v6, state: tcp_retransmit_skb,
+ * tcp_retransmit_synack, tcp_send_reset, inet_sock_set_state...), from
+ * text or binary records; state 0 when the event has none. 0 or -ENOENT. */
+struct ftn_probe_sock;
+int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out);
+/* Fetch args for an skb argument of TCP: "skb=ARG:x64 pcount=+OFF(ARG):u16",
+ * pcount being tcp_skb_pcount (offsets from BTF). Length or -errno. */
+int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
 
 /* Owner of a socket inode: scans /proc/[pid]/fd once per call to
  * ftn_owners_refresh and caches inode -> pid/comm. */
@@ -354,22 +365,7 @@ int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		      char *comm, size_t comm_size);
 
 /* ------------------------------------------------------------------ */
-/* What every tool does at start (tool.c)                              */
-/* ------------------------------------------------------------------ */
-
-/* "-d 2.5": seconds > 0. 0 or -EINVAL. */
-int ftn_parse_secs(const char *s, double *out);
-/* A PID > 0. 0 or -EINVAL. */
-int ftn_parse_pid(const char *s, pid_t *out);
-/* Find (or mount) tracefs; on failure print one line ("PROG: cannot use
- * tracefs: Permission denied (run as root)") and return -errno. */
-int ftn_tool_tracefs(void);
-/* ftn_cleanup_install + ftn_instance_create, saying a failure in one
- * line; NULL + errno. */
-struct ftn_instance *ftn_tool_instance(const char *tool);
-
-/* ------------------------------------------------------------------ */
-/* Formatting helpers shared by tools (one print path for text/JSON)   */
+/* Addresses and TCP states                                           */
 /* ------------------------------------------------------------------ */
 
 /* "127.0.0.1" / "::1"; returns buf. */
@@ -382,25 +378,6 @@ int ftn_addr_parse(const char *s, int family, struct ftn_addr *out);
 /* TCP state number <-> name without "TCP_" ("ESTABLISHED"); "UNKNOWN". */
 const char *ftn_tcp_state_name(int state);
 int ftn_tcp_state_parse(const char *s);   /* accepts with or without TCP_ */
-/* ISO-8601 UTC with microseconds: 2026-11-21T10:00:00.123456Z */
-const char *ftn_time_iso(int64_t wall_ns, char *buf, size_t size);
-/* HH:MM:SS local time (perf-tools' TIME column) */
-const char *ftn_time_hms(int64_t wall_ns, char *buf, size_t size);
-
-/* A tiny JSON object writer: one object per line. */
-struct ftn_json {
-	FILE *f;
-	int first;
-};
-void ftn_json_begin(struct ftn_json *j, FILE *f);
-void ftn_json_str(struct ftn_json *j, const char *key, const char *val);
-void ftn_json_int(struct ftn_json *j, const char *key, long long val);
-void ftn_json_uint(struct ftn_json *j, const char *key, unsigned long long val);
-void ftn_json_num(struct ftn_json *j, const char *key, double val, int decimals);
-void ftn_json_strv(struct ftn_json *j, const char *key, const char *const *v, int n);
-void ftn_json_end(struct ftn_json *j);    /* "}\n" and flush */
-/* Write s as a JSON string literal (with quotes). */
-void ftn_json_escape(FILE *f, const char *s);
 
 /* ------------------------------------------------------------------ */
 /* Event formats, binary ring buffer, kernel symbols                  */
@@ -772,69 +749,16 @@ int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
 struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
 
 /* ------------------------------------------------------------------ */
-/* Generic tracers: probe specs, event lists, printing (evprint.c)    */
+/* Event lists and formats (events.c)                                 */
 /* ------------------------------------------------------------------ */
 
-/*
- * A perf-tools style kprobe definition split into its parts:
- *   "p:NAME FUNC [ARGS]"   entry probe named NAME
- *   "p:FUNC [ARGS]"        no name: the event is named after FUNC
- *                          ("mod:f.isra.0+0x10" -> "f_isra_0_0x10")
- *   "p FUNC [ARGS]"        same
- *   "r:..."                return probe
- * A word after FUNC that holds '=' or starts with one of $ % @ + - \ is a
- * fetch arg, so "p:tcp_sendmsg size=%dx" probes tcp_sendmsg. GROUP/ and
- * r<MAXACTIVE> are refused: probes live in the run's private group.
- * -EINVAL with out->error (static text) saying why.
- */
-struct ftn_kprobe_spec {
-	int is_return;
-	char event[128];        /* event name, a C identifier */
-	char func[256];         /* probed location: SYM[+OFF], MOD:SYM, address */
-	char def[4096];         /* "FUNC ARGS" for ftn_kprobe_create */
-	const char *error;
-};
-int ftn_kprobe_spec_parse(const char *text, struct ftn_kprobe_spec *out);
-/* "sys:event" or "sys/event" -> sys, event. -EINVAL, -ENAMETOOLONG. */
-int ftn_tpoint_spec_parse(const char *text, char *sys, size_t syssize,
-			  char *event, size_t evsize);
 /* Every event of the top-level events/ directory whose "sys:event"
  * matches glob (fnmatch; NULL or "" = all), in sorted order. fn returning
  * nonzero stops the calls. Returns the number of matches or -errno. */
 int ftn_event_list(const char *glob, int (*fn)(void *ctx, const char *sys,
 					       const char *event), void *ctx);
-/* "(FILTER) && common_pid == PID", or either part alone (pid <= 0 or
- * filter NULL/"" leave it out; "" when both are absent). Length or
- * -ENOSPC. */
-int ftn_filter_join_pid(const char *filter, int pid, char *buf, size_t size);
 /* Copy events/SYS/EVENT/format (top level) to f. 0 or -errno. */
 int ftn_event_format_print(FILE *f, const char *sys, const char *event);
-
-/*
- * One print path for any event.
- * Text: the ftrace line rebuilt from the parsed event,
- *   TASK-PID [(TGID)] [CPU] FLAGS SECS.USECS: EVENT: [(PROBE HEAD)] k=v ...
- * then " => frame" per stack frame. Fields print as NAME=VALUE (quoted
- * when empty or holding blanks); words without a NAME are not kept.
- * JSON (FTN_PRINT_JSON), one object per line:
- *   {"time":ISO-8601 wall clock,"ts":secs in the trace clock,"pid":N,
- *    "comm":S,"cpu":N,"event":S,"func":probed function or null,
- *    ["caller":"caller+off/size" for return probes,]
- *    "fields":{"name":"value",...}[,"stack":[...]]}
- * Field values are always strings, exactly as the kernel printed them.
- * "stack" is present with FTN_PRINT_STACK (or when the event has frames).
- * inst converts ts to wall-clock time (NULL: "time" is null).
- * Events from ftn_consume (text); a binary event (ev->rec) prints the
- * fields found in ev->fields only.
- */
-enum ftn_print_flags {
-	FTN_PRINT_JSON  = 1 << 0,
-	FTN_PRINT_STACK = 1 << 1,
-};
-void ftn_event_print(FILE *f, const struct ftn_instance *inst,
-		     const struct ftn_event *ev, int flags);
-/* The column header for text output (nothing for JSON). */
-void ftn_event_print_header(FILE *f, int flags);
 
 #ifdef __cplusplus
 }

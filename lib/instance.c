@@ -47,34 +47,13 @@ void ftn_cleanup(void)
 
 int ftn_exiting(void) { return exiting; }
 
-static void on_signal(int sig)
+/* Called from the tools' signal handlers: only note it (async-signal-safe).
+ * The consumers see it within a slice and return; the tool runs its
+ * ordinary teardown. A second call while tearing down changes nothing. */
+void ftn_stop(int sig)
 {
-	/* Only note it: the consumer's poll() returns with EINTR, the tool
-	 * leaves its loop and runs its ordinary teardown. A second signal
-	 * while tearing down is ignored so the teardown can finish. */
 	if (!exiting)
-		exiting = sig;
-}
-
-int ftn_cleanup_install(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-	static int installed;
-	struct sigaction sa;
-
-	if (installed)
-		return 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: blocking calls must return so the loop can end. */
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], &sa, NULL) < 0)
-			return -errno;
-	if (atexit(ftn_cleanup) != 0)
-		return -ENOMEM;
-	installed = 1;
-	return 0;
+		exiting = sig ? sig : -1;
 }
 
 /* ---------------------------------------------------------------- */

@@ -146,14 +146,19 @@ static char *parse_probe_head(char *p, char *end, struct ftn_event *ev)
 		ev->probe = FTN_PROBE_RETURN;
 		ev->probe_caller = p;
 		ev->probe_func = arrow + 4;
-		ev->probe_off = 0;
 	} else {
+		char *slash;
+
 		ev->probe = FTN_PROBE_ENTRY;
 		ev->probe_func = p;
 		plus = strchr(p, '+');
 		if (plus) {
 			*plus = '\0';
-			ev->probe_off = strtoul(plus + 1, NULL, 16);
+			ev->probe_off = strtoul(plus + 1, &slash, 16);
+			/* "+0x0/0xf0": keep the size in the event, so that a
+			 * printer never reads what is left after the NUL */
+			if (*slash == '/')
+				ev->probe_size = strtoul(slash + 1, NULL, 16);
 		}
 	}
 	return close + 1;
@@ -168,6 +173,7 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 	ev->nframes = 0;
 	ev->probe = FTN_PROBE_NONE;
 	ev->probe_func = ev->probe_caller = NULL;
+	ev->probe_off = ev->probe_size = 0;
 	ev->tgid = -1;
 	ev->raw = line;
 	ev->rec = NULL;

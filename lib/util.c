@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - logging, exit codes, address/time formatting, the JSON writer. */
+/* util.c - logging, addresses and TCP state names. */
 #include "ftnet_int.h"
 
 #include <arpa/inet.h>
@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 static ftn_log_fn log_fn;
 static int log_verbose;
@@ -35,23 +34,6 @@ void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
 		return;
 	}
 	fprintf(stderr, "%s: %s\n", progname, msg);
-}
-
-int ftn_exit_code(int err)
-{
-	if (err >= 0)
-		return FTN_EXIT_OK;
-	switch (-err) {
-	case EPERM:
-	case EACCES:
-		return FTN_EXIT_PERM;
-	case ENOTSUP:
-	case ENODEV:
-	case EINVAL:
-		return FTN_EXIT_USAGE;
-	default:
-		return FTN_EXIT_FAILURE;
-	}
 }
 
 const char *ftn_addr_str(const struct ftn_addr *a, char *buf, size_t size)
@@ -121,112 +103,4 @@ int ftn_tcp_state_parse(const char *s)
 	if (end != s && !*end && v > 0 && v < 256)
 		return (int)v;
 	return -EINVAL;
-}
-
-const char *ftn_time_iso(int64_t wall_ns, char *buf, size_t size)
-{
-	time_t sec = (time_t)(wall_ns / 1000000000);
-	long usec = (long)((wall_ns % 1000000000) / 1000);
-	struct tm tm;
-
-	if (usec < 0) {
-		usec += 1000000;
-		sec--;
-	}
-	gmtime_r(&sec, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
-		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
-	return buf;
-}
-
-const char *ftn_time_hms(int64_t wall_ns, char *buf, size_t size)
-{
-	time_t sec = (time_t)(wall_ns / 1000000000);
-	struct tm tm;
-
-	localtime_r(&sec, &tm);
-	snprintf(buf, size, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
-	return buf;
-}
-
-void ftn_json_escape(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				putc(*p, f);
-		}
-	}
-	putc('"', f);
-}
-
-void ftn_json_begin(struct ftn_json *j, FILE *f)
-{
-	j->f = f;
-	j->first = 1;
-	putc('{', f);
-}
-
-static void json_key(struct ftn_json *j, const char *key)
-{
-	if (!j->first)
-		putc(',', j->f);
-	j->first = 0;
-	ftn_json_escape(j->f, key);
-	putc(':', j->f);
-}
-
-void ftn_json_str(struct ftn_json *j, const char *key, const char *val)
-{
-	json_key(j, key);
-	if (val)
-		ftn_json_escape(j->f, val);
-	else
-		fputs("null", j->f);
-}
-
-void ftn_json_int(struct ftn_json *j, const char *key, long long val)
-{
-	json_key(j, key);
-	fprintf(j->f, "%lld", val);
-}
-
-void ftn_json_uint(struct ftn_json *j, const char *key, unsigned long long val)
-{
-	json_key(j, key);
-	fprintf(j->f, "%llu", val);
-}
-
-void ftn_json_num(struct ftn_json *j, const char *key, double val, int decimals)
-{
-	json_key(j, key);
-	fprintf(j->f, "%.*f", decimals, val);
-}
-
-void ftn_json_strv(struct ftn_json *j, const char *key, const char *const *v, int n)
-{
-	json_key(j, key);
-	putc('[', j->f);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			putc(',', j->f);
-		ftn_json_escape(j->f, v[i]);
-	}
-	putc(']', j->f);
-}
-
-void ftn_json_end(struct ftn_json *j)
-{
-	fputs("}\n", j->f);
-	fflush(j->f);
 }

@@ -9,12 +9,13 @@
  *  - raw: the binary per-CPU buffers - real location addresses on every
  *    kernel (text hashes them on 4.15-6.12) and cheaper per event;
  *  - text: trace_pipe (forced with -C text, or when raw is unavailable).
- * The library does every kernel interaction; the tool counts and prints.
+ * The library does every kernel interaction; the tools module counts,
+ * prints and writes --prom; this file decides what a drop is.
  */
 #include "ftnet.h"
+#include "common.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,72 +24,57 @@
 #include <unistd.h>
 
 #define TOOL "tcpdrop"
-#define MAX_REASONS 64
 #define HIST_TRIGGER_SIZE 4096
 
-struct opts {
-	double duration;        /* -d */
-	double interval;        /* -i */
+struct state {
+	struct tool_opts o;
 	int events;             /* -e */
 	int stacks;             /* -s */
 	int stream;             /* --stream */
-	int json;
-	int no_header;          /* -H */
-	int verbose;            /* -v */
 	unsigned int buffer_kb; /* -b */
 	const char *consumer;   /* -C raw|text */
-	char incl[1024];        /* -r, repeated options joined with ',' */
-	char excl[1024];        /* -x */
-	const char *proto;      /* -P */
-};
+	const char *proto_s;    /* -P */
+	struct tool_str incl_s, excl_s; /* -r, -x: repeated options joined with ',' */
 
-/* One row of a period's summary. */
-struct row {
-	int binary;             /* key by numbers (raw) or by strings (text) */
-	uint64_t loc, reason;
-	char loc_s[160];
-	char reason_s[48];
-	uint64_t count;
-	int next;               /* hash chain, -1 end */
-};
-
-#define NBUCKETS 1024
-
-struct state {
-	struct opts o;
 	struct ftn_instance *inst;
 	struct ftn_format *fmt;         /* skb/kfree_skb, for reason names */
 	int has_reason;
 	int mode;                       /* 'h' hist, 'r' raw, 't' text */
-	uint64_t incl[MAX_REASONS], excl[MAX_REASONS];
-	int nincl, nexcl;
+	uint64_t *incl, *excl;
+	size_t nincl, nexcl;
 	long proto;                     /* -1 any */
-	char filter[2048];
-	char trigger[256];
-	int trigger_set;
-	struct row *rows;
-	int nrows, caprows;
-	int buckets[NBUCKETS];
-	uint64_t total, lost;           /* this period */
-	uint64_t all_total, all_lost;
+	struct tool_str filter;
+	struct tool_counter *count;     /* drops per (location, reason) */
+	struct tool_report *r;
 	struct ftn_hist *prev_hist;
 };
+
+/* Columns: one drop (-e), and one counted row (JSON: labels, then count). */
+enum { C_PROTO = TOOL_NCOLS_HEAD, C_LOC, C_REASON };
+static const struct tool_col ev_cols[] = {
+	TOOL_COLS_HEAD,
+	{ "PROTO", "protocol", -5, TOOL_COL_STR, 0, 0 },
+	{ "LOCATION", "location", -40, TOOL_COL_STR, 0, 0 },
+	{ "REASON", "reason", 0, TOOL_COL_STR, 0, 0 },
+};
+static const struct tool_col sum_cols[] = {
+	{ "COUNT", "count", 8, TOOL_COL_UINT, 0, TOOL_SRC_N },
+	{ "LOCATION", "location", -44, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
+	{ "REASON", "reason", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
+};
+static const char *const prom_labels[] = { "location", "reason", NULL };
 
 /* ---------------------------------------------------------------- */
 /* Names                                                            */
 /* ---------------------------------------------------------------- */
 
 static const struct { const char *name; long val; } protos[] = {
-	{ "ip", 0x0800 }, { "ipv4", 0x0800 }, { "ipv6", 0x86DD }, { "arp", 0x0806 },
+	{ "ip", 0x0800 }, { "ipv6", 0x86DD }, { "ipv4", 0x0800 }, { "arp", 0x0806 },
 	{ "vlan", 0x8100 }, { "mpls", 0x8847 }, { "pppoe", 0x8864 },
 };
 
 static const char *proto_name(uint64_t p, char *buf, size_t size)
 {
-	if (p == 0x0800)
-		return "ip";
-	if (p == 0x86DD)
-		return "ipv6";
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
 		if ((uint64_t)protos[i].val == p)
 			return protos[i].name;
@@ -98,20 +84,16 @@ static const char *proto_name(uint64_t p, char *buf, size_t size)
 
 static long proto_parse(const char *s)
 {
-	char *end;
-	long v;
+	unsigned long v;
 
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
 		if (!strcasecmp(s, protos[i].name))
 			return protos[i].val;
-	v = strtol(s, &end, 0);
-	if (end == s || *end || v < 0 || v > 0xffff)
-		return -1;
-	return v;
+	return tool_parse_uint(s, 0, 0xffff, &v) ? -1 : (long)v;
 }
 
-/* "sym+0x4bc/0xd00" (text, %pS) -> "sym+0x4bc": the size says nothing
- * about the drop and the raw path does not have it */
+/* "sym+0x4bc/0xd00 [mod]" (text, %pS) -> "sym+0x4bc [mod]": the size says
+ * nothing about the drop and the raw path does not have it */
 static void loc_clean(const char *in, char *out, size_t size)
 {
 	size_t n = strcspn(in, "/");
@@ -125,75 +107,6 @@ static void loc_clean(const char *in, char *out, size_t size)
 		snprintf(out + n, size - n, "%s", mod);
 }
 
-/* ---------------------------------------------------------------- */
-/* Counting                                                         */
-/* ---------------------------------------------------------------- */
-
-static unsigned int hash_num(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
-
-	return (unsigned int)(h >> 40) % NBUCKETS;
-}
-
-static unsigned int hash_str(const char *a, const char *b)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *a; a++)
-		h = (h ^ (unsigned char)*a) * 1099511628211ull;
-	h ^= 0xff;
-	for (; *b; b++)
-		h = (h ^ (unsigned char)*b) * 1099511628211ull;
-	return (unsigned int)(h % NBUCKETS);
-}
-
-static void rows_reset(struct state *st)
-{
-	st->nrows = 0;
-	memset(st->buckets, 0xff, sizeof(st->buckets));
-	st->total = st->lost = 0;
-}
-
-static struct row *row_new(struct state *st, unsigned int b)
-{
-	struct row *r;
-
-	if (st->nrows == st->caprows) {
-		int cap = st->caprows ? st->caprows * 2 : 256;
-		struct row *n = realloc(st->rows, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		st->rows = n;
-		st->caprows = cap;
-	}
-	r = &st->rows[st->nrows];
-	memset(r, 0, sizeof(*r));
-	r->next = st->buckets[b];
-	st->buckets[b] = st->nrows++;
-	return r;
-}
-
-static void count_strs(struct state *st, const char *loc, const char *reason, uint64_t n)
-{
-	unsigned int b = hash_str(loc, reason);
-	struct row *r;
-
-	for (int i = st->buckets[b]; i >= 0; i = st->rows[i].next) {
-		r = &st->rows[i];
-		if (!r->binary && !strcmp(r->loc_s, loc) && !strcmp(r->reason_s, reason)) {
-			r->count += n;
-			return;
-		}
-	}
-	if (!(r = row_new(st, b)))
-		return;
-	snprintf(r->loc_s, sizeof(r->loc_s), "%s", loc);
-	snprintf(r->reason_s, sizeof(r->reason_s), "%s", reason);
-	r->count = n;
-}
-
 static const char *reason_str(const struct state *st, const struct ftn_event *ev)
 {
 	const char *s = st->has_reason ? ftn_event_str(ev, "reason") : NULL;
@@ -201,140 +114,76 @@ static const char *reason_str(const struct state *st, const struct ftn_event *ev
 	return s ? s : "-";
 }
 
+/* ---------------------------------------------------------------- */
+/* Counting and printing                                            */
+/* ---------------------------------------------------------------- */
+
+/* Count n drops under key; the names of a new key are rendered once
+ * (loc == NULL: from ev). */
+static void count(struct state *st, const void *key, size_t len, uint64_t n,
+		  const struct ftn_event *ev, const char *loc, const char *reason)
+{
+	char lbuf[160];
+	int is_new;
+	struct tool_counter_row *row = tool_counter_add(st->count, key, len, n, 0, &is_new);
+
+	if (!row) {
+		tool_report_uncounted(st->r, n, "out of memory");
+		return;
+	}
+	if (!is_new)
+		return;
+	if (!loc) {
+		loc_clean(ftn_event_str(ev, "location") ?: "?", lbuf, sizeof(lbuf));
+		loc = lbuf;
+		reason = reason_str(st, ev);
+	}
+	tool_counter_set_label(st->count, row, 0, loc);
+	tool_counter_set_label(st->count, row, 1, st->has_reason ? reason : NULL);
+}
+
+/* Text and hist: the names are the key, "LOCATION\0REASON". */
+static void count_names(struct state *st, const char *loc, const char *reason, uint64_t n)
+{
+	char key[256];
+	int len = snprintf(key, sizeof(key), "%s%c%s", loc, 0, reason);
+
+	count(st, key, len < (int)sizeof(key) ? (size_t)len : sizeof(key) - 1, n, NULL,
+	      loc, reason);
+}
+
 static void count_event(struct state *st, const struct ftn_event *ev)
 {
-	uint64_t loc = 0, reason = 0;
-	char buf[160];
+	uint64_t key[2] = { 0, 0 };
+	char loc[160];
 
-	st->total++;
 	if (!ev->raw) {
-		/* binary: key on the numbers; names once per new key */
-		unsigned int b;
-		struct row *r;
-
-		ftn_event_u64(ev, "location", &loc);
+		/* binary: key on the numbers, symbolise only new keys */
+		ftn_event_u64(ev, "location", &key[0]);
 		if (st->has_reason)
-			ftn_event_u64(ev, "reason", &reason);
-		b = hash_num(loc, reason);
-		for (int i = st->buckets[b]; i >= 0; i = st->rows[i].next) {
-			r = &st->rows[i];
-			if (r->binary && r->loc == loc && r->reason == reason) {
-				r->count++;
-				return;
-			}
-		}
-		if (!(r = row_new(st, b)))
-			return;
-		r->binary = 1;
-		r->loc = loc;
-		r->reason = reason;
-		loc_clean(ftn_event_str(ev, "location") ?: "?", r->loc_s, sizeof(r->loc_s));
-		snprintf(r->reason_s, sizeof(r->reason_s), "%s", reason_str(st, ev));
-		r->count = 1;
+			ftn_event_u64(ev, "reason", &key[1]);
+		count(st, key, sizeof(key), 1, ev, NULL, NULL);
 		return;
 	}
-	loc_clean(ftn_event_str(ev, "location") ?: "?", buf, sizeof(buf));
-	count_strs(st, buf, reason_str(st, ev), 1);
-}
-
-static int row_cmp(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if ((c = strcmp(x->loc_s, y->loc_s)))
-		return c;
-	return strcmp(x->reason_s, y->reason_s);
-}
-
-static void print_summary(struct state *st, int64_t now_wall)
-{
-	char tbuf[40];
-
-	/* merge rows that render the same (two raw addresses may both be
-	 * unknown) is not needed: keys are exact; just sort */
-	qsort(st->rows, (size_t)st->nrows, sizeof(*st->rows), row_cmp);
-	if (st->o.json) {
-		ftn_time_iso(now_wall, tbuf, sizeof(tbuf));
-		for (int i = 0; i < st->nrows; i++) {
-			struct ftn_json j;
-
-			ftn_json_begin(&j, stdout);
-			ftn_json_str(&j, "interval_end", tbuf);
-			ftn_json_str(&j, "location", st->rows[i].loc_s);
-			ftn_json_str(&j, "reason", st->has_reason ? st->rows[i].reason_s : NULL);
-			ftn_json_uint(&j, "count", (unsigned long long)st->rows[i].count);
-			ftn_json_end(&j);
-		}
-		{
-			struct ftn_json j;
-
-			ftn_json_begin(&j, stdout);
-			ftn_json_str(&j, "interval_end", tbuf);
-			ftn_json_uint(&j, "total", (unsigned long long)st->total);
-			ftn_json_uint(&j, "lost", (unsigned long long)st->lost);
-			ftn_json_end(&j);
-		}
-	} else {
-		printf("%s  %llu drops, %llu lost\n", ftn_time_hms(now_wall, tbuf, sizeof(tbuf)),
-		       (unsigned long long)st->total, (unsigned long long)st->lost);
-		if (st->nrows && !st->o.no_header)
-			printf("%8s %-44s %s\n", "COUNT", "LOCATION", "REASON");
-		for (int i = 0; i < st->nrows; i++)
-			printf("%8llu %-44s %s\n", (unsigned long long)st->rows[i].count,
-			       st->rows[i].loc_s, st->rows[i].reason_s);
-	}
-	fflush(stdout);
-	st->all_total += st->total;
-	rows_reset(st);
-}
-
-/* ---------------------------------------------------------------- */
-/* Event mode                                                       */
-/* ---------------------------------------------------------------- */
-
-static void print_event_header(const struct state *st)
-{
-	if (st->o.json || st->o.no_header)
-		return;
-	printf("%-8s %-3s %-7s %-16s %-5s %-40s %s\n", "TIME", "CPU", "PID", "COMM",
-	       "PROTO", "LOCATION", "REASON");
+	loc_clean(ftn_event_str(ev, "location") ?: "?", loc, sizeof(loc));
+	count_names(st, loc, reason_str(st, ev), 1);
 }
 
 static void print_event(struct state *st, const struct ftn_event *ev)
 {
-	int64_t wall = ftn_instance_to_wall(st->inst, ev->ts_ns);
-	char tbuf[40], pbuf[16], loc[160];
+	char pbuf[16], loc[160];
 	uint64_t proto = 0;
 	int have_proto = ftn_event_u64(ev, "protocol", &proto) == 0;
-	const char *ps = have_proto ? proto_name(proto, pbuf, sizeof(pbuf)) : "-";
 
 	loc_clean(ftn_event_str(ev, "location") ?: "?", loc, sizeof(loc));
-	st->total++;
-	if (st->o.json) {
-		struct ftn_json j;
-
-		ftn_json_begin(&j, stdout);
-		ftn_json_str(&j, "time", ftn_time_iso(wall, tbuf, sizeof(tbuf)));
-		ftn_json_num(&j, "ts", (double)ev->ts_ns / 1e9, 6);
-		ftn_json_int(&j, "cpu", ev->cpu);
-		ftn_json_int(&j, "pid", ev->pid);
-		ftn_json_str(&j, "comm", ev->comm);
-		ftn_json_str(&j, "protocol", have_proto ? ps : NULL);
-		ftn_json_str(&j, "location", loc);
-		ftn_json_str(&j, "reason", st->has_reason ? reason_str(st, ev) : NULL);
-		if (st->o.stacks)
-			ftn_json_strv(&j, "stack", ev->frames, ev->nframes);
-		ftn_json_end(&j);
-		return;
-	}
-	printf("%-8s %-3d %-7d %-16s %-5s %-40s %s\n", ftn_time_hms(wall, tbuf, sizeof(tbuf)),
-	       ev->cpu, ev->pid, ev->comm, ps, loc, reason_str(st, ev));
-	for (int i = 0; i < ev->nframes; i++)
-		printf("\t=> %s\n", ev->frames[i]);
-	fflush(stdout);
+	tool_report_row(st->r, TOOL_ROW_EVENT);
+	tool_report_head(st->r, st->inst, ev);
+	tool_report_str(st->r, C_PROTO, have_proto ? proto_name(proto, pbuf, sizeof(pbuf)) : NULL);
+	tool_report_str(st->r, C_LOC, loc);
+	tool_report_str(st->r, C_REASON, st->has_reason ? reason_str(st, ev) : NULL);
+	if (st->stacks)
+		tool_report_stack(st->r, ev->frames, ev->nframes);
+	tool_report_row_end(st->r);
 }
 
 /* ---------------------------------------------------------------- */
@@ -347,9 +196,10 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 
 	if (strcmp(ev->name, "kfree_skb"))
 		return 0;
-	if (st->o.events)
+	if (st->events)
 		print_event(st, ev);
-	else
+	/* -e counts too when the counts are exported */
+	if (!st->events || st->o.prom)
 		count_event(st, ev);
 	return 0;
 }
@@ -358,105 +208,71 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 {
 	struct state *st = ctx;
 
-	st->lost += n;
-	st->all_lost += n;
-	fprintf(stderr, "%s: lost %llu events on CPU %d (ring buffer full)\n",
-		TOOL, (unsigned long long)n, cpu);
-	if (st->o.json && st->o.events) {
-		struct ftn_json j;
-
-		ftn_json_begin(&j, stdout);
-		ftn_json_uint(&j, "lost", (unsigned long long)n);
-		ftn_json_int(&j, "cpu", cpu);
-		ftn_json_end(&j);
-	}
+	tool_report_lost(st->r, cpu, n);
 }
 
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
 
-	if (!st->o.events)
-		print_summary(st, now_wall);
-	else {
-		st->all_total += st->total;
-		st->total = st->lost = 0;
+	if (!st->events) {
+		tool_report_counter(st->r, st->count, now_wall);
+		return 0;
 	}
-	return 0;
+	tool_counter_reset(st->count);
+	return tool_report_batch(st->r, now_wall);
 }
 
 /* ---------------------------------------------------------------- */
 /* Hist mode                                                        */
 /* ---------------------------------------------------------------- */
 
-static int reason_wanted(const struct state *st, uint64_t r)
+static int wanted(const uint64_t *list, size_t n, uint64_t v)
 {
-	if (st->nincl) {
-		int found = 0;
-
-		for (int i = 0; i < st->nincl; i++)
-			found |= st->incl[i] == r;
-		if (!found)
-			return 0;
-	}
-	for (int i = 0; i < st->nexcl; i++)
-		if (st->excl[i] == r)
-			return 0;
-	return 1;
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == v)
+			return 1;
+	return 0;
 }
 
-/* One period of the kernel's table: the difference to the last one. */
-static int hist_period(struct state *st, int64_t now_wall)
+/* One period of the kernel's table: the rows that changed since the last
+ * read, and the drops the full table could not count. */
+static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped,
+		       int full, int64_t now_wall)
 {
-	struct ftn_hist *cur = ftn_hist_read(st->inst, "skb", "kfree_skb"), *d;
+	struct state *st = ctx;
 
-	if (!cur) {
-		int err = -errno;
-
-		fprintf(stderr, "%s: cannot read the kfree_skb hist: %s\n", TOOL, strerror(errno));
-		return err;
-	}
-	d = ftn_hist_delta(cur, st->prev_hist);
-	ftn_hist_free(st->prev_hist);
-	st->prev_hist = cur;
-	if (!d)
-		return -ENOMEM;
 	for (size_t i = 0; i < ftn_hist_count(d); i++) {
 		const struct ftn_hist_row *r = ftn_hist_at(d, i);
-		uint64_t loc = 0, reason = 0, proto = 0;
-		const char *sym = NULL, *rs = "-";
-		char lbuf[160];
+		uint64_t key[2] = { 0, 0 }, proto = 0;
+		const char *sym = NULL, *rs = NULL;
+		char lbuf[160], rbuf[32];
 
-		ftn_hist_row_key(r, "location", &loc, &sym);
+		ftn_hist_row_key(r, "location", &key[0], &sym);
 		if (st->proto >= 0 && ftn_hist_row_key(r, "protocol", &proto, NULL) == 0 &&
 		    proto != (uint64_t)st->proto)
 			continue;
-		if (st->has_reason && ftn_hist_row_key(r, "reason", &reason, NULL) == 0) {
-			if (!reason_wanted(st, reason))
+		if (st->has_reason && ftn_hist_row_key(r, "reason", &key[1], NULL) == 0) {
+			if ((st->nincl && !wanted(st->incl, st->nincl, key[1])) ||
+			    wanted(st->excl, st->nexcl, key[1]))
 				continue;
-			rs = ftn_format_symbol(st->fmt, "reason", reason);
+			rs = ftn_format_symbol(st->fmt, "reason", key[1]);
 			if (!rs) {
-				snprintf(lbuf, sizeof(lbuf), "%llu", (unsigned long long)reason);
-				rs = lbuf;
+				snprintf(rbuf, sizeof(rbuf), "%llu", (unsigned long long)key[1]);
+				rs = rbuf;
 			}
 		}
-		{
-			char l[160];
-
-			if (sym)
-				loc_clean(sym, l, sizeof(l));
-			else
-				snprintf(l, sizeof(l), "0x%llx", (unsigned long long)loc);
-			count_strs(st, l, rs, r->hitcount);
-			st->total += r->hitcount;
-		}
+		if (sym)
+			loc_clean(sym, lbuf, sizeof(lbuf));
+		else
+			snprintf(lbuf, sizeof(lbuf), "0x%llx", (unsigned long long)key[0]);
+		count_names(st, lbuf, rs ? rs : "-", r->hitcount);
 	}
-	if (ftn_hist_dropped(d)) {
-		/* the kernel's table was full: those drops were not counted */
-		on_lost(st, -1, ftn_hist_dropped(d));
-	}
-	ftn_hist_free(d);
-	print_summary(st, now_wall);
+	/* the kernel's table is full: those drops were seen, not counted */
+	if (dropped)
+		tool_report_uncounted(st->r, dropped, "hist table full");
+	(void)full;
+	tool_report_counter(st->r, st->count, now_wall);
 	return 0;
 }
 
@@ -466,6 +282,25 @@ static int64_t clock_now(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int hist_read(struct state *st, int64_t now_wall)
+{
+	struct ftn_hist *cur = ftn_hist_read(st->inst, "skb", "kfree_skb"), *d;
+	int err;
+
+	if (!cur) {
+		err = -errno;
+		return tool_fail(err, "cannot read the kfree_skb hist: %s", strerror(-err));
+	}
+	d = ftn_hist_delta(cur, st->prev_hist);
+	ftn_hist_free(st->prev_hist);
+	st->prev_hist = cur;
+	if (!d)
+		return -ENOMEM;
+	err = hist_period(st, d, ftn_hist_dropped(d), 0, now_wall);
+	ftn_hist_free(d);
+	return err;
 }
 
 static int run_hist(struct state *st)
@@ -484,7 +319,7 @@ static int run_hist(struct state *st)
 		if (end && end < until)
 			until = end;
 		if (now >= until) {
-			if ((err = hist_period(st, clock_now(CLOCK_REALTIME))))
+			if ((err = hist_read(st, clock_now(CLOCK_REALTIME))))
 				return err;
 			if (end && now >= end)
 				break;
@@ -492,6 +327,9 @@ static int run_hist(struct state *st)
 				next += period;
 			continue;
 		}
+		/* slices of at most 100 ms: a signal ends the run at once */
+		if (until - now > 100000000)
+			until = now + 100000000;
 		ts.tv_sec = (until - now) / 1000000000;
 		ts.tv_nsec = (until - now) % 1000000000;
 		nanosleep(&ts, NULL);
@@ -503,269 +341,201 @@ static int run_hist(struct state *st)
 /* Phases                                                           */
 /* ---------------------------------------------------------------- */
 
-static void usage(FILE *f)
+enum { OPT_STREAM = 0x200 };
+
+static int on_opt(void *ctx, int c, const char *arg)
 {
-	fprintf(f,
-"usage: tcpdrop [-ehHsv] [-i SECS] [-d SECS] [-r REASON[,REASON]] [-x REASON[,...]]\n"
-"               [-P PROTO] [-b KB] [-C raw|text] [--stream] [--json]\n"
-"\n"
-"Where and why the kernel drops packets (skb:kfree_skb): drops counted per\n"
-"code location and drop reason each interval, most first, or one line per\n"
-"drop with -e. Needs root.\n"
-"\n"
-"  -b KB       per-CPU trace buffer size in KiB\n"
-"  -C WHICH    event reader: raw (binary buffers, default) or text (trace_pipe)\n"
-"  -d SECS     trace for SECS seconds, then exit 0\n"
-"  -e          event mode: one line per drop (time, CPU, on-CPU task, protocol,\n"
-"              location, reason)\n"
-"  -h          this help\n"
-"  -H          no column headers\n"
-"  -i SECS     summary interval (default 1)\n"
-"  -P PROTO    only this protocol (ethertype): ip, ipv6, arp, vlan, or a number\n"
-"  -r REASONS  only these drop reasons (names as the kernel spells them)\n"
-"  -s          kernel stack of each drop (implies -e)\n"
-"  -v          say how events are read and why\n"
-"  -x REASONS  all drop reasons but these\n"
-"  --stream    stream every event even when the kernel can count (hist)\n"
-"  --json      one JSON object per line\n"
-"\n"
-"Exit status: 0 ok, 1 runtime failure, 2 usage or unsupported on this\n"
-"kernel, 3 not permitted (not root).\n"
-"\n"
-"EXAMPLES\n"
-"  tcpdrop                    drops per location and reason, every second\n"
-"  tcpdrop -d 10 -x NOT_SPECIFIED   10 s, leaving out unspecified drops\n"
-"  tcpdrop -e -r NO_SOCKET -P ip    each IPv4 drop for lack of a socket\n"
-"  tcpdrop -s                 each drop with its kernel stack\n");
+	struct state *st = ctx;
+	unsigned long v;
+
+	switch (c) {
+	case 'b':
+		if (tool_parse_uint(arg, 1, 1ul << 22, &v))
+			return tool_fail(-EINVAL, "invalid buffer size '%s' (KiB)", arg);
+		st->buffer_kb = (unsigned int)v;
+		return 0;
+	case 'C':
+		if (strcmp(arg, "raw") && strcmp(arg, "text"))
+			return tool_fail(-EINVAL, "-C takes raw or text");
+		st->consumer = arg;
+		return 0;
+	case 'e': st->events = 1; return 0;
+	case 'P':
+		if (proto_parse(arg) < 0)
+			return tool_fail(-EINVAL, "unknown protocol '%s' (ip, ipv6, arp, vlan, "
+					 "or an ethertype number)", arg);
+		st->proto_s = arg;
+		return 0;
+	case 'r':
+	case 'x': {
+		struct tool_str *l = c == 'r' ? &st->incl_s : &st->excl_s;
+
+		tool_str_addf(l, "%s%s", l->len ? "," : "", arg);
+		return l->err ? tool_fail(l->err, "out of memory") : 0;
+	}
+	case 's': st->stacks = 1; st->events = 1; return 0;
+	case OPT_STREAM: st->stream = 1; return 0;
+	}
+	return -EINVAL;
 }
 
-static int opts_parse(struct opts *o, int argc, char **argv)
+static const struct option lopts[] = {
+	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct tool_desc desc = {
+	.name = TOOL,
+	.synopsis = "tcpdrop [-ehHsv] [-i SECS] [-d SECS] [-r REASON[,REASON]] [-x REASON[,...]]\n"
+		    "               [-P PROTO] [-b KB] [-C raw|text] [--stream] [--json]\n"
+		    "               [--prom FILE] [--top N]",
+	.about = "Where and why the kernel drops packets (skb:kfree_skb): drops counted per\n"
+		 "code location and drop reason each interval, most first, or one line per\n"
+		 "drop with -e. Needs root.\n",
+	.options = "  -b KB       per-CPU trace buffer size in KiB\n"
+		   "  -C WHICH    event reader: raw (binary buffers, default) or text (trace_pipe)\n"
+		   "  -e          event mode: one line per drop (time, CPU, on-CPU task, protocol,\n"
+		   "              location, reason)\n"
+		   "  -P PROTO    only this protocol (ethertype): ip, ipv6, arp, vlan, or a number\n"
+		   "  -r REASONS  only these drop reasons (names as the kernel spells them)\n"
+		   "  -s          kernel stack of each drop (implies -e)\n"
+		   "  -x REASONS  all drop reasons but these\n"
+		   "  --stream    stream every event even when the kernel can count (hist)\n",
+	.examples = "  tcpdrop                    drops per location and reason, every second\n"
+		    "  tcpdrop -d 10 -x NOT_SPECIFIED   10 s, leaving out unspecified drops\n"
+		    "  tcpdrop -e -r NO_SOCKET -P ip    each IPv4 drop for lack of a socket\n"
+		    "  tcpdrop -s                 each drop with its kernel stack\n"
+		    "  tcpdrop -i 60 --prom /var/lib/node_exporter/tcpdrop.prom   for Prometheus\n",
+	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP,
+	.shortopts = "b:C:eP:r:sx:",
+	.longopts = lopts,
+	.opt = on_opt,
+};
+
+/* "A,B" -> reason numbers through this kernel's table. */
+static int reasons_parse(struct state *st, const char *list, uint64_t **out, size_t *n)
 {
-	static const struct option lopts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "stream", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *end;
-	int c;
+	char *buf = strdup(list), *save = NULL, *tok;
+	int err = buf ? 0 : -ENOMEM;
 
-	memset(o, 0, sizeof(*o));
-	o->interval = 1.0;
-	while ((c = getopt_long(argc, argv, "b:C:d:ehHi:P:r:svx:", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'b': {
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || v == 0 || v > (1ul << 22)) {
-				fprintf(stderr, "%s: invalid buffer size '%s' (KiB)\n", TOOL, optarg);
-				return -EINVAL;
-			}
-			o->buffer_kb = (unsigned int)v;
-			break;
-		}
-		case 'C':
-			if (strcmp(optarg, "raw") && strcmp(optarg, "text")) {
-				fprintf(stderr, "%s: -C takes raw or text\n", TOOL);
-				return -EINVAL;
-			}
-			o->consumer = optarg;
-			break;
-		case 'd':
-			if (ftn_parse_secs(optarg, &o->duration)) {
-				fprintf(stderr, "%s: invalid duration '%s'\n", TOOL, optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'e': o->events = 1; break;
-		case 'h': usage(stdout); exit(FTN_EXIT_OK);
-		case 'H': o->no_header = 1; break;
-		case 'i':
-			if (ftn_parse_secs(optarg, &o->interval)) {
-				fprintf(stderr, "%s: invalid interval '%s'\n", TOOL, optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'P': o->proto = optarg; break;
-		case 'r':
-		case 'x': {
-			char *l = c == 'r' ? o->incl : o->excl;
-			size_t n = strlen(l);
-
-			if (n + strlen(optarg) + 2 > sizeof(o->incl)) {
-				fprintf(stderr, "%s: too many reasons\n", TOOL);
-				return -EINVAL;
-			}
-			snprintf(l + n, sizeof(o->incl) - n, "%s%s", n ? "," : "", optarg);
-			break;
-		}
-		case 's': o->stacks = 1; o->events = 1; break;
-		case 'v': o->verbose++; break;
-		case 'J': o->json = 1; break;
-		case 'S': o->stream = 1; break;
-		default:
-			usage(stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", TOOL, argv[optind]);
-		usage(stderr);
-		return -EINVAL;
-	}
-	if (o->proto && proto_parse(o->proto) < 0) {
-		fprintf(stderr, "%s: unknown protocol '%s' (ip, ipv6, arp, vlan, or an ethertype number)\n",
-			TOOL, o->proto);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* "A,B" -> reason numbers through the format's table. */
-static int reasons_parse(struct state *st, const char *list, uint64_t *out, int *n)
-{
-	char buf[1024], *save = NULL, *tok;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
+	for (tok = buf ? strtok_r(buf, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v, *p;
 
 		if (!strncasecmp(tok, "SKB_DROP_REASON_", 16))
 			tok += 16;
 		if (ftn_format_symbol_value(st->fmt, "reason", tok, &v)) {
-			fprintf(stderr, "%s: unknown drop reason '%s' (this kernel's names are in "
-				"events/skb/kfree_skb/format)\n", TOOL, tok);
-			return -EINVAL;
+			err = tool_fail(-EINVAL, "unknown drop reason '%s' (this kernel's names are in "
+					"events/skb/kfree_skb/format)", tok);
+		} else if (!(p = realloc(*out, (*n + 1) * sizeof(*p)))) {
+			err = tool_fail(-ENOMEM, "out of memory");
+		} else {
+			*out = p;
+			p[(*n)++] = v;
 		}
-		if (*n >= MAX_REASONS) {
-			fprintf(stderr, "%s: too many reasons\n", TOOL);
-			return -EINVAL;
-		}
-		out[(*n)++] = v;
 	}
+	free(buf);
+	return err;
+}
+
+/* The in-kernel filter, whole or not at all: a cut clause could be a
+ * valid filter that traces other drops than asked. The kernel takes a
+ * filter shorter than a page (event_filter_write). */
+static int build_filter(struct state *st)
+{
+	struct tool_str *f = &st->filter;
+	long max = sysconf(_SC_PAGESIZE) - 1;
+
+	for (size_t i = 0; i < st->nincl; i++)
+		tool_str_addf(f, "%sreason == %llu", i ? " || " : "(",
+			      (unsigned long long)st->incl[i]);
+	if (st->nincl)
+		tool_str_addf(f, ")");
+	for (size_t i = 0; i < st->nexcl; i++)
+		tool_str_addf(f, "%sreason != %llu", f->len ? " && " : "",
+			      (unsigned long long)st->excl[i]);
+	if (st->proto >= 0)
+		tool_str_addf(f, "%sprotocol == %ld", f->len ? " && " : "", st->proto);
+	if (f->err)
+		return tool_fail(f->err, "cannot build the filter: %s", strerror(-f->err));
+	if (max > 0 && f->len > (size_t)max)
+		return tool_fail(-EINVAL, "the filter from -r/-x/-P is %zu bytes, longer than the "
+				 "kernel takes (%ld): give fewer reasons", f->len, max);
 	return 0;
-}
-
-static void build_filter(struct state *st)
-{
-	size_t o = 0;
-	char *f = st->filter;
-	const size_t sz = sizeof(st->filter);
-
-	f[0] = '\0';
-	if (st->nincl) {
-		o += (size_t)snprintf(f + o, sz - o, "(");
-		for (int i = 0; i < st->nincl; i++)
-			o += (size_t)snprintf(f + o, sz - o, "%sreason == %llu", i ? " || " : "",
-					      (unsigned long long)st->incl[i]);
-		o += (size_t)snprintf(f + o, sz - o, ")");
-	}
-	for (int i = 0; i < st->nexcl && o < sz; i++)
-		o += (size_t)snprintf(f + o, sz - o, "%sreason != %llu", o ? " && " : "",
-				      (unsigned long long)st->excl[i]);
-	if (st->proto >= 0 && o < sz)
-		snprintf(f + o, sz - o, "%sprotocol == %ld", o ? " && " : "", st->proto);
-}
-
-static void kerr(const char *what, int err)
-{
-	fprintf(stderr, "%s: %s: %s%s%s\n", TOOL, what, strerror(-err),
-		*ftn_error_last() ? ": " : "", ftn_error_last());
 }
 
 static int init(struct state *st)
 {
 	int err;
 
-	ftn_set_progname(TOOL);
-	ftn_set_verbose(st->o.verbose);
-	st->proto = st->o.proto ? proto_parse(st->o.proto) : -1;
-	if ((err = ftn_tool_tracefs()))
+	st->proto = st->proto_s ? proto_parse(st->proto_s) : -1;
+	if ((err = tool_tracefs()))
 		return err;
-	if (!ftn_event_exists("skb", "kfree_skb")) {
-		fprintf(stderr, "%s: no skb:kfree_skb tracepoint on this kernel\n", TOOL);
-		return -ENOTSUP;
-	}
-	st->fmt = ftn_format_load(NULL, "skb", "kfree_skb");
-	if (!st->fmt) {
+	if (!ftn_event_exists("skb", "kfree_skb"))
+		return tool_fail(-ENOTSUP, "no skb:kfree_skb tracepoint on this kernel");
+	if (!(st->fmt = ftn_format_load(NULL, "skb", "kfree_skb"))) {
 		err = -errno;
-		fprintf(stderr, "%s: cannot read the skb:kfree_skb format: %s\n", TOOL, strerror(-err));
+		tool_fail(err, "cannot read the skb:kfree_skb format: %s", strerror(-err));
 		return err == -EACCES || err == -EPERM ? err : -ENOTSUP;
 	}
 	st->has_reason = ftn_format_field(st->fmt, "reason") != NULL &&
 			 ftn_format_has_symbols(st->fmt, "reason");
-	if ((st->o.incl[0] || st->o.excl[0]) && !st->has_reason) {
-		fprintf(stderr, "%s: -r/-x need drop reasons (kernel 5.17+); this kernel's kfree_skb has none\n",
-			TOOL);
+	if ((st->incl_s.len || st->excl_s.len) && !st->has_reason)
+		return tool_fail(-ENOTSUP, "-r/-x need drop reasons (kernel 5.17+); this kernel's "
+				 "kfree_skb has none");
+	if (st->incl_s.len && reasons_parse(st, st->incl_s.s, &st->incl, &st->nincl))
 		return -ENOTSUP;
-	}
-	if (st->o.incl[0] && (err = reasons_parse(st, st->o.incl, st->incl, &st->nincl)))
+	if (st->excl_s.len && reasons_parse(st, st->excl_s.s, &st->excl, &st->nexcl))
 		return -ENOTSUP;
-	if (st->o.excl[0] && (err = reasons_parse(st, st->o.excl, st->excl, &st->nexcl)))
-		return -ENOTSUP;
-	if (st->proto >= 0 && !ftn_format_field(st->fmt, "protocol")) {
-		fprintf(stderr, "%s: -P: this kernel's kfree_skb has no protocol field\n", TOOL);
-		return -ENOTSUP;
-	}
-	build_filter(st);
+	if (st->proto >= 0 && !ftn_format_field(st->fmt, "protocol"))
+		return tool_fail(-ENOTSUP, "-P: this kernel's kfree_skb has no protocol field");
+	if ((err = build_filter(st)))
+		return err;
+	if (!(st->count = tool_counter_new(2, st->o.prom != NULL)))
+		return -errno;
 
-	if (!st->o.events && !st->o.stream && !st->o.consumer &&
-	    ftn_event_has_hist("skb", "kfree_skb")) {
+	if (!st->events && !st->stream && !st->consumer && ftn_event_has_hist("skb", "kfree_skb")) {
 		st->mode = 'h';
-		if (st->o.verbose)
-			fprintf(stderr, "%s: counting in the kernel (hist trigger)\n", TOOL);
+		tool_info("counting in the kernel (hist trigger)");
 	} else {
-		st->mode = st->o.consumer && !strcmp(st->o.consumer, "text") ? 't' : 'r';
+		st->mode = st->consumer && !strcmp(st->consumer, "text") ? 't' : 'r';
 	}
-	st->inst = ftn_tool_instance(TOOL);
-	if (!st->inst)
+	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
 	if (st->mode == 'r' && !ftn_consume_raw_available(st->inst)) {
-		if (st->o.consumer) {
-			fprintf(stderr, "%s: the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
-				"events/header_page) are not available\n", TOOL);
-			return -ENOTSUP;
-		}
+		if (st->consumer)
+			return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
+					 "events/header_page) are not available");
 		st->mode = 't';
 	}
-	if (st->o.verbose && st->mode != 'h')
-		fprintf(stderr, "%s: reading %s\n", TOOL, st->mode == 'r' ?
-			"the binary per-CPU buffers (trace_pipe_raw)" : "trace_pipe text");
-	if (st->o.buffer_kb && (err = ftn_instance_set_buffer_kb(st->inst, st->o.buffer_kb))) {
-		kerr("cannot set the buffer size", err);
-		return err;
-	}
+	if (st->mode != 'h')
+		tool_info("reading %s", st->mode == 'r' ?
+			  "the binary per-CPU buffers (trace_pipe_raw)" : "trace_pipe text");
+	if (st->buffer_kb && (err = ftn_instance_set_buffer_kb(st->inst, st->buffer_kb)))
+		return tool_kfail(err, "cannot set the buffer size");
 	if (st->mode == 'h') {
 		/* Filters are applied to the rows (reason and protocol are
 		 * keys): an "if" filter on the trigger would have to be
 		 * repeated exactly to remove it. The trigger soft-enables the
 		 * event: nothing goes to the ring buffer. */
-		snprintf(st->trigger, sizeof(st->trigger), "hist:keys=location.sym-offset%s%s:vals=hitcount:size=%d",
+		char trig[256];
+
+		snprintf(trig, sizeof(trig), "hist:keys=location.sym-offset%s%s:vals=hitcount:size=%d",
 			 st->has_reason ? ",reason" : "",
 			 ftn_format_field(st->fmt, "protocol") ? ",protocol" : "", HIST_TRIGGER_SIZE);
-		if ((err = ftn_event_add_trigger(st->inst, "skb", "kfree_skb", st->trigger))) {
-			kerr("cannot add the hist trigger to skb:kfree_skb", err);
-			return err;
-		}
-		st->trigger_set = 1;
+		if ((err = ftn_event_add_trigger(st->inst, "skb", "kfree_skb", trig)))
+			return tool_kfail(err, "cannot add the hist trigger to skb:kfree_skb");
 		return 0;
 	}
-	if (st->filter[0] &&
-	    (err = ftn_event_set_filter(st->inst, "skb", "kfree_skb", st->filter))) {
-		kerr("cannot set the filter on skb:kfree_skb", err);
-		return err;
-	}
-	if (st->o.verbose && st->filter[0])
-		fprintf(stderr, "%s: in-kernel filter: %s\n", TOOL, st->filter);
-	if (st->o.stacks &&
-	    (err = ftn_event_add_trigger(st->inst, "skb", "kfree_skb", "stacktrace"))) {
-		kerr("cannot add a stacktrace trigger to skb:kfree_skb", err);
-		return err;
-	}
-	if ((err = ftn_event_enable(st->inst, "skb", "kfree_skb"))) {
-		kerr("cannot enable skb:kfree_skb", err);
-		return err;
-	}
+	if (st->filter.len &&
+	    (err = ftn_event_set_filter(st->inst, "skb", "kfree_skb", st->filter.s)))
+		return tool_kfail(err, "cannot set the filter on skb:kfree_skb");
+	if (st->filter.len)
+		tool_info("in-kernel filter: %s", st->filter.s);
+	if (st->stacks && (err = ftn_event_add_trigger(st->inst, "skb", "kfree_skb", "stacktrace")))
+		return tool_kfail(err, "cannot add a stacktrace trigger to skb:kfree_skb");
+	if ((err = ftn_event_enable(st->inst, "skb", "kfree_skb")))
+		return tool_kfail(err, "cannot enable skb:kfree_skb");
 	return 0;
 }
 
@@ -775,47 +545,58 @@ static int run(struct state *st)
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval,
 		.duration_s = st->o.duration,
-		.want_stacks = st->o.stacks,
+		.want_stacks = st->stacks,
 	};
-	struct ftn_consumer_ops ops = {
-		.event = on_event, .lost = on_lost, .batch = on_batch,
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct tool_report_cfg cfg = {
+		.tool = TOOL, .unit = "drops",
+		.cols = ev_cols, .ncols = sizeof(ev_cols) / sizeof(ev_cols[0]),
+		.icols = sum_cols, .nicols = sizeof(sum_cols) / sizeof(sum_cols[0]),
 	};
 	int err;
 
-	rows_reset(st);
-	fprintf(stderr, "Tracing packet drops (%s)%s. %s\n",
-		st->mode == 'h' ? "counted in the kernel" :
-		st->mode == 'r' ? "binary buffers" : "text",
-		st->o.events ? "" : ", summary each interval",
-		st->o.duration > 0 ? "" : "Ctrl-C to end.");
-	if (st->o.events)
-		print_event_header(st);
+	if (!(st->r = tool_report_new(&cfg, &st->o)))
+		return -errno;
+	if ((err = tool_report_prom_counter(st->r, "ftnet_tcpdrop_drops_total",
+					    "Packets the kernel dropped (skb:kfree_skb), by code location and drop reason.",
+					    st->count, 0, prom_labels, 0)))
+		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
+	err = tool_report_start(st->r, st->events, "Tracing packet drops (%s)%s.",
+				st->mode == 'h' ? "counted in the kernel" :
+				st->mode == 'r' ? "binary buffers" : "text",
+				st->events ? "" : ", summary each interval");
+	if (err)
+		return err;
 	if (st->mode == 'h')
 		return run_hist(st);
 	if (st->mode == 't' && !st->has_reason)
-		fprintf(stderr, "%s: this kernel's kfree_skb has no drop reasons: locations only\n", TOOL);
+		tool_fail(0, "this kernel's kfree_skb has no drop reasons: locations only");
 	err = st->mode == 'r' ? ftn_consume_raw(st->inst, evs, &co, &ops, st)
 			      : ftn_consume(st->inst, &co, &ops, st);
 	if (err)
-		fprintf(stderr, "%s: cannot read events: %s\n", TOOL, strerror(-err));
+		tool_fail(err, "cannot read events: %s", strerror(-err));
 	return err;
 }
 
-static void fini(struct state *st)
+static int fini(struct state *st, int err)
 {
-	if (!st->o.events && (st->nrows || st->total))
-		print_summary(st, clock_now(CLOCK_REALTIME));
-	if (st->inst) {
-		fprintf(stderr, "Ending tracing...\n");
-		if (st->all_lost)
-			fprintf(stderr, "%s: %llu events lost in total\n", TOOL,
-				(unsigned long long)st->all_lost);
-	}
+	int ferr;
+
+	/* the last, partial interval */
+	if (st->r && !st->events && tool_counter_count(st->count) && tool_counter_sum(st->count, 0))
+		tool_report_counter(st->r, st->count, clock_now(CLOCK_REALTIME));
+	ferr = tool_report_finish(st->r);
 	ftn_instance_destroy(st->inst);
-	st->inst = NULL;
+	tool_report_free(st->r);
+	tool_counter_free(st->count);
 	ftn_hist_free(st->prev_hist);
 	ftn_format_free(st->fmt);
-	free(st->rows);
+	free(st->incl);
+	free(st->excl);
+	tool_str_free(&st->incl_s);
+	tool_str_free(&st->excl_s);
+	tool_str_free(&st->filter);
+	return err ? err : ferr;
 }
 
 int main(int argc, char **argv)
@@ -824,12 +605,9 @@ int main(int argc, char **argv)
 	int err;
 
 	memset(&st, 0, sizeof(st));
-	memset(st.buckets, 0xff, sizeof(st.buckets));
-	if (opts_parse(&st.o, argc, argv))
-		return FTN_EXIT_USAGE;
+	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)
 		err = run(&st);
-	fini(&st);
-	return ftn_exit_code(err);
+	return tool_exit_code(fini(&st, err));
 }

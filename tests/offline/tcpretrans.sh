@@ -6,10 +6,11 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# interval_end and the count-mode time line are the batch's wall time
+# interval_end, the closing record and the interval stamp are wall time
 golden_normalize() {
 	sed -i -e 's/"interval_end":"[^"]*"/"interval_end":"T"/' \
-	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/HH:MM:SS/' "$1"
+	    -e 's/^{"end":"[^"]*"/{"end":"T"/' \
+	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  /HH:MM:SS  /' "$1"
 }
 
 for k in linux-6.18 linux-6.1; do

@@ -721,12 +721,14 @@ struct res_seen {
 	int n;
 };
 
-static void res_cb(void *ctx, void *item, size_t len, const struct ftn_sock *s)
+static void res_cb(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
 {
 	struct res_seen *seen = ctx;
 
 	if (seen->n < 8) {
-		snprintf(seen->items[seen->n], sizeof(seen->items[0]), "%.*s", (int)len, (char *)item);
+		snprintf(seen->items[seen->n], sizeof(seen->items[0]), "%s%s%s%s", (char *)item,
+			 ev ? ev->comm : "", ev && ev->nframes ? ev->frames[ev->nframes - 1] : "",
+			 ev && ev->pid == 77 ? "77" : "");
 		seen->inode[seen->n] = s ? s->inode : 0;
 		seen->n++;
 	}
@@ -737,6 +739,7 @@ static void test_sockres_fake(const char *tmp)
 	char root[256], path[PATH_MAX], *t61 = fixture("linux-6.1/proc_net_tcp.kptr1");
 	char *t61h = fixture("linux-6.1/proc_net_tcp.kptr0"), *moved, *p;
 	struct res_seen seen = { .n = 0 };
+	struct ftn_event ev;
 	struct ftn_addr lo;
 	struct ftn_sockres *r;
 	const struct ftn_sock *s;
@@ -763,10 +766,16 @@ static void test_sockres_fake(const char *tmp)
 	s = ftn_sockres_lookup_tuple(r, &lo, 49274, &lo, 5000);
 	ok(s && s->inode == 10889, "sockres: tuple lookup in the same snapshot");
 
-	ok(ftn_sockres_defer(r, 0xff1113cc8267aa00ULL, "first", 5) == 0 &&
-	   ftn_sockres_defer(r, 0, "second", 6) == 0 &&
-	   ftn_sockres_defer(r, 0xdead0000beef0000ULL, "third", 5) == 0,
-	   "sockres: three items deferred");
+	memset(&ev, 0, sizeof(ev));
+	ev.pid = 77;
+	ev.comm = "cm";
+	ev.nframes = 2;
+	ev.frames[0] = "f0";
+	ev.frames[1] = "f1";
+	ok(ftn_sockres_defer(r, 0xff1113cc8267aa00ULL, "first", 6, NULL) == 0 &&
+	   ftn_sockres_defer(r, 0, "second", 7, &ev) == 0 &&
+	   ftn_sockres_defer(r, 0xdead0000beef0000ULL, "third", 6, NULL) == 0,
+	   "sockres: three items deferred (one with its event)");
 	ok(ftn_sockres_pending(r) == 3, "sockres: three pending");
 	/* The socket shows up in /proc/net/tcp before the batch ends. */
 	moved = strdup(t61);
@@ -775,8 +784,8 @@ static void test_sockres_fake(const char *tmp)
 		memcpy(p, "ff1113cc8267aa00", 16);
 	put_file(path, moved ? moved : t61);
 	ok(ftn_sockres_batch_end(r, res_cb, &seen) == 3, "sockres: batch end hands back 3");
-	ok(seen.n == 3 && !strcmp(seen.items[0], "first") && !strcmp(seen.items[1], "second") &&
-	   !strcmp(seen.items[2], "third"), "sockres: items in order, bytes intact");
+	ok(seen.n == 3 && !strcmp(seen.items[0], "first") && !strcmp(seen.items[1], "secondcmf177") &&
+	   !strcmp(seen.items[2], "third"), "sockres: items in order, bytes and event copy intact");
 	ok(seen.inode[0] == 123, "sockres: waiting pointer resolved by the batch-end snapshot");
 	ok(seen.inode[1] == 0 && seen.inode[2] == 0,
 	   "sockres: order-only item and a gone socket come back unresolved");

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * common.h - the tools module: tool policy shared by every bin/ tool.
+ *
+ * libftnet (ftnet.h) talks to the kernel; this module decides how a tool
+ * behaves: options, exit codes, start-up and signals, one report path for
+ * text, JSON and Prometheus, the keyed interval counter, the generic event
+ * printer and the probe/tracepoint spec parsers. Sources: tools/common/ (*.c),
+ * built into build/libftntools.a and linked into every tool. A tool
+ * includes "ftnet.h", "common.h" and libc headers only.
+ *
+ * Conventions as in the library: 0 / -errno returns, NULL + errno for
+ * pointers, _new/_free for memory, every _free accepts NULL. Prefix tool_.
+ * The user-visible contract (options, JSON schema, exit codes, metric
+ * names) is documented in man/ftnet.7; keep the two in step.
+ *
+ * A tool is a state struct and phases:
+ *   main: tool_opts_parse -> init (tool_tracefs, checks, tool_instance,
+ *   events) -> run (tool_report_start, ftn_consume*, callbacks feed the
+ *   report) -> fini (tool_report_finish, ftn_instance_destroy) ->
+ *   return tool_exit_code(err).
+ */
+#ifndef FTNET_TOOLS_COMMON_H
+#define FTNET_TOOLS_COMMON_H
+
+#include "ftnet.h"
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------ */
+/* Exit codes                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Documented exit codes of every ftnet tool (man/ftnet.7). */
+enum tool_exit {
+	TOOL_EXIT_OK = 0,         /* ran and ended normally (also on a signal) */
+	TOOL_EXIT_FAILURE = 1,    /* runtime failure */
+	TOOL_EXIT_USAGE = 2,      /* bad usage, or unsupported on this kernel */
+	TOOL_EXIT_PERM = 3,       /* not permitted (needs root) */
+};
+
+/* Map 0 / -errno to an exit code: EPERM/EACCES -> PERM; EINVAL, ENOTSUP,
+ * EOPNOTSUPP, ENODEV -> USAGE (the user asked for something this kernel
+ * or command line cannot give); other errors -> FAILURE. */
+int tool_exit_code(int err);
+
+/* ------------------------------------------------------------------ */
+/* Messages and start-up                                              */
+/* ------------------------------------------------------------------ */
+
+/* Program name for every message (also the library's log prefix) and the
+ * library's verbosity (-v). Call first. */
+void tool_init(const char *tool, int verbose);
+const char *tool_name(void);
+
+/* One line on stderr: "PROG: MSG" (printf format, no newline needed).
+ * Returns err, so that `return tool_fail(err, "...")` reads well. */
+int tool_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line for a failed kernel operation: "PROG: MSG: STRERROR[: KERNEL]"
+ * where KERNEL is ftn_error_last() (the kernel's error_log text) when it
+ * has one. Returns err (-errno). */
+int tool_kfail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Info line on stderr when -v was given: "PROG: MSG". */
+void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Find (or mount) tracefs. On failure one line ("PROG: cannot use
+ * tracefs: Permission denied (run as root)") and -errno. */
+int tool_tracefs(void);
+/*
+ * The run's instance, after what every run does first:
+ *  - handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE that call
+ *    ftn_stop(sig) (no SA_RESTART: a blocked poll returns at once); the
+ *    consumer then returns and the tool's normal teardown runs;
+ *  - atexit(ftn_cleanup), so that an exit() anywhere still tears down;
+ *  - ftn_reap_stale(): instances and probe groups of dead runs go.
+ * Then ftn_instance_create(tool). On failure one line and NULL + errno.
+ */
+struct ftn_instance *tool_instance(const char *tool);
+
+/* Wall clock now, ns since the epoch (CLOCK_REALTIME). */
+int64_t tool_now_wall(void);
+/* ISO-8601 UTC with microseconds: 2026-11-21T10:00:00.123456Z; returns buf
+ * (size >= 32). */
+const char *tool_time_iso(int64_t wall_ns, char *buf, size_t size);
+/* HH:MM:SS local time (perf-tools' TIME column); returns buf (size >= 16). */
+const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Options                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Largest -d / -i accepted: 10^7 s (about 115 days). Any accepted value,
+ * in ns or ms, fits every timeout type the library uses. Smallest: 1 ms. */
+#define TOOL_SECS_MAX 10000000.0
+#define TOOL_SECS_MIN 0.001
+
+/* "2.5" -> 2.5 s, TOOL_SECS_MIN <= v <= TOOL_SECS_MAX: 0 or -EINVAL
+ * (-ERANGE when a number but out of range). */
+int tool_parse_secs(const char *s, double *out);
+/* A PID > 0 (at most 2^30 - 1): 0 or -EINVAL. */
+int tool_parse_pid(const char *s, pid_t *out);
+/* An unsigned integer lo <= v <= hi (decimal, or 0x hex): 0 or -EINVAL. */
+int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi,
+		    unsigned long *out);
+
+/* Common options a tool takes (tool_desc.common). */
+enum tool_opt_flags {
+	TOOL_OPT_DURATION = 1 << 0,     /* -d SECS */
+	TOOL_OPT_INTERVAL = 1 << 1,     /* -i SECS */
+	TOOL_OPT_NOHEADER = 1 << 2,     /* -H */
+	TOOL_OPT_VERBOSE  = 1 << 3,     /* -v (kprobe/tpoint use -v for
+					   "view the format" instead) */
+	TOOL_OPT_JSON     = 1 << 4,     /* --json */
+	TOOL_OPT_PROM     = 1 << 5,     /* --prom FILE */
+	TOOL_OPT_TOP      = 1 << 6,     /* --top N (tools with ranked rows) */
+	TOOL_OPT_COMMON   = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER |
+			    TOOL_OPT_VERBOSE | TOOL_OPT_JSON | TOOL_OPT_PROM,
+};
+
+/* The common options' values after tool_opts_parse. */
+struct tool_opts {
+	double duration;        /* -d, 0 = until a signal */
+	double interval;        /* -i, default 1 (also the batch period) */
+	int interval_set;       /* -i was given */
+	int no_header;          /* -H */
+	int verbose;            /* -v, counted */
+	int json;               /* --json */
+	const char *prom;       /* --prom FILE, NULL when not given */
+	unsigned int top;       /* --top N, 0 = every row */
+};
+
+/* What a tool tells the parser and the usage text about itself. */
+struct tool_desc {
+	const char *name;       /* "tcpdrop" */
+	/* usage lines after "usage: " (several lines: "\n       " between) */
+	const char *synopsis;
+	const char *about;      /* paragraph after the usage lines */
+	/* the tool's own options, one "  -x ARG      what\n" line each;
+	 * tool_usage adds the common ones the tool takes in a block of
+	 * their own, worded the same in every tool */
+	const char *options;
+	const char *examples;   /* "  tcpdrop -d 10    what\n" lines */
+	unsigned int common;    /* enum tool_opt_flags the tool takes */
+	/* the tool's getopt letters ("b:C:eP:r:sx:"); a leading '+' stops at
+	 * the first operand (so a filter operand may start with '-') */
+	const char *shortopts;
+	/* the tool's long options (NULL-terminated, may be NULL); their val
+	 * must not be a common letter nor 0x100..0x1ff (common long options) */
+	const struct option *longopts;
+	/* one tool option c with its argument (NULL when none): 0, or say why
+	 * in one line (tool_fail) and return -EINVAL */
+	int (*opt)(void *ctx, int c, const char *arg);
+	int min_args, max_args; /* operands allowed after the options */
+};
+
+/*
+ * Parse argv once for the common and the tool's options. Sets *o (defaults
+ * first: interval 1), calls d->opt for the tool's letters. -h/--help: usage
+ * to stdout, exit 0. Misuse (unknown option, bad value, wrong operand
+ * count): one line and the usage to stderr, exit 2 - this never returns
+ * on misuse, so a tool has nothing to unwind. Returns the index of the
+ * first operand in argv.
+ */
+int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
+		    int argc, char **argv);
+/* The usage text: synopsis, about, the tool's options, the common options
+ * it takes, the exit status line, the man page pointer, EXAMPLES. */
+void tool_usage(const struct tool_desc *d, FILE *f);
+/* Misuse found after parsing (a missing or extra operand): one line and
+ * the usage on stderr, exit 2. */
+void tool_usage_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/* ------------------------------------------------------------------ */
+/* Growable string (filters, trigger text: never cut, never truncated) */
+/* ------------------------------------------------------------------ */
+
+struct tool_str {
+	char *s;                /* NUL-terminated; NULL until the first add */
+	size_t len, cap;
+	int err;                /* first error (-ENOMEM), sticky */
+};
+/* Append formatted text; on failure sets s->err, keeps what was there. */
+void tool_str_addf(struct tool_str *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The text ("" when empty) or NULL when an append failed. */
+const char *tool_str_get(const struct tool_str *s);
+void tool_str_free(struct tool_str *s);
+
+/* ------------------------------------------------------------------ */
+/* JSON writer                                                        */
+/* ------------------------------------------------------------------ */
+
+/* One object per line. Strings are escaped (", \, control characters;
+ * bytes that are not UTF-8 as \u00XX, so every line is valid JSON);
+ * numbers that are not finite are written as null. Nothing is flushed:
+ * the report flushes once per batch. */
+#define TOOL_JSON_DEPTH 8
+struct tool_json {
+	FILE *f;
+	int depth;                      /* open objects/arrays */
+	unsigned char first[TOOL_JSON_DEPTH];
+};
+void tool_json_begin(struct tool_json *j, FILE *f);        /* "{" */
+void tool_json_key(struct tool_json *j, const char *key);  /* ,"key": */
+void tool_json_str(struct tool_json *j, const char *key, const char *val); /* NULL -> null */
+void tool_json_int(struct tool_json *j, const char *key, long long val);
+void tool_json_uint(struct tool_json *j, const char *key, unsigned long long val);
+void tool_json_num(struct tool_json *j, const char *key, double val, int decimals);
+void tool_json_null(struct tool_json *j, const char *key);
+void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, int n);
+void tool_json_obj_begin(struct tool_json *j, const char *key);  /* "key":{ */
+void tool_json_obj_end(struct tool_json *j);                     /* } */
+void tool_json_end(struct tool_json *j);                         /* "}\n" */
+/* s as a JSON string literal, with quotes (NULL as ""). */
+void tool_json_escape(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------ */
+/* Keyed interval counter                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A hash table keyed by bytes (a struct of numbers, or strings joined with
+ * NULs) whose rows hold a count n and a second value n2 (segments, bytes;
+ * 0 when unused) for the current interval, and cumulative totals since
+ * the start (for --prom and closing totals). Each row carries up to
+ * TOOL_COUNTER_MAX_LABELS strings the tool renders once, when the key is
+ * new ("__udp4_lib_rcv+0x4bc", "NO_SOCKET"): text, JSON and Prometheus
+ * all print those. tcpdrop and tcpretrans -c use it; "top" tools will.
+ */
+#define TOOL_COUNTER_MAX_LABELS 6
+struct tool_counter_row {
+	const void *key;                /* owned by the counter */
+	size_t keylen;
+	uint64_t n, n2;                 /* this interval */
+	uint64_t total, total2;         /* since the start */
+	const char *label[TOOL_COUNTER_MAX_LABELS]; /* NULL: "-" / null */
+};
+struct tool_counter;
+/* keep_rows: keep rows whose interval count is 0 (cumulative totals for
+ * --prom); otherwise tool_counter_reset forgets them (memory stays bounded
+ * by one interval's keys). NULL + errno. */
+struct tool_counter *tool_counter_new(int nlabels, int keep_rows);
+void tool_counter_free(struct tool_counter *c);
+/* Add n and n2 to the row of key (created with zero counts and NULL labels
+ * when new: *is_new is then 1 and the caller sets the labels). The row
+ * pointer is valid until the next add or reset. NULL + ENOMEM: the caller
+ * reports it (tool_report_uncounted), never drops the event silently. */
+struct tool_counter_row *tool_counter_add(struct tool_counter *c, const void *key,
+					  size_t keylen, uint64_t n, uint64_t n2,
+					  int *is_new);
+/* Copy text into label i of row (NULL: no value, printed "-" / null).
+ * 0 or -ENOMEM (the label stays NULL). */
+int tool_counter_set_label(struct tool_counter *c, struct tool_counter_row *row,
+			   int i, const char *text);
+/*
+ * Rows sorted for printing into *rows (an array the counter owns, valid
+ * until the next add or reset): by_total 0 = rows with n > 0 in this
+ * interval, by n descending; 1 = every row by total descending; ties by
+ * labels, then key bytes, so output is deterministic. At most top rows
+ * (0 = all); what the cut leaves out is summed into rest (rest[0] = n or
+ * total, rest[1] = n2 or total2; rest may be NULL). Returns the row count,
+ * or -ENOMEM.
+ */
+long tool_counter_sorted(struct tool_counter *c, int by_total, size_t top,
+			 struct tool_counter_row ***rows, uint64_t rest[2]);
+/* Sums of the interval (which = 0: n, 1: n2) and of the run. */
+uint64_t tool_counter_sum(const struct tool_counter *c, int which);
+uint64_t tool_counter_total(const struct tool_counter *c, int which);
+size_t tool_counter_count(const struct tool_counter *c);   /* rows held */
+/* End of an interval: interval values to 0 (rows forgotten unless
+ * keep_rows). */
+void tool_counter_reset(struct tool_counter *c);
+
+/* ------------------------------------------------------------------ */
+/* Prometheus text exposition (--prom FILE)                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * For node_exporter's textfile collector: the whole file is written to
+ * FILE.tmp and renamed over FILE, so a reader never sees it partial.
+ * Contents (man/ftnet.7): every registered counter as
+ *   # HELP NAME TEXT / # TYPE NAME counter / NAME{label="v",...} TOTAL
+ * with cumulative totals of the run (never per interval), the top rows by
+ * total (cap per counter, rest summed into one row whose labels are all
+ * "other"), label values escaped (\\ \" \n); then
+ *   ftnet_lost_events_total{tool="T",cause="ring_buffer"|"not_counted"} N
+ *   ftnet_run_info{tool="T",version="V"} 1
+ */
+struct tool_prom;
+struct tool_prom *tool_prom_new(const char *path, const char *tool);
+void tool_prom_free(struct tool_prom *p);
+/* Export a counter: name must end in _total and follow the project's
+ * naming, ftnet_<TOOL>_<WHAT>_total (ftnet_tcpdrop_drops_total,
+ * ftnet_tcpretrans_retransmits_total, ftnet_tcpretrans_segments_total); label_names[i] names label i
+ * of the counter's rows; which = 0 exports total, 1 total2; top caps the
+ * rows (0 = all). The counter must outlive p. 0 or -EINVAL / -ENOMEM. */
+int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
+		      struct tool_counter *c, int which,
+		      const char *const *label_names, size_t top);
+/* Events lost so far (cumulative): in ring buffers, and not counted
+ * (a full hist table, an allocation failure). */
+void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted);
+/* Write the exposition to f (tests), or to the file atomically. 0 or -errno. */
+int tool_prom_print(struct tool_prom *p, FILE *f);
+int tool_prom_write(struct tool_prom *p);
+/* A label value as Prometheus wants it between the quotes. */
+void tool_prom_escape(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------ */
+/* Report: one print path for text, JSON and Prometheus               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Columns are declared once. One call per field prints it as text (padded
+ * to width, like printf: negative = left-aligned, 0 = no padding) or as a
+ * JSON member (key: value), whichever the run asked for - as iproute2's
+ * print_*(PRINT_ANY, ...). A column without name is JSON-only; without
+ * key it is text-only. Fields are printed in call order: call them in
+ * the declared order so that text lines up under the header.
+ */
+enum tool_col_type {
+	TOOL_COL_STR,           /* tool_report_str; NULL: "-" / null */
+	TOOL_COL_INT,           /* tool_report_int */
+	TOOL_COL_UINT,          /* tool_report_uint */
+	TOOL_COL_NUM,           /* tool_report_num: double, prec decimals */
+	TOOL_COL_TIME,          /* tool_report_time: wall ns; text HH:MM:SS,
+				   JSON ISO-8601 */
+};
+struct tool_col {
+	const char *name;       /* header text "COUNT"; NULL = JSON only */
+	const char *key;        /* JSON key "count"; NULL = text only */
+	int width;              /* printf width: -16 left, 8 right, 0 none */
+	enum tool_col_type type;
+	int prec;               /* decimals of TOOL_COL_NUM */
+	/* what tool_report_counter prints here: TOOL_SRC_LABEL(i) label i
+	 * of the row, TOOL_SRC_N its count, TOOL_SRC_N2 its second value;
+	 * 0 = nothing (null) */
+	int src;
+};
+#define TOOL_SRC_LABEL(i) (1 + (i))
+#define TOOL_SRC_N  64
+#define TOOL_SRC_N2 65
+
+/* The head every event object starts with (JSON: "time","ts","cpu","pid",
+ * "comm"; text: TIME CPU PID COMM). Put it first in an event table and
+ * fill it with tool_report_head. */
+#define TOOL_COLS_HEAD \
+	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 }, \
+	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 }, \
+	{ "CPU", "cpu", -3, TOOL_COL_INT, 0, 0 }, \
+	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 }, \
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 }
+#define TOOL_NCOLS_HEAD 5
+
+struct tool_report_cfg {
+	const char *tool;       /* "tcpdrop": messages, prom labels */
+	const char *unit;       /* what is counted, plural: "drops" */
+	const struct tool_col *cols;    /* event (or the only) table */
+	int ncols;
+	/* interval rows (tool_report_row(r, TOOL_ROW_INTERVAL)) use these
+	 * columns when set, else cols */
+	const struct tool_col *icols;
+	int nicols;
+	/* text header printed instead of the column names (kprobe/tpoint:
+	 * ftrace's own); NULL = from the columns */
+	const char *header;
+	const char *stack_indent;       /* text stack lines: INDENT"=> f";
+					   default "\t" */
+};
+
+enum tool_row_kind {
+	TOOL_ROW_EVENT,         /* one event: JSON has the TOOL_COLS_HEAD head */
+	TOOL_ROW_INTERVAL,      /* a counted row: JSON starts "interval_end" */
+};
+
+struct tool_report;
+/* A report on stdout for the options o (json, no_header, prom, top). With
+ * o->prom, the file is created at once (an unwritable path fails here,
+ * before tracing starts, with one line). NULL + errno. */
+struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
+				    const struct tool_opts *o);
+void tool_report_free(struct tool_report *r);
+int tool_report_json(const struct tool_report *r);      /* --json given */
+/* The stream rows go to (stdout), for free-form text lines (the ftrace
+ * line of kprobe/tpoint). Write, never flush: the batch end flushes. */
+FILE *tool_report_file(struct tool_report *r);
+/* Export a counter to --prom (no-op without it): see tool_prom_counter;
+ * top = --top when given, else default_top. */
+int tool_report_prom_counter(struct tool_report *r, const char *name,
+			     const char *help, struct tool_counter *c, int which,
+			     const char *const *label_names, size_t default_top);
+
+/* The banner on stderr ("Tracing packet drops (binary buffers). Ctrl-C to
+ * end." - " Ctrl-C to end." is added when o->duration is 0) and, in event
+ * mode (events != 0) the text header (not with -H or --json); the first
+ * --prom file (every counter registered by now). Marks the run as
+ * started: tool_report_finish then says "Ending tracing...". 0, or -errno
+ * when the --prom file cannot be written (said in one line). */
+int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The text header now (not with -H or --json). */
+void tool_report_header(struct tool_report *r);
+
+/* One row: begin, one call per field, end. Stacks print after the row in
+ * text ("\t=> frame" lines) and as "stack":[...] in JSON. */
+void tool_report_row(struct tool_report *r, enum tool_row_kind kind);
+void tool_report_head(struct tool_report *r, const struct ftn_instance *inst,
+		      const struct ftn_event *ev);      /* the 5 head columns */
+void tool_report_str(struct tool_report *r, int col, const char *val);
+void tool_report_int(struct tool_report *r, int col, long long val);
+void tool_report_uint(struct tool_report *r, int col, unsigned long long val);
+void tool_report_num(struct tool_report *r, int col, double val);
+void tool_report_time(struct tool_report *r, int col, int64_t wall_ns);
+void tool_report_null(struct tool_report *r, int col);  /* "-" / null */
+void tool_report_stack(struct tool_report *r, const char *const *frames, int n);
+void tool_report_row_end(struct tool_report *r);
+
+/*
+ * An interval: tool_report_interval_begin stamps it (text: a line
+ * "HH:MM:SS  TOTAL UNIT, LOST lost" then the column header when there are
+ * rows, unless -H; JSON: nothing yet), rows follow (TOOL_ROW_INTERVAL,
+ * JSON {"interval_end":ISO,...}), tool_report_interval_end closes it (JSON
+ * {"interval_end":ISO,"total":N,"lost":L}), flushes, and rewrites --prom.
+ * total is what the interval counted (added to the run's total); lost is
+ * what tool_report_lost/_uncounted saw since the previous interval.
+ */
+void tool_report_interval_begin(struct tool_report *r, int64_t now_wall,
+				uint64_t total, int has_rows);
+void tool_report_interval_end(struct tool_report *r);
+/* Print a counter's interval, wrapped in interval_begin/end: its rows with
+ * a count this interval, most first, at most --top of them (then one row
+ * whose labels are all "other" sums the rest), each row's fields taken
+ * from the row as cfg->icols' src say. total = the counter's interval sum
+ * (n). Then resets the counter for the next interval. */
+void tool_report_counter(struct tool_report *r, struct tool_counter *c,
+			 int64_t now_wall);
+
+/* Events count seen in event mode (rows add 1 each by themselves) - for
+ * the closing summary when a tool counts without printing rows. */
+void tool_report_add_events(struct tool_report *r, uint64_t n);
+/* Events lost in a CPU's ring buffer: stderr "PROG: lost N events on CPU
+ * C (ring buffer full)", JSON {"lost":N,"cpu":C}; counted for the interval
+ * totals, the summary and ftnet_lost_events_total{cause="ring_buffer"}. */
+void tool_report_lost(struct tool_report *r, int cpu, uint64_t n);
+/* Events seen but not counted (why = "hist table full", "out of memory"):
+ * stderr "PROG: WHY: N UNIT not counted", JSON
+ * {"lost":N,"cause":"WHY"}; cause="not_counted" in --prom. */
+void tool_report_uncounted(struct tool_report *r, uint64_t n, const char *why);
+/* End of a consumer batch in event mode: flush stdout once, rewrite --prom
+ * when given. Returns 0 (usable as the batch callback's return). */
+int tool_report_batch(struct tool_report *r, int64_t now_wall);
+/*
+ * End of the run: rewrite --prom a last time, JSON closing record
+ * {"end":ISO,"events":N,"lost":L}, and on stderr "Ending tracing..." (when
+ * started) and "PROG: L events lost in total" when any were. Returns 0, or
+ * -errno when stdout or the --prom file could not be written (said in one
+ * line) - a tool returns it when it has no error of its own.
+ */
+int tool_report_finish(struct tool_report *r);
+uint64_t tool_report_events(const struct tool_report *r);  /* run total */
+uint64_t tool_report_lost_total(const struct tool_report *r);
+
+/* ------------------------------------------------------------------ */
+/* Generic tracers (kprobe, tpoint): specs, filters, the event printer */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A perf-tools style kprobe definition split into its parts:
+ *   "p:NAME FUNC [ARGS]"   entry probe named NAME
+ *   "p:FUNC [ARGS]"        no name: the event is named after FUNC
+ *                          ("mod:f.isra.0+0x10" -> "f_isra_0_0x10")
+ *   "p FUNC [ARGS]"        same
+ *   "r:..."                return probe
+ * A word after FUNC that holds '=' or starts with one of $ % @ + - \ is a
+ * fetch arg. GROUP/ and r<MAXACTIVE> are refused: probes live in the run's
+ * private group. -EINVAL with out->error (static text) saying why.
+ */
+struct tool_kprobe_spec {
+	int is_return;
+	char event[128];        /* event name, a C identifier */
+	char func[256];         /* probed location: SYM[+OFF], MOD:SYM, address */
+	char def[4096];         /* "FUNC ARGS" for ftn_kprobe_create */
+	const char *error;
+};
+int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out);
+/* "sys:event" or "sys/event" -> sys, event. -EINVAL, -ENAMETOOLONG. */
+int tool_tpoint_spec_parse(const char *text, char *sys, size_t syssize,
+			   char *event, size_t evsize);
+/* "(FILTER) && common_pid == PID", or either part alone, "" when both are
+ * absent (pid <= 0, filter NULL/""), appended to out (grows, never cut).
+ * 0 or -ENOMEM. */
+int tool_filter_join_pid(const char *filter, int pid, struct tool_str *out);
+
+/*
+ * One print path for any event (kprobe, tpoint).
+ * Text: the ftrace line rebuilt from the parsed event,
+ *   TASK-PID [(TGID)] [CPU] FLAGS SECS.USECS: EVENT: [(PROBE HEAD)] k=v ...
+ * then " => frame" per stack frame.
+ * JSON: the event head ("time","ts","cpu","pid","comm") then
+ *   "event":S,"func":probed function or null,["caller":S for return
+ *   probes,]"fields":{"name":"value",...}[,"stack":[...]]
+ * Field values are strings exactly as the kernel printed them. "stack" is
+ * present with TOOL_PRINT_STACK (or when the event has frames).
+ */
+enum tool_print_flags {
+	TOOL_PRINT_STACK = 1 << 0,
+};
+void tool_event_print(struct tool_report *r, const struct ftn_instance *inst,
+		      const struct ftn_event *ev, int flags);
+/* ftrace's header ("#           TASK-PID     CPU#  ...") for cfg->header. */
+extern const char tool_ftrace_header[];
+
+/*
+ * What kprobe and tpoint share after they know their event: the options
+ * -p PID and -s, the in-kernel filter (user filter + PID), the stack
+ * trigger, enabling, the banner and header, ftn_consume with the event
+ * printer, losses and the summary. -v (view) prints the event's format
+ * and returns without tracing.
+ */
+struct tool_tracer {
+	struct tool_opts o;     /* common options (-d, -i, -H, --json, --prom) */
+	int pid;                /* -p, 0 = any */
+	int stacks;             /* -s */
+	int view;               /* -v: print the format, do not trace */
+	const char *filter;     /* FILTER operand, NULL when none */
+	const char *what;       /* banner word before the name: "kprobe",
+				   "kretprobe"; NULL for none */
+	const char *name;       /* banner and --prom label ("tcp:tcp_probe",
+				   "rt"); the events printed are those whose
+				   ev->name is the event given to run */
+};
+/* -p PID, -s, -v of a tracer (for tool_desc.opt): 0, -EINVAL after one
+ * line, or 1 when c is not a tracer option. The tracer's --prom counter is
+ * ftnet_<TOOL>_events_total{event="NAME"}. */
+int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg);
+/* Help lines of -p, -s, -v (view), for tool_desc.options. */
+#define TOOL_TRACER_OPTIONS \
+	"  -p PID      only events of task PID (in-kernel filter on common_pid)\n" \
+	"  -s          kernel stack of each event\n"
+/* Trace sys/event of inst (the event exists): filter, trigger, enable,
+ * consume until -d, a signal or an error, print every event. With view,
+ * print events/SYS/EVENT/format instead. 0 or -errno (said in one line;
+ * a filter the kernel refuses is -EINVAL: the user's input). */
+int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
+		    const char *sys, const char *event);
+
+#endif /* FTNET_TOOLS_COMMON_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/* json.c - a small JSON object writer: one object per line, nested
+ * objects and string arrays, every line valid JSON whatever the kernel
+ * printed (control characters and bytes that are not UTF-8 escaped). */
+#include "common.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Length of a valid UTF-8 sequence at p (1..4), 0 when not valid. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+	unsigned int cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void tool_json_escape(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	putc('"', f);
+	while (*p) {
+		int n;
+
+		switch (*p) {
+		case '"': fputs("\\\"", f); p++; continue;
+		case '\\': fputs("\\\\", f); p++; continue;
+		case '\n': fputs("\\n", f); p++; continue;
+		case '\t': fputs("\\t", f); p++; continue;
+		case '\r': fputs("\\r", f); p++; continue;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+			continue;
+		}
+		n = utf8_len(p);
+		if (!n) {
+			/* a stray byte (a comm or a string field need not be
+			 * UTF-8): kept as its Latin-1 code point */
+			fprintf(f, "\\u%04x", *p++);
+			continue;
+		}
+		fwrite(p, 1, (size_t)n, f);
+		p += n;
+	}
+	putc('"', f);
+}
+
+void tool_json_begin(struct tool_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->first[0] = 1;
+	putc('{', f);
+}
+
+void tool_json_key(struct tool_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		putc(',', j->f);
+	j->first[j->depth] = 0;
+	tool_json_escape(j->f, key);
+	putc(':', j->f);
+}
+
+void tool_json_str(struct tool_json *j, const char *key, const char *val)
+{
+	tool_json_key(j, key);
+	if (val)
+		tool_json_escape(j->f, val);
+	else
+		fputs("null", j->f);
+}
+
+void tool_json_int(struct tool_json *j, const char *key, long long val)
+{
+	tool_json_key(j, key);
+	fprintf(j->f, "%lld", val);
+}
+
+void tool_json_uint(struct tool_json *j, const char *key, unsigned long long val)
+{
+	tool_json_key(j, key);
+	fprintf(j->f, "%llu", val);
+}
+
+void tool_json_num(struct tool_json *j, const char *key, double val, int decimals)
+{
+	tool_json_key(j, key);
+	if (isfinite(val))
+		fprintf(j->f, "%.*f", decimals, val);
+	else
+		fputs("null", j->f);
+}
+
+void tool_json_null(struct tool_json *j, const char *key)
+{
+	tool_json_key(j, key);
+	fputs("null", j->f);
+}
+
+void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, int n)
+{
+	tool_json_key(j, key);
+	putc('[', j->f);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putc(',', j->f);
+		tool_json_escape(j->f, v[i]);
+	}
+	putc(']', j->f);
+}
+
+void tool_json_obj_begin(struct tool_json *j, const char *key)
+{
+	tool_json_key(j, key);
+	putc('{', j->f);
+	if (j->depth + 1 < TOOL_JSON_DEPTH)
+		j->depth++;
+	j->first[j->depth] = 1;
+}
+
+void tool_json_obj_end(struct tool_json *j)
+{
+	putc('}', j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+void tool_json_end(struct tool_json *j)
+{
+	while (j->depth > 0)
+		tool_json_obj_end(j);
+	fputs("}\n", j->f);
+}

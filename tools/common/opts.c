@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opts.c - the command line of every tool: common options parsed once
+ * (-d -i -H -v --json --prom --top -h), the tool's own through a
+ * callback, one usage text with one footer.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* long-only common options: values no tool letter can take */
+enum { OPT_JSON = 0x100, OPT_PROM, OPT_TOP };
+
+static const struct {
+	unsigned int flag;
+	const char *help;
+} common_help[] = {
+	{ TOOL_OPT_DURATION, "  -d SECS     trace for SECS seconds, then exit 0 (0.001 to 10000000)\n" },
+	{ 0,                 "  -h          this help\n" },
+	{ TOOL_OPT_NOHEADER, "  -H          no column headers\n" },
+	{ TOOL_OPT_INTERVAL, "  -i SECS     report interval (default 1): output and --prom each SECS\n" },
+	{ TOOL_OPT_VERBOSE,  "  -v          say on stderr how events are read and why\n" },
+	{ TOOL_OPT_JSON,     "  --json      one JSON object per line (schema in ftnet(7))\n" },
+	{ TOOL_OPT_PROM,     "  --prom FILE Prometheus counters in FILE (textfile collector), rewritten\n"
+			     "              atomically each interval and at exit\n" },
+	{ TOOL_OPT_TOP,      "  --top N     at most N rows per interval and N series per --prom counter;\n"
+			     "              the rest is summed into one row labelled \"other\"\n" },
+};
+
+static const struct tool_desc *cur_desc;
+
+void tool_usage(const struct tool_desc *d, FILE *f)
+{
+	fprintf(f, "usage: %s\n", d->synopsis);
+	if (d->about)
+		fprintf(f, "\n%s", d->about);
+	fputs("\n", f);
+	if (d->options)
+		fputs(d->options, f);
+	for (size_t i = 0; i < sizeof(common_help) / sizeof(common_help[0]); i++)
+		if (!common_help[i].flag || (d->common & common_help[i].flag))
+			fputs(common_help[i].help, f);
+	fputs("\nExit status: 0 ok, 1 runtime failure, 2 usage or unsupported on this\n"
+	      "kernel, 3 not permitted (not root). Options, JSON schema and metrics:\n", f);
+	fprintf(f, "ftnet(7); this tool: %s(8).\n", d->name);
+	if (d->examples)
+		fprintf(f, "\nEXAMPLES\n%s", d->examples);
+}
+
+/* A bad option value: one line, exit 2 (the usage would hide it). */
+static void value_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void value_fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", tool_name(), msg);
+	exit(TOOL_EXIT_USAGE);
+}
+
+void tool_usage_fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", tool_name(), msg);
+	if (cur_desc)
+		tool_usage(cur_desc, stderr);
+	exit(TOOL_EXIT_USAGE);
+}
+
+static void secs_opt(const char *arg, const char *what, double *out)
+{
+	int err = tool_parse_secs(arg, out);
+
+	if (err == -ERANGE)
+		value_fail("%s '%s' out of range (%g to %g seconds)", what, arg,
+				TOOL_SECS_MIN, TOOL_SECS_MAX);
+	if (err)
+		value_fail("invalid %s '%s' (seconds, e.g. 2.5)", what, arg);
+}
+
+int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
+		    int argc, char **argv)
+{
+	struct option lopts[64];
+	char shorts[128];
+	size_t nl = 0, ns = 0;
+	const char *tl = d->shortopts ? d->shortopts : "";
+	int c, nargs;
+
+	cur_desc = d;
+	tool_init(d->name, 0);
+	memset(o, 0, sizeof(*o));
+	o->interval = 1.0;
+
+	/* "+" (stop at the first operand) first, then ":" (missing argument
+	 * reported as ':'), the common letters, the tool's */
+	if (*tl == '+') {
+		shorts[ns++] = '+';
+		tl++;
+	}
+	shorts[ns++] = ':';
+	shorts[ns++] = 'h';
+	if (d->common & TOOL_OPT_DURATION) { shorts[ns++] = 'd'; shorts[ns++] = ':'; }
+	if (d->common & TOOL_OPT_INTERVAL) { shorts[ns++] = 'i'; shorts[ns++] = ':'; }
+	if (d->common & TOOL_OPT_NOHEADER) shorts[ns++] = 'H';
+	if (d->common & TOOL_OPT_VERBOSE) shorts[ns++] = 'v';
+	snprintf(shorts + ns, sizeof(shorts) - ns, "%s", tl);
+
+	lopts[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
+	if (d->common & TOOL_OPT_JSON)
+		lopts[nl++] = (struct option){ "json", no_argument, NULL, OPT_JSON };
+	if (d->common & TOOL_OPT_PROM)
+		lopts[nl++] = (struct option){ "prom", required_argument, NULL, OPT_PROM };
+	if (d->common & TOOL_OPT_TOP)
+		lopts[nl++] = (struct option){ "top", required_argument, NULL, OPT_TOP };
+	for (size_t i = 0; d->longopts && d->longopts[i].name && nl < 63; i++)
+		lopts[nl++] = d->longopts[i];
+	lopts[nl] = (struct option){ NULL, 0, NULL, 0 };
+
+	opterr = 0;     /* our own messages, with the tool's name */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			tool_usage(d, stdout);
+			exit(TOOL_EXIT_OK);
+		case 'd':
+			if (d->common & TOOL_OPT_DURATION) {
+				secs_opt(optarg, "duration", &o->duration);
+				continue;
+			}
+			break;
+		case 'i':
+			if (d->common & TOOL_OPT_INTERVAL) {
+				secs_opt(optarg, "interval", &o->interval);
+				o->interval_set = 1;
+				continue;
+			}
+			break;
+		case 'H':
+			if (d->common & TOOL_OPT_NOHEADER) {
+				o->no_header = 1;
+				continue;
+			}
+			break;
+		case 'v':
+			if (d->common & TOOL_OPT_VERBOSE) {
+				o->verbose++;
+				continue;
+			}
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			continue;
+		case OPT_PROM:
+			if (!*optarg)
+				value_fail("--prom needs a file name");
+			o->prom = optarg;
+			continue;
+		case OPT_TOP: {
+			unsigned long v;
+
+			if (tool_parse_uint(optarg, 1, 1000000, &v))
+				value_fail("invalid --top '%s' (a count, 1 to 1000000)", optarg);
+			o->top = (unsigned int)v;
+			continue;
+		}
+		case ':':
+			if (optopt > 0 && optopt < 0x100)
+				tool_usage_fail("option '-%c' needs a value", optopt);
+			tool_usage_fail("option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			if (optopt > 0 && optopt < 0x100)
+				tool_usage_fail("unknown option '-%c'", optopt);
+			tool_usage_fail("unknown option '%s'", argv[optind - 1]);
+		}
+		/* the tool's own option */
+		if (!d->opt || d->opt(ctx, c, optarg))
+			exit(TOOL_EXIT_USAGE);
+	}
+	tool_init(d->name, o->verbose);
+	nargs = argc - optind;
+	if (nargs < d->min_args)
+		tool_usage_fail("%s", nargs ? "too few arguments" : "missing argument");
+	if (d->max_args >= 0 && nargs > d->max_args)
+		tool_usage_fail("unexpected argument '%s'", argv[optind + d->max_args]);
+	return optind;
+}

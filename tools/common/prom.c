@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prom.c - Prometheus text exposition for node_exporter's textfile
+ * collector (--prom FILE). The file is rewritten whole: FILE.tmp is
+ * written, flushed and renamed over FILE, so a reader sees the old or the
+ * new file, never a part.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROM_MAX_COUNTERS 8
+
+struct prom_counter {
+	const char *name, *help;
+	struct tool_counter *c;
+	int which;
+	const char *const *labels;
+	size_t top;
+};
+
+struct tool_prom {
+	char *path, *tmp;
+	const char *tool;
+	struct prom_counter counters[PROM_MAX_COUNTERS];
+	int ncounters;
+	uint64_t lost_ring, lost_uncounted;
+};
+
+struct tool_prom *tool_prom_new(const char *path, const char *tool)
+{
+	struct tool_prom *p;
+
+	if (!path || !*path || !tool) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(p = calloc(1, sizeof(*p))))
+		return NULL;
+	p->tool = tool;
+	if (!(p->path = strdup(path)) || asprintf(&p->tmp, "%s.tmp", path) < 0) {
+		p->tmp = NULL;
+		tool_prom_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void tool_prom_free(struct tool_prom *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->tmp);
+	free(p);
+}
+
+static int valid_name(const char *s)
+{
+	if (!s || !*s || !(((*s | 0x20) >= 'a' && (*s | 0x20) <= 'z') || *s == '_' || *s == ':'))
+		return 0;
+	for (s++; *s; s++)
+		if (!(((*s | 0x20) >= 'a' && (*s | 0x20) <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == ':'))
+			return 0;
+	return 1;
+}
+
+int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
+		      struct tool_counter *c, int which,
+		      const char *const *label_names, size_t top)
+{
+	size_t n = name ? strlen(name) : 0;
+	struct prom_counter *pc;
+
+	if (!valid_name(name) || n < 7 || strcmp(name + n - 6, "_total") || !c)
+		return -EINVAL;
+	for (size_t i = 0; label_names && label_names[i]; i++)
+		if (!valid_name(label_names[i]) || strchr(label_names[i], ':'))
+			return -EINVAL;
+	if (p->ncounters == PROM_MAX_COUNTERS)
+		return -ENOMEM;
+	pc = &p->counters[p->ncounters++];
+	pc->name = name;
+	pc->help = help ? help : name;
+	pc->c = c;
+	pc->which = which;
+	pc->labels = label_names;
+	pc->top = top;
+	return 0;
+}
+
+void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted)
+{
+	p->lost_ring = ring;
+	p->lost_uncounted = not_counted;
+}
+
+void tool_prom_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			putc(*s, f);
+	}
+}
+
+/* HELP text: backslash and newline escaped (quotes are fine there) */
+static void help_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			putc(*s, f);
+	}
+}
+
+static void head(FILE *f, const char *name, const char *help, const char *type)
+{
+	fprintf(f, "# HELP %s ", name);
+	help_escape(f, help);
+	fprintf(f, "\n# TYPE %s %s\n", name, type);
+}
+
+/* label i of a row: "other" for the summed rest, "" when it has none
+ * (an empty label value is the same as no label to Prometheus) */
+static void sample(FILE *f, const struct prom_counter *pc,
+		   const struct tool_counter_row *row, uint64_t v)
+{
+	fputs(pc->name, f);
+	if (pc->labels && pc->labels[0]) {
+		putc('{', f);
+		for (size_t i = 0; pc->labels[i]; i++) {
+			fprintf(f, "%s%s=\"", i ? "," : "", pc->labels[i]);
+			tool_prom_escape(f, row ? row->label[i] : "other");
+			putc('"', f);
+		}
+		putc('}', f);
+	}
+	fprintf(f, " %llu\n", (unsigned long long)v);
+}
+
+int tool_prom_print(struct tool_prom *p, FILE *f)
+{
+	for (int i = 0; i < p->ncounters; i++) {
+		const struct prom_counter *pc = &p->counters[i];
+		struct tool_counter_row **rows;
+		uint64_t rest[2];
+		long n;
+
+		/* cumulative totals of the run, the top rows by total: a key
+		 * that falls out moves into "other", which never goes down */
+		n = tool_counter_sorted(pc->c, 1, pc->top, &rows, rest);
+		if (n < 0)
+			return (int)n;
+		head(f, pc->name, pc->help, "counter");
+		for (long k = 0; k < n; k++)
+			sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
+		if (pc->top && tool_counter_count(pc->c) > pc->top)
+			sample(f, pc, NULL, rest[pc->which ? 1 : 0]);
+		else if (!n && !(pc->labels && pc->labels[0]))
+			sample(f, pc, NULL, 0);
+	}
+	head(f, "ftnet_lost_events_total",
+	     "Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).",
+	     "counter");
+	fputs("ftnet_lost_events_total{tool=\"", f);
+	tool_prom_escape(f, p->tool);
+	fprintf(f, "\",cause=\"ring_buffer\"} %llu\n", (unsigned long long)p->lost_ring);
+	fputs("ftnet_lost_events_total{tool=\"", f);
+	tool_prom_escape(f, p->tool);
+	fprintf(f, "\",cause=\"not_counted\"} %llu\n", (unsigned long long)p->lost_uncounted);
+	head(f, "ftnet_run_info", "An ftnet tool is running (always 1), with its version.", "gauge");
+	fputs("ftnet_run_info{tool=\"", f);
+	tool_prom_escape(f, p->tool);
+	fputs("\",version=\"", f);
+	tool_prom_escape(f, FTNET_VERSION);
+	fputs("\"} 1\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int tool_prom_write(struct tool_prom *p)
+{
+	FILE *f = fopen(p->tmp, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = tool_prom_print(p, f);
+	/* rename() replaces the file atomically for readers. No fsync: a
+	 * crash loses at most one interval, and the collector reads again */
+	if (fflush(f) != 0 && !err)
+		err = -errno;
+	if (fclose(f) != 0 && !err)
+		err = -errno;
+	if (!err && rename(p->tmp, p->path) != 0)
+		err = -errno;
+	if (err)
+		unlink(p->tmp);
+	return err;
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracer.c - the part of kprobe and tpoint that is the same once they
+ * know their event: in-kernel filter with a PID, stack trigger, enable,
+ * consume, print every event through the report.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg)
+{
+	pid_t pid;
+
+	switch (c) {
+	case 'p':
+		if (tool_parse_pid(arg, &pid))
+			return tool_fail(-EINVAL, "invalid PID '%s'", arg);
+		t->pid = (int)pid;
+		return 0;
+	case 's':
+		t->stacks = 1;
+		return 0;
+	case 'v':
+		t->view = 1;
+		return 0;
+	}
+	return 1;
+}
+
+struct run {
+	struct tool_tracer *t;
+	struct ftn_instance *inst;
+	struct tool_report *r;
+	struct tool_counter *count;     /* --prom: events by name */
+	const char *event;
+	int flags;
+};
+
+static int on_event(void *ctx, const struct ftn_event *ev)
+{
+	struct run *run = ctx;
+
+	/* only our event is enabled in the instance; the check costs
+	 * nothing and keeps a shared or fake trace_pipe honest */
+	if (strcmp(ev->name, run->event))
+		return 0;
+	if (run->count) {
+		int is_new;
+		struct tool_counter_row *row = tool_counter_add(run->count, "", 0, 1, 0, &is_new);
+
+		if (!row)
+			tool_report_uncounted(run->r, 1, "out of memory");
+		else if (is_new)
+			tool_counter_set_label(run->count, row, 0, run->t->name);
+	}
+	tool_event_print(run->r, run->inst, ev, run->flags);
+	return 0;
+}
+
+static void on_lost(void *ctx, int cpu, uint64_t n)
+{
+	struct run *run = ctx;
+
+	tool_report_lost(run->r, cpu, n);
+}
+
+static int on_batch(void *ctx, int64_t now_wall)
+{
+	struct run *run = ctx;
+
+	return tool_report_batch(run->r, now_wall);
+}
+
+static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
+		 const char *event, const char *filter)
+{
+	static const char *const labels[] = { "event", NULL };
+	struct tool_tracer *t = run->t;
+	struct ftn_consumer_opts co = {
+		.period_s = t->o.interval,
+		.duration_s = t->o.duration,
+		.want_stacks = t->stacks,
+	};
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct tool_report_cfg cfg = {
+		.tool = tool_name(),
+		.unit = "events",
+		.cols = (const struct tool_col[]){ TOOL_COLS_HEAD },
+		.ncols = TOOL_NCOLS_HEAD,
+		.header = tool_ftrace_header,
+		.stack_indent = " ",
+	};
+	char metric[128];
+	int err;
+
+	if (filter[0] && (err = ftn_event_set_filter(inst, sys, event, filter))) {
+		tool_kfail(err, "cannot set the filter on %s", t->name);
+		/* the kernel refused the filter: that is the user's input */
+		return err == -EINVAL || err == -ENOENT ? -EINVAL : err;
+	}
+	if (t->stacks && (err = ftn_event_add_trigger(inst, sys, event, "stacktrace")))
+		return tool_kfail(err, "cannot add a stacktrace trigger to %s", t->name);
+	if ((err = ftn_event_enable(inst, sys, event)))
+		return tool_kfail(err, "cannot enable %s", t->name);
+
+	if (!(run->r = tool_report_new(&cfg, &t->o)))
+		return -errno;
+	if (t->o.prom) {
+		snprintf(metric, sizeof(metric), "ftnet_%s_events_total", tool_name());
+		if (!(run->count = tool_counter_new(1, 1)))
+			return -errno;
+		err = tool_report_prom_counter(run->r, metric, "Events traced, by event.",
+					       run->count, 0, labels, 0);
+		if (err)
+			return err;
+	}
+	err = tool_report_start(run->r, 1, "Tracing %s%s%s%s%s.", t->what ? t->what : "",
+				t->what ? " " : "", t->name, filter[0] ? " if " : "", filter);
+	if (err)
+		return err;
+	err = ftn_consume(inst, &co, &ops, run);
+	if (err)
+		tool_fail(err, "cannot read events: %s", strerror(-err));
+	return err;
+}
+
+int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
+		    const char *sys, const char *event)
+{
+	struct run run = {
+		.t = t, .inst = inst, .event = event,
+		.flags = t->stacks ? TOOL_PRINT_STACK : 0,
+	};
+	struct tool_str filter = { 0 };
+	int err, ferr;
+
+	if (t->view) {
+		err = ftn_event_format_print(stdout, sys, event);
+		if (err)
+			tool_fail(err, "cannot read the format of %s: %s", t->name, strerror(-err));
+		return err;
+	}
+	if ((err = tool_filter_join_pid(t->filter, t->pid, &filter)))
+		return tool_fail(err, "cannot build the filter: %s", strerror(-err));
+	err = trace(&run, inst, sys, event, tool_str_get(&filter));
+	ferr = tool_report_finish(run.r);
+	tool_report_free(run.r);
+	tool_counter_free(run.count);
+	tool_str_free(&filter);
+	return err ? err : ferr;
+}

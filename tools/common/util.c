@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - the tools module's small policies: exit codes, one-line
+ * messages, start-up (tracefs, signals, atexit, reaping, the instance),
+ * option values, time formatting and a growable string.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *progname = "ftnet";
+static int verbosity;
+
+int tool_exit_code(int err)
+{
+	if (err >= 0)
+		return TOOL_EXIT_OK;
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		return TOOL_EXIT_PERM;
+	case ENOTSUP:
+#if EOPNOTSUPP != ENOTSUP
+	case EOPNOTSUPP:
+#endif
+	case ENODEV:
+	case EINVAL:
+		return TOOL_EXIT_USAGE;
+	default:
+		return TOOL_EXIT_FAILURE;
+	}
+}
+
+void tool_init(const char *tool, int verbose)
+{
+	progname = tool ? tool : "ftnet";
+	verbosity = verbose;
+	ftn_set_progname(progname);
+	ftn_set_verbose(verbose);
+}
+
+const char *tool_name(void) { return progname; }
+
+static void vsay(const char *fmt, va_list ap, const char *tail)
+{
+	char msg[1024];
+
+	/* one write of the whole line: lines of two tools sharing stderr
+	 * do not interleave */
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s%s\n", progname, msg, tail ? tail : "");
+}
+
+int tool_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(fmt, ap, NULL);
+	va_end(ap);
+	return err;
+}
+
+int tool_kfail(int err, const char *fmt, ...)
+{
+	char tail[768];
+	const char *klog = ftn_error_last();
+	va_list ap;
+
+	snprintf(tail, sizeof(tail), ": %s%s%s", strerror(err < 0 ? -err : err),
+		 *klog ? ": " : "", klog);
+	va_start(ap, fmt);
+	vsay(fmt, ap, tail);
+	va_end(ap);
+	return err;
+}
+
+void tool_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbosity)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap, NULL);
+	va_end(ap);
+}
+
+int tool_tracefs(void)
+{
+	int err;
+
+	if (ftn_tracefs_root())
+		return 0;
+	err = -errno;
+	if (err == -EACCES || err == -EPERM)
+		return tool_fail(err, "cannot use tracefs: %s (run as root)", strerror(-err));
+	return tool_fail(err, "cannot find or mount tracefs: %s", strerror(-err));
+}
+
+static void on_signal(int sig)
+{
+	ftn_stop(sig);
+}
+
+static int signals_install(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	static int installed;
+	struct sigaction sa;
+
+	if (installed)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a blocked poll() or read() returns, the loop ends */
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return -errno;
+	/* registered before any instance exists: exit() from anywhere
+	 * (a usage error, a library abort path) still tears down */
+	if (atexit(ftn_cleanup) != 0)
+		return -ENOMEM;
+	installed = 1;
+	return 0;
+}
+
+struct ftn_instance *tool_instance(const char *tool)
+{
+	struct ftn_instance *inst;
+	int err = signals_install();
+
+	if (err) {
+		tool_fail(err, "cannot install signal handlers: %s", strerror(-err));
+		errno = -err;
+		return NULL;
+	}
+	/* runs that died without tearing down (kill -9) leave instances and
+	 * probe groups: remove them before adding ours */
+	ftn_reap_stale();
+	inst = ftn_instance_create(tool);
+	if (!inst) {
+		err = errno;
+		tool_fail(-err, "cannot create tracing instance: %s%s", strerror(err),
+			  err == EACCES || err == EPERM ? " (run as root)" : "");
+		errno = err;
+	}
+	return inst;
+}
+
+int64_t tool_now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const char *tool_time_iso(int64_t wall_ns, char *buf, size_t size)
+{
+	time_t sec = (time_t)(wall_ns / 1000000000);
+	long usec = (long)((wall_ns % 1000000000) / 1000);
+	struct tm tm;
+
+	if (usec < 0) {
+		usec += 1000000;
+		sec--;
+	}
+	gmtime_r(&sec, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+	return buf;
+}
+
+const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size)
+{
+	time_t sec = (time_t)(wall_ns / 1000000000);
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	snprintf(buf, size, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	return buf;
+}
+
+int tool_parse_secs(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || isnan(v))
+		return -EINVAL;
+	/* bounded so that no timeout computed from it (ns in int64, ms in
+	 * int) can overflow anywhere: the limits are documented */
+	if (errno == ERANGE || !(v >= TOOL_SECS_MIN) || v > TOOL_SECS_MAX)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (end == s || *end || errno || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int tool_parse_pid(const char *s, pid_t *out)
+{
+	unsigned long v;
+
+	if (!s || !*s || *s == '0' || tool_parse_uint(s, 1, 0x3fffffff, &v))
+		return -EINVAL;
+	*out = (pid_t)v;
+	return 0;
+}
+
+void tool_str_addf(struct tool_str *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->err)
+		return;
+	for (;;) {
+		size_t room = s->cap - s->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(s->s ? s->s + s->len : NULL, s->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			s->err = -EINVAL;
+			return;
+		}
+		if (s->s && (size_t)n < room) {
+			s->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = s->cap ? s->cap : 64;
+			char *p;
+
+			while (cap < s->len + (size_t)n + 1)
+				cap *= 2;
+			if (!(p = realloc(s->s, cap))) {
+				s->err = -ENOMEM;
+				if (s->s)
+					s->s[s->len] = '\0';
+				return;
+			}
+			if (!s->s)
+				p[0] = '\0';
+			s->s = p;
+			s->cap = cap;
+		}
+	}
+}
+
+const char *tool_str_get(const struct tool_str *s)
+{
+	if (s->err)
+		return NULL;
+	return s->s ? s->s : "";
+}
+
+void tool_str_free(struct tool_str *s)
+{
+	free(s->s);
+	memset(s, 0, sizeof(*s));
+}
