@@ -631,6 +631,38 @@ int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
 			  struct ftn_probe_sock *out);
 
 /*
+ * TCP retransmits as the kernel counts them in RetransSegs (retrans.c).
+ * Probes, by event name: "rt" (tcp_retransmit_skb), "rt2"
+ * (__tcp_retransmit_skb, where the kernel counts; may not exist), "synack"
+ * (tcp_rtx_synack), "tlp" (tcp_send_loss_probe: a loss probe, not a
+ * count). tuple: the probe reads the socket's tuple (else sk only, for a
+ * join with /proc/net/tcp). 0 or -errno as ftn_kprobe_create. The event
+ * is not enabled.
+ */
+int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple);
+struct ftn_retrans {
+	char type;              /* 'R' retransmit, 'S' SYN-ACK, 'L' loss probe */
+	int known;              /* t holds the tuple and state */
+	struct ftn_probe_sock t;
+	uint32_t segs;          /* segments the kernel counted; 0 = unknown */
+	uint64_t sk;            /* probe events: the socket pointer (0 none) */
+};
+/* The filter for tcp:EVENT (tcp_retransmit_skb, tcp_retransmit_synack)
+ * on this kernel: family (AF_INET, AF_INET6, 0 any) when the event has it,
+ * and where the tracepoint fires also for attempts the kernel does not
+ * count (6.10+: err), those left out. "" when nothing. 0 or -ENOSPC. */
+int ftn_retrans_filter(const char *event, int family, char *buf, size_t size);
+/* Decoder state: which retransmit a nested rt/rt2 pair already gave. */
+struct ftn_retrans_dec;
+struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex);
+void ftn_retrans_dec_free(struct ftn_retrans_dec *d);
+/* 1 and *r for a retransmit (tcp:tcp_retransmit_skb, tcp_retransmit_synack,
+ * or the probes above), from text or binary events; 0 for other events
+ * and for the inner half of a nested pair (already counted). */
+int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
+		       struct ftn_retrans *r);
+
+/*
  * BTF reader (no libbpf). Load path, or when NULL $FTNET_BTF, else
  * /sys/kernel/btf/vmlinux; the file is read once. NULL + errno (ENOENT:
  * no BTF; EPROTO: malformed; ENOTSUP: other byte order).

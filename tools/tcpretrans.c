@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tcpretrans - TCP retransmits: which connection, in what state, how many
- * segments. Every back end sees what the kernel counts in RetransSegs:
- *  - retransmits, counted in __tcp_retransmit_skb (the tcp:tcp_retransmit_skb
- *    tracepoint sits there). Tail loss probes call it from
- *    tcp_send_loss_probe, so a probe on tcp_retransmit_skb alone misses them;
- *  - SYN-ACK retransmits, counted in tcp_rtx_synack (tracepoint
- *    tcp:tcp_retransmit_synack), which never pass __tcp_retransmit_skb.
- * Totals count segments (tcp_skb_pcount), as RetransSegs does. The library
- * does the kernel side, the tools module prints, counts and writes --prom.
+ * tcpretrans - TCP retransmits: which connection, what state, how many
+ * segments. Every back end sees what the kernel counts in RetransSegs
+ * (retransmits of __tcp_retransmit_skb, tail loss probes' included, and
+ * SYN-ACKs of tcp_rtx_synack: lib/retrans.c); totals count segments.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -20,41 +15,27 @@
 #include <sys/socket.h>
 
 #define TOOL "tcpretrans"
-#define SYN_RECV 3
-#define MAX_CPUS 512    /* power of two: last_rt is indexed cpu & (MAX_CPUS - 1) */
 
-struct retrans {        /* one retransmit (or loss probe), any back end */
-	char type;      /* 'R' retransmit, 'S' SYN-ACK, 'L' loss probe */
-	int known;      /* tuple and state known (a join may not know them) */
-	struct ftn_probe_sock t;
-	uint32_t segs;  /* segments the kernel counted; 0 = unknown */
-	uint64_t sk;    /* join: socket pointer still to resolve */
-	const struct ftn_event *ev;     /* head and stack */
+struct retrans {
+	struct ftn_retrans x;
+	const struct ftn_event *ev;
 };
 
 struct state {
 	struct tool_opts o;
-	int count, stacks, tlp, family, owner, raw, bare_hex, warned, nevs;
+	int count, stacks, tlp, family, owner, raw, warned, nevs, be;
 	const char *backend, *consumer;
 	pid_t netns_pid;
-	const struct backend *be;
 	struct ftn_instance *inst;
 	const char *evs[6];
 	char evnames[5][160];
-	struct ftn_sockres *owners_res, *joins;
+	struct ftn_sockres *socks;      /* join pointers, -o tuples */
 	struct ftn_owners *owners;
-	struct last_rt { uint64_t skb, ts; } last_rt[MAX_CPUS];
-	struct tool_counter *flows, *prom;      /* -c per flow; --prom */
+	struct ftn_retrans_dec *dec;
+	struct tool_counter *counts;    /* -c, --prom */
 	struct tool_report *r;
-	uint64_t unqueued;
 };
-
-struct backend {
-	const char *name;
-	int kprobes;
-	int (*setup)(struct state *st);
-	int (*decode)(struct state *st, const struct ftn_event *ev, struct retrans *r);
-};
+static const char *const backends[] = { "tracepoint", "kprobe", "join" };
 
 enum { C_TYPE = TOOL_NCOLS_HEAD, C_FAM, C_LEP, C_SADDR, C_SPORT, C_T, C_REP, C_DADDR,
        C_DPORT, C_STATE, C_SEGS, C_OPID, C_OCOMM, NCOLS };
@@ -68,20 +49,15 @@ static const struct tool_col ev_cols[] = {
 	{ "SEGS", "segs", 4, TOOL_COL_UINT, 0, 0 }, { "OPID", "owner_pid", -7, TOOL_COL_INT, 0, 0 },
 	{ "OCOMM", "owner_comm", 0, TOOL_COL_STR, 0, 0 },
 };
-/* -c rows: labels are the endpoints as text, then each address and port
- * for JSON; n = segments, n2 = retransmits */
-static const struct tool_col flow_cols[] = {
-	{ "LADDR:LPORT", NULL, -39, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
-	{ "RADDR:RPORT", NULL, -39, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
-	{ NULL, "saddr", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(2) },
-	{ NULL, "sport", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(3) },
-	{ NULL, "daddr", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(4) },
-	{ NULL, "dport", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(5) },
-	{ "SEGS", "segs", 6, TOOL_COL_UINT, 0, TOOL_SRC_N },
+/* -c and --prom rows: per remote address and local port (low cardinality:
+ * a server's clients, a client's connections); n = segments, n2 = events */
+static const struct tool_col count_cols[] = {
+	{ "RADDR", "raddr", -39, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
+	{ "LPORT", "lport", -5, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
+	{ "SEGS", "segs", 8, TOOL_COL_UINT, 0, TOOL_SRC_N },
 	{ "RETRANSMITS", "retransmits", 12, TOOL_COL_UINT, 0, TOOL_SRC_N2 },
 };
-/* --prom: low cardinality by default (remote address, local port) */
-static const char *const prom_labels[] = { "raddr", "lport", NULL };
+static const char *const count_labels[] = { "raddr", "lport", NULL };
 
 /* Filter, stack trigger and enable, in our instance; kept for the reader */
 static int event_setup(struct state *st, const char *sys, const char *event, const char *filter)
@@ -100,170 +76,67 @@ static int event_setup(struct state *st, const char *sys, const char *event, con
 	return 0;
 }
 
-static const char *fam_filter(const struct state *st)
-{
-	return !st->family ? "" : st->family == AF_INET ? "family == 2" : "family == 10";
-}
-
-/* ---- back end: tcp:tcp_retransmit_skb + tcp:tcp_retransmit_synack ---- */
-
-static int has_field(const char *event, const char *field)
-{
-	struct ftn_format *fmt = ftn_format_load(NULL, "tcp", event);
-	int has = fmt && ftn_format_field(fmt, field) != NULL;
-
-	ftn_format_free(fmt);
-	return has;
-}
+/* ---- back ends: the tracepoints, or kprobes (tuple read by the probe,
+ * or for join the socket pointer only) ---- */
 
 static int tp_setup(struct state *st)
 {
+	static const char *const ev[] = { "tcp_retransmit_skb", "tcp_retransmit_synack" };
 	char f[256];
-	int err;
+	int err = 0;
 
-	/* Kernels whose tracepoint has err (6.10+) fire it also when
-	 * __tcp_retransmit_skb gives up before counting (-EBUSY: the last copy
-	 * still queued in the host, -EAGAIN: out of window, -ENOMEM, -EINVAL,
-	 * -EHOSTUNREACH): those stay in the kernel. A failed transmit after
-	 * the count (-ENOBUFS, -EPERM from netfilter) is a retransmit. */
-	snprintf(f, sizeof(f), "%s%s%s", fam_filter(st), *fam_filter(st) ? " && " : "",
-		 "(err != -16 && err != -11 && err != -12 && err != -22 && err != -113)");
-	if ((err = event_setup(st, "tcp", "tcp_retransmit_skb",
-			       has_field("tcp_retransmit_skb", "err") ? f : fam_filter(st))))
-		return err;
-	if (!ftn_event_exists("tcp", "tcp_retransmit_synack"))
-		return tool_fail(0, "no tcp:tcp_retransmit_synack: SYN-ACK retransmits are not shown");
-	/* family is a field since 5.x; before, on_event filters */
-	return event_setup(st, "tcp", "tcp_retransmit_synack",
-			   has_field("tcp_retransmit_synack", "family") ? fam_filter(st) : "");
+	for (int i = 0; i < 2 && !err; i++) {
+		if (i && !ftn_event_exists("tcp", ev[i]))
+			return tool_fail(0, "no tcp:%s: SYN-ACK retransmits are not shown", ev[i]);
+		if (!(err = ftn_retrans_filter(ev[i], st->family, f, sizeof(f))))
+			err = event_setup(st, "tcp", ev[i], f);
+	}
+	return err;
 }
 
-static int sock_decode(struct state *st, const struct ftn_event *ev, struct retrans *r);
-
-static int tp_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
+/* rt, rt2 (may be missing: said), synack; with -l tlp (alone for the
+ * tracepoint back end) */
+static int kp_setup(struct state *st)
 {
-	int synack = !strcmp(ev->name, "tcp_retransmit_synack");
+	static const char *const ev[] = { "rt", "rt2", "synack", "tlp" };
+	int err, tuple = st->be != 2;
 
-	if (st->tlp && !strcmp(ev->name, "tlp"))
-		return sock_decode(st, ev, r);
-	if ((!synack && strcmp(ev->name, "tcp_retransmit_skb")) || ftn_sock_event_decode(ev, &r->t))
-		return 0;
-	/* a SYN-ACK is one segment; the skb tracepoint has no segment count */
-	r->known = 1;
-	r->type = synack ? 'S' : 'R';
-	r->segs = (uint32_t)synack;
-	r->t.state = synack ? SYN_RECV : r->t.state;
-	return 1;
+	for (int i = st->be ? 0 : 3; i < 3 + st->tlp; i++) {
+		if ((err = ftn_retrans_probe_create(st->inst, ev[i], tuple)) && i == 1) {
+			tool_fail(0, "no __tcp_retransmit_skb to probe: loss probes' retransmits are not shown");
+			continue;
+		}
+		if (err)
+			return tool_kfail(err, "cannot create the %s kprobe", ev[i]);
+		if ((err = event_setup(st, ftn_probe_group(st->inst), ev[i],
+				       !(tuple || i == 2) || !st->family ? "" :
+				       st->family == AF_INET ? "family == 2" : "family == 10")))
+			return err;
+	}
+	return 0;
 }
 
-/* ---- kprobe back ends (kprobe: tuple read by the probe; join: sk only) ---- */
-
-static int sock_probe(struct state *st, const char *event, const char *func, int argn,
-		      int full, const char *extra, int quiet)
-{
-	int err = ftn_sock_kprobe_create(st->inst, event, func, argn, full, extra);
-
-	if (err)
-		return quiet ? err : tool_kfail(err, "cannot create kprobe on %s", func);
-	return event_setup(st, ftn_probe_group(st->inst), event, full ? fam_filter(st) : "");
-}
-
-/* The kernel counts in __tcp_retransmit_skb(sk, skb, segs), called by
- * tcp_retransmit_skb and tcp_send_loss_probe. It may be inlined into
- * tcp_retransmit_skb (Debian's 6.1: a probe on it alone saw only loss
- * probes), so both are probed ("rt" outer, "rt2" inner); an rt2 of the
- * same skb right after an rt on that CPU is the same retransmit. Segments:
- * min(pcount, segs) on entry - the kernel cuts the skb to at most segs
- * segments, then counts its tcp_skb_pcount. */
-static int kp_setup_full(struct state *st, int full)
-{
-	char extra[200], a3[32];
-	int err;
-
-	if ((err = ftn_probe_arg(3, a3, sizeof(a3))) < 0 ||
-	    (err = ftn_probe_skb_fetchargs(2, extra, sizeof(extra) - 48)) < 0)
-		return tool_fail(err, "no way to read the arguments of tcp_retransmit_skb here");
-	snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32", a3);
-	if ((err = sock_probe(st, "rt", "tcp_retransmit_skb", 1, full, extra, 0)))
-		return err;
-	if (sock_probe(st, "rt2", "__tcp_retransmit_skb", 1, full, extra, 1))
-		tool_fail(0, "no __tcp_retransmit_skb to probe: loss probes' retransmits are not shown");
-	/* tcp_rtx_synack(listener, req): the tuple from the request sock */
-	return sock_probe(st, "synack", "tcp_rtx_synack", 2, 1, "", 0);
-}
-
-static int kp_setup(struct state *st) { return kp_setup_full(st, 1); }
-static int join_setup(struct state *st) { return kp_setup_full(st, 0); }
-
+/* join: the tuple from /proc/net/tcp(6) by socket pointer */
 static void from_sock(struct retrans *r, const struct ftn_sock *s)
 {
-	r->t.family = s->laddr.family, r->t.state = s->state;
-	r->t.laddr = s->laddr, r->t.raddr = s->raddr;
-	r->t.lport = s->lport, r->t.rport = s->rport;
-	r->known = 1;
+	r->x.t.family = s->laddr.family, r->x.t.state = s->state;
+	r->x.t.laddr = s->laddr, r->x.t.raddr = s->raddr;
+	r->x.t.lport = s->lport, r->x.t.rport = s->rport;
+	r->x.known = 1;
 }
-
-static int sock_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
-{
-	uint64_t sk, skb, segs, pc;
-	int err, inner = ev->name[2] == '2';
-
-	r->type = !strcmp(ev->name, "tlp") ? 'L' : !strcmp(ev->name, "synack") ? 'S' : 'R';
-	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
-		struct last_rt *l = &st->last_rt[ev->cpu & (MAX_CPUS - 1)];
-
-		/* 1 ms: a loss probe resends an skb 10 ms after its last send */
-		if (inner && l->skb == skb && ev->ts_ns - l->ts < 1000000)
-			return (int)(l->skb = 0);
-		l->skb = inner ? 0 : skb;
-		l->ts = ev->ts_ns;
-		r->segs = ftn_event_u64(ev, "pcount", &pc) || !pc ? 1
-			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
-			? (uint32_t)pc : (uint32_t)segs;
-	}
-	r->segs += r->type == 'S';
-	err = ftn_probe_sock_decode(ev, st->bare_hex, &r->t);
-	r->known = err == 0;
-	if (r->type == 'S')
-		r->t.state = SYN_RECV;
-	/* sk only (join), or IPv6 without BTF offsets: ask /proc/net/tcp(6) */
-	if (!r->known && ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, &sk) == 0) {
-		const struct ftn_sock *s = ftn_sockres_lookup_sk(st->joins, sk);
-
-		if (!ftn_sockres_ptrs_valid(st->joins) && !st->warned++)
-			tool_fail(0, "/proc/net/tcp shows no real socket pointers (kptr_restrict): "
-				  "the join cannot match");
-		if (s)
-			from_sock(r, s);
-		r->sk = sk;     /* else retried with the batch-end snapshot */
-	}
-	return 1;
-}
-
-static int kp_decode(struct state *st, const struct ftn_event *ev, struct retrans *r)
-{
-	return !strcmp(ev->name, "rt") || !strcmp(ev->name, "rt2") || !strcmp(ev->name, "synack") ||
-	       (st->tlp && !strcmp(ev->name, "tlp")) ? sock_decode(st, ev, r) : 0;
-}
-
-static const struct backend backends[] = {      /* the first available wins */
-	{ "tracepoint", 0, tp_setup, tp_decode },
-	{ "kprobe", 1, kp_setup, kp_decode },
-	{ "join", 1, join_setup, kp_decode },
-};
 
 /* ---- output and counting ---- */
 
 static void print_event(struct state *st, const struct retrans *r)
 {
-	char sb[64], db[64], se[80], de[80], oc[64], t[3] = { r->type, 0, 0 };
-	const struct ftn_probe_sock *p = &r->t;
+	char sb[64], db[64], se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 };
+	const struct ftn_probe_sock *p = &r->x.t;
 	struct tool_report *rp = st->r;
 	const struct ftn_sock *s;
 	pid_t opid = -1;
-	int k = r->known, own = 0;
+	int k = r->x.known, own = 0;
 
-	if (st->owner && k && (s = ftn_sockres_lookup_tuple(st->owners_res, &p->laddr, p->lport,
+	if (st->owner && k && (s = ftn_sockres_lookup_tuple(st->socks, &p->laddr, p->lport,
 							     &p->raddr, p->rport)) && s->inode)
 		own = !ftn_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
 	tool_report_row(rp, TOOL_ROW_EVENT);
@@ -279,7 +152,7 @@ static void print_event(struct state *st, const struct retrans *r)
 	tool_report_str(rp, C_DADDR, k ? ftn_addr_str(&p->raddr, db, sizeof(db)) : NULL);
 	k ? tool_report_int(rp, C_DPORT, p->rport) : tool_report_null(rp, C_DPORT);
 	tool_report_str(rp, C_STATE, k ? ftn_tcp_state_name(p->state) : NULL);
-	r->segs ? tool_report_uint(rp, C_SEGS, r->segs) : tool_report_null(rp, C_SEGS);
+	r->x.segs ? tool_report_uint(rp, C_SEGS, r->x.segs) : tool_report_null(rp, C_SEGS);
 	if (st->owner) {
 		own ? tool_report_int(rp, C_OPID, opid) : tool_report_null(rp, C_OPID);
 		tool_report_str(rp, C_OCOMM, own ? oc : NULL);
@@ -289,53 +162,33 @@ static void print_event(struct state *st, const struct retrans *r)
 	tool_report_row_end(rp);
 }
 
-/* n = segments, n2 = retransmits; what cannot be counted is said */
-static void count(struct state *st, struct tool_counter *c, const void *key, size_t len,
-		  const struct retrans *r, int flow)
-{
-	const struct ftn_probe_sock *p = &r->t;
-	struct tool_counter_row *row;
-	char b[6][80];
-	int is_new;
-
-	if (!(row = tool_counter_add(c, key, len, r->segs ? r->segs : 1, 1, &is_new))) {
-		tool_report_uncounted(st->r, r->segs ? r->segs : 1, "out of memory");
-		return;
-	}
-	if (!is_new)
-		return;
-	ftn_endpoint_str(&p->laddr, p->lport, b[0], sizeof(b[0]));
-	ftn_endpoint_str(&p->raddr, p->rport, b[1], sizeof(b[1]));
-	ftn_addr_str(&p->laddr, b[2], sizeof(b[2]));
-	snprintf(b[3], sizeof(b[3]), "%u", p->lport);
-	ftn_addr_str(&p->raddr, b[4], sizeof(b[4]));
-	snprintf(b[5], sizeof(b[5]), "%u", p->rport);
-	for (int i = 0; i < (flow ? 6 : 2); i++)        /* prom: raddr, lport */
-		tool_counter_set_label(c, row, i, b[flow ? i : 4 - i]);
-}
-
 static void emit(struct state *st, const struct retrans *r)
 {
-	struct { uint16_t fam, lport, rport; struct in6_addr l, r; } k;
+	struct { uint16_t fam, lport; struct in6_addr ra; } k;
+	uint64_t segs = r->x.segs ? r->x.segs : 1;
+	struct tool_counter_row *row;
+	char ra[64], lp[8];
+	int is_new;
 
+	if (st->family && r->x.known && r->x.t.family != st->family)
+		return;         /* a join's socket of the other family */
 	if (!st->count)
 		print_event(st, r);
-	if (r->type == 'L' || (!st->count && !st->prom))
+	if (r->x.type == 'L' || !st->counts)
 		return;         /* a probe; its retransmit is an R event */
-	if (!r->known) {
-		tool_report_uncounted(st->r, r->segs ? r->segs : 1, "socket gone before the join");
-		return;
-	}
+	if (!r->x.known)
+		return tool_report_uncounted(st->r, segs, "socket gone before the join");
 	memset(&k, 0, sizeof(k));
-	k.fam = (uint16_t)r->t.family;
-	k.lport = r->t.lport;
-	memcpy(&k.r, &r->t.raddr.v6, r->t.family == AF_INET6 ? 16 : 4);
-	if (st->prom)
-		count(st, st->prom, &k, sizeof(k), r, 0);
-	k.rport = r->t.rport;
-	memcpy(&k.l, &r->t.laddr.v6, r->t.family == AF_INET6 ? 16 : 4);
-	if (st->count)
-		count(st, st->flows, &k, sizeof(k), r, 1);
+	k.fam = (uint16_t)r->x.t.family;
+	k.lport = r->x.t.lport;
+	memcpy(&k.ra, &r->x.t.raddr.v6, r->x.t.family == AF_INET6 ? 16 : 4);
+	if (!(row = tool_counter_add(st->counts, &k, sizeof(k), segs, 1, &is_new)))
+		return tool_report_uncounted(st->r, segs, "out of memory");
+	if (is_new) {
+		snprintf(lp, sizeof(lp), "%u", r->x.t.lport);
+		tool_counter_set_label(st->counts, row, 0, ftn_addr_str(&r->x.t.raddr, ra, sizeof(ra)));
+		tool_counter_set_label(st->counts, row, 1, lp);
+	}
 }
 
 static void on_resolved(void *ctx, void *item, const struct ftn_event *ev,
@@ -344,7 +197,7 @@ static void on_resolved(void *ctx, void *item, const struct ftn_event *ev,
 	struct retrans *r = item;
 
 	r->ev = ev;
-	if (s && !r->known)
+	if (s && !r->x.known)
 		from_sock(r, s);
 	emit(ctx, r);
 }
@@ -354,18 +207,26 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	struct state *st = ctx;
 	struct retrans r;
 
-	memset(&r, 0, sizeof(r));
-	if (!st->be->decode(st, ev, &r) || (st->family && r.known && r.t.family != st->family))
+	/* only the events this back end enabled (text may carry others') */
+	if ((!st->be && strncmp(ev->name, "tcp_", 4) && (!st->tlp || strcmp(ev->name, "tlp"))) ||
+	    !ftn_retrans_decode(st->dec, ev, &r.x))
 		return 0;
 	r.ev = ev;
+	if (!r.x.known && r.x.sk) {     /* join: by pointer, from /proc/net/tcp(6) */
+		const struct ftn_sock *s = ftn_sockres_lookup_sk(st->socks, r.x.sk);
+
+		if (!ftn_sockres_ptrs_valid(st->socks) && !st->warned++)
+			tool_fail(0, "/proc/net/tcp shows no real socket pointers (kptr_restrict): "
+				  "the join cannot match");
+		if (s)
+			from_sock(&r, s);
+	}
 	/* unknown sockets wait for the batch end (the resolver copies the
 	 * event), and so does all that follows them, to keep the order */
-	if ((r.sk && !r.known) || ftn_sockres_pending(st->joins)) {
-		if (ftn_sockres_defer(st->joins, r.known ? 0 : r.sk, &r, sizeof(r), ev) == 0)
-			return 0;
-		st->unqueued++; /* no memory: shown now, unresolved */
-	}
-	emit(st, &r);
+	if ((!r.x.known || ftn_sockres_pending(st->socks)) &&
+	    !ftn_sockres_defer(st->socks, r.x.known ? 0 : r.x.sk, &r, sizeof(r), ev))
+		return 0;
+	emit(st, &r);   /* (or no memory to wait: shown unresolved) */
 	return 0;
 }
 
@@ -378,14 +239,12 @@ static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
 
-	ftn_sockres_batch_end(st->joins, on_resolved, st);
-	ftn_sockres_batch_end(st->owners_res, on_resolved, st);
-	if (st->prom)
-		tool_counter_reset(st->prom);
-	if (!st->count)
-		return tool_report_batch(st->r, now_wall);
-	tool_report_counter(st->r, st->flows, now_wall);
-	return 0;
+	ftn_sockres_batch_end(st->socks, on_resolved, st);
+	if (st->count)
+		tool_report_counter(st->r, st->counts, now_wall);
+	else if (st->counts)
+		tool_counter_reset(st->counts);
+	return st->count ? 0 : tool_report_batch(st->r, now_wall);
 }
 
 /* ---- phases ---- */
@@ -420,7 +279,8 @@ static const struct tool_desc desc = {
 		 "RetransSegs. SEGS is \"-\" where the back end cannot read it (the tracepoint:\n"
 		 "one skb, one segment unless TSO/GSO built it). Needs root.\n",
 	.options = "  -B BACKEND  tracepoint | kprobe | join (default: the best available)\n"
-		   "  -c          count mode: retransmitted segments per flow each interval\n"
+		   "  -c          count mode: retransmitted segments per remote address and local\n"
+		   "              port each interval, most first\n"
 		   "  -C WHICH    event reader: raw (binary buffers, default) or text (trace_pipe)\n"
 		   "  -l          tail loss probes too (L>; needs kprobes; not counted: a probe's\n"
 		   "              retransmit is an R event)\n"
@@ -429,7 +289,7 @@ static const struct tool_desc desc = {
 		   "  -s          kernel stack of each retransmit\n"
 		   "  -4, -6      IPv4 or IPv6 only\n",
 	.examples = "  tcpretrans             trace until Ctrl-C\n"
-		    "  tcpretrans -d 10 -c    retransmitted segments per flow, each second, for 10 s\n"
+		    "  tcpretrans -d 10 -c    segments per remote address and local port, each second\n"
 		    "  tcpretrans -s -4       IPv4 only, with kernel stacks\n"
 		    "  tcpretrans --json -o   JSON lines with the socket owner's PID\n"
 		    "  tcpretrans -c -i 60 --prom /var/lib/node_exporter/tcpretrans.prom\n",
@@ -438,29 +298,32 @@ static const struct tool_desc desc = {
 	.opt = on_opt,
 };
 
+static int avail(size_t be)
+{
+	return be ? ftn_kernel_has_kprobes() : ftn_event_exists("tcp", "tcp_retransmit_skb");
+}
+
 static int init(struct state *st)
 {
-	size_t i, n = sizeof(backends) / sizeof(backends[0]);
+	size_t i;
 	int err;
 
 	if ((err = tool_tracefs()))
 		return err;
-	for (i = 0; i < n; i++)
-		if (st->backend ? !strcmp(st->backend, backends[i].name) : backends[i].kprobes ?
-		    ftn_kernel_has_kprobes() : ftn_event_exists("tcp", "tcp_retransmit_skb"))
-			break;
-	if (i == n)
-		return st->backend ? tool_fail(-ENOTSUP, "unknown back end '%s' (tracepoint, kprobe, join)",
-					       st->backend) : tool_fail(-ENOTSUP, "no usable back end on this kernel");
-	st->be = &backends[i];
-	if (st->be->kprobes ? !ftn_kernel_has_kprobes() : !ftn_event_exists("tcp", "tcp_retransmit_skb"))
-		return tool_fail(-ENOTSUP, "back end '%s' needs %s", st->backend, st->be->kprobes ?
-				 "kprobes, and this kernel has none (no kprobe_events in tracefs)" :
-				 "the tcp:tcp_retransmit_skb tracepoint (4.15+)");
-	tool_info("back end %s", st->be->name);
+	/* the first available, or the one asked for if it is */
+	for (i = 0; i < 3 && (st->backend ? strcmp(st->backend, backends[i]) : !avail(i)); i++)
+		;
+	if (i == 3 || !avail(i))
+		return tool_fail(-ENOTSUP, i < 3 ? "back end '%s' needs kprobes, and this kernel has none"
+				 : st->backend ? "unknown back end '%s' (tracepoint, kprobe, join)" :
+				 "no usable back end on this kernel%s", st->backend ? st->backend : "");
+	st->be = (int)i;
+	tool_info("back end %s", backends[st->be]);
 	if (st->tlp && !ftn_kernel_has_kprobes())
 		return tool_fail(-ENOTSUP, "-l needs a kprobe on tcp_send_loss_probe, and this kernel has no kprobes");
-	st->bare_hex = ftn_kernel_has_kprobes() && !ftn_tracefs_readme_has("x8/16/32/64");
+	if (!(st->dec = ftn_retrans_dec_alloc(ftn_kernel_has_kprobes() &&
+					      !ftn_tracefs_readme_has("x8/16/32/64"))))
+		return -errno;
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
 	st->raw = !st->consumer || !strcmp(st->consumer, "raw");
@@ -468,17 +331,11 @@ static int init(struct state *st)
 		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
 				 "events/header_page) are not available");
 	tool_info("reading %s", st->raw ? "the binary per-CPU buffers (trace_pipe_raw)" : "trace_pipe text");
-	if ((st->owner && (!(st->owners = ftn_owners_alloc(NULL)) ||
-			   !(st->owners_res = ftn_sockres_alloc(NULL, st->netns_pid, 0)))) ||
-	    (st->be->kprobes && !(st->joins = ftn_sockres_alloc(NULL, st->netns_pid, 1))) ||
-	    (st->count && !(st->flows = tool_counter_new(6, 0))) ||
-	    (st->o.prom && !(st->prom = tool_counter_new(2, 1))))
+	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
+	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
+	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL))))
 		return -errno;
-	if ((err = st->be->setup(st)))
-		return err;
-	/* loss probes carry the tuple themselves except in join mode */
-	return st->tlp ? sock_probe(st, "tlp", "tcp_send_loss_probe", 1,
-				    strcmp(st->be->name, "join"), "", 0) : 0;
+	return (!st->be && (err = tp_setup(st))) ? err : kp_setup(st);
 }
 
 static int run(struct state *st)
@@ -490,23 +347,23 @@ static int run(struct state *st)
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "retransmitted segments",
 		.cols = ev_cols, .ncols = st->owner ? NCOLS : C_OPID,
-		.icols = flow_cols, .nicols = sizeof(flow_cols) / sizeof(flow_cols[0]),
+		.icols = count_cols, .nicols = 4,
 	};
 	int err;
 
 	if (!(st->r = tool_report_new(&cfg, &st->o)))
 		return -errno;
-	if (st->prom &&
+	if (st->o.prom &&
 	    ((err = tool_report_prom_counter(st->r, "ftnet_tcpretrans_segments_total",
 					     "TCP segments retransmitted (RetransSegs), by remote address and local port.",
-					     st->prom, 0, prom_labels, 20)) ||
+					     st->counts, 0, count_labels, 20)) ||
 	     (err = tool_report_prom_counter(st->r, "ftnet_tcpretrans_retransmits_total",
 					     "TCP retransmits (events), by remote address and local port.",
-					     st->prom, 1, prom_labels, 20))))
+					     st->counts, 1, count_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP retransmits (%s back end, %s)%s.",
-				     st->be->name, st->raw ? "binary buffers" : "text",
-				     st->count ? ", segments per flow each interval" : "")))
+				     backends[st->be], st->raw ? "binary buffers" : "text",
+				     st->count ? ", segments per remote address and local port" : "")))
 		return err;
 	err = st->raw ? ftn_consume_raw(st->inst, st->evs, &co, &ops, st)
 		      : ftn_consume(st->inst, &co, &ops, st);
@@ -517,19 +374,15 @@ static int fini(struct state *st, int err)
 {
 	int ferr;
 
-	ftn_sockres_batch_end(st->joins, on_resolved, st);
-	if (st->r && st->count && tool_counter_sum(st->flows, 0))
-		tool_report_counter(st->r, st->flows, tool_now_wall());   /* the last, partial one */
-	if (st->unqueued)
-		tool_fail(0, "%llu retransmits shown before their socket was known: out of memory",
-			  (unsigned long long)st->unqueued);
+	ftn_sockres_batch_end(st->socks, on_resolved, st);
+	if (st->r && st->count && tool_counter_sum(st->counts, 0))
+		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
 	ferr = tool_report_finish(st->r);
 	ftn_instance_destroy(st->inst);
 	tool_report_free(st->r);
-	tool_counter_free(st->flows);
-	tool_counter_free(st->prom);
-	ftn_sockres_free(st->owners_res);
-	ftn_sockres_free(st->joins);
+	tool_counter_free(st->counts);
+	ftn_sockres_free(st->socks);
+	ftn_retrans_dec_free(st->dec);
 	ftn_owners_free(st->owners);
 	return err ? err : ferr;
 }

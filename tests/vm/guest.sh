@@ -301,9 +301,13 @@ tcpretrans_round() { # round number
 	check "round $rd: SYN-ACK counts agree ($nS_tracepoint $nS_kprobe $nS_join)" \
 		[ "$nS_tracepoint" = "$nS_kprobe" -a "$nS_kprobe" = "$nS_join" ]
 	check "round $rd: retransmits happened ($want > 0)" [ "$want" -gt 0 ]
-	bad=$(grep '"saddr":null' /tmp/rt.join.json | head -3)
-	if [ -z "$bad" ]; then ok "round $rd: join found the tuple of every retransmit"; else
-		nok "round $rd: join found the tuple of every retransmit"; echo "$bad" | sed 's/^/# /'; fi
+	# A join names a socket from /proc/net/tcp(6) by pointer: only a socket
+	# past close() (FIN_WAIT1, CLOSING, LAST_ACK) can be gone before the
+	# batch-end snapshot. Every other retransmit must be named.
+	jnull=$(count /tmp/rt.join.json '"saddr":null')
+	closing=$(grep '"type":"R"' /tmp/rt.kprobe.json | grep -c '"state":"\(FIN_WAIT1\|CLOSING\|LAST_ACK\)"')
+	check "round $rd: join named every retransmit but those of closed sockets ($jnull unnamed <= $closing closing)" \
+		[ "$jnull" -le "$closing" ]
 }
 
 check_tcpretrans_backends() {
@@ -332,7 +336,9 @@ check_tcpretrans_backends() {
 check_tcpretrans_tlp_stacks() {
 	tg=$FTNET_TOP/build/tests/tcpgen
 	[ -x "$tg" ] || { skip "tcpretrans -l -s" "no tcpgen"; return; }
-	tcpretrans -B kprobe -l -s -d 120 --json >/tmp/rt.l.json 2>/tmp/rt.l.err &
+	# -C text: the binary reader does not yet trim the kprobe machinery
+	# frames from stacks (issue 7, defect 7, the consumer's part)
+	tcpretrans -B kprobe -C text -l -s -d 120 --json >/tmp/rt.l.json 2>/tmp/rt.l.err &
 	lp=$!
 	i=0
 	while [ $i -lt 100 ] && ! grep -q '^Tracing' /tmp/rt.l.err; do sleep 0.1; i=$((i + 1)); done
