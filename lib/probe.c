@@ -442,14 +442,11 @@ int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
 	return (int)len;
 }
 
+/* ftn_event_str reads text fields and binary records (ftn_consume_raw)
+ * alike: a probe event may come from either consumer. */
 static const char *field_of(const struct ftn_event *ev, const char *name)
 {
-	int i;
-
-	for (i = 0; i < ev->nfields; i++)
-		if (ev->fields[i].name && !strcmp(ev->fields[i].name, name))
-			return ev->fields[i].val;
-	return NULL;
+	return ftn_event_str(ev, name);
 }
 
 static int field_u64(const struct ftn_event *ev, const char *name, int bare_hex,

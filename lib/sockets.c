@@ -15,6 +15,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -906,5 +909,333 @@ int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		*pid = e->pid;
 	if (comm && comm_size)
 		snprintf(comm, comm_size, "%s", o->map.pool + e->comm);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Resolver: socket pointers and tuples to sockets, per batch          */
+/* ------------------------------------------------------------------ */
+
+/* An item waiting for the end of its batch: its socket pointer (0 when
+ * it only keeps its place in the order) and its bytes in the pool. */
+struct sockres_item {
+	uint64_t sk;
+	size_t off, len;        /* caller's bytes */
+	size_t evoff;           /* the event's copy; SIZE_MAX: none */
+};
+
+/* A deferred event: its head, then comm and the frames as strings. */
+struct sockres_ev {
+	struct ftn_event ev;
+	char strings[];
+};
+
+struct ftn_sockres {
+	char root[PATH_MAX];
+	pid_t pid;
+	int want_ptrs;
+	struct ftn_socktab *tab;
+	/* The one refresh of this batch is spent. A batch end that resolved
+	 * waiting items took a snapshot: that is the next batch's refresh. */
+	int refreshed;
+	struct sockres_item *q;
+	size_t nq, capq;
+	unsigned char *pool;
+	size_t npool, cappool;
+	uint64_t snapshots;
+};
+
+struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs)
+{
+	struct ftn_sockres *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	snprintf(r->root, sizeof(r->root), "%s", proc_root_of(proc_root));
+	r->pid = pid;
+	r->want_ptrs = want_ptrs;
+	return r;
+}
+
+void ftn_sockres_free(struct ftn_sockres *r)
+{
+	if (!r)
+		return;
+	ftn_socktab_free(r->tab);
+	free(r->q);
+	free(r->pool);
+	free(r);
+}
+
+static void sockres_refresh(struct ftn_sockres *r)
+{
+	struct ftn_socktab *t = ftn_socktab_snapshot(r->root, r->pid, r->want_ptrs);
+
+	/* A failed read keeps the old table: stale rows beat none. */
+	if (t) {
+		ftn_socktab_free(r->tab);
+		r->tab = t;
+	}
+	r->snapshots++;
+	r->refreshed = 1;
+}
+
+const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk)
+{
+	const struct ftn_sock *s;
+
+	if (!r || !sk)
+		return NULL;
+	s = ftn_socktab_find_sk(r->tab, sk);
+	if (!s && !r->refreshed) {
+		sockres_refresh(r);
+		s = ftn_socktab_find_sk(r->tab, sk);
+	}
+	return s;
+}
+
+const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
+						const struct ftn_addr *laddr, uint16_t lport,
+						const struct ftn_addr *raddr, uint16_t rport)
+{
+	const struct ftn_sock *s;
+
+	if (!r)
+		return NULL;
+	s = ftn_socktab_find_tuple(r->tab, laddr, lport, raddr, rport);
+	if (!s && !r->refreshed) {
+		sockres_refresh(r);
+		s = ftn_socktab_find_tuple(r->tab, laddr, lport, raddr, rport);
+	}
+	return s;
+}
+
+static int pool_reserve(struct ftn_sockres *r, size_t len)
+{
+	size_t cap = r->cappool ? r->cappool : 4096;
+	void *p;
+
+	if (r->npool + len <= r->cappool)
+		return 0;
+	while (cap < r->npool + len)
+		cap *= 2;
+	if (!(p = realloc(r->pool, cap)))
+		return -ENOMEM;
+	r->pool = p;
+	r->cappool = cap;
+	return 0;
+}
+
+#define POOL_ALIGN(n) (((n) + 15) & ~(size_t)15)
+
+int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
+		      const struct ftn_event *ev)
+{
+	size_t evlen = 0, slen = 0, i, n;
+	struct sockres_item *it;
+	struct sockres_ev *e;
+	char *q;
+
+	if (!r || (len && !item))
+		return -EINVAL;
+	if (ev) {
+		slen = strlen(ev->comm ? ev->comm : "") + 1;
+		for (i = 0; i < (size_t)ev->nframes; i++)
+			slen += strlen(ev->frames[i]) + 1;
+		evlen = POOL_ALIGN(sizeof(*e) + slen);
+	}
+	if (r->nq == r->capq) {
+		size_t cap = r->capq ? r->capq * 2 : 32;
+		void *p = realloc(r->q, cap * sizeof(*r->q));
+
+		if (!p)
+			return -ENOMEM;
+		r->q = p;
+		r->capq = cap;
+	}
+	if (pool_reserve(r, POOL_ALIGN(len) + evlen))
+		return -ENOMEM;
+	it = &r->q[r->nq++];
+	it->sk = sk;
+	it->off = r->npool;
+	it->len = len;
+	if (len)
+		memcpy(r->pool + r->npool, item, len);
+	r->npool += POOL_ALIGN(len);
+	it->evoff = SIZE_MAX;
+	if (!ev)
+		return 0;
+	/* the head (what precedes the parsed fields) and the strings: the
+	 * fields themselves are gone after the consumer's callback */
+	it->evoff = r->npool;
+	e = (struct sockres_ev *)(r->pool + r->npool);
+	memset(&e->ev, 0, sizeof(e->ev));
+	memcpy(&e->ev, ev, offsetof(struct ftn_event, fields));
+	e->ev.rec = NULL;
+	e->ev.raw = NULL;
+	e->ev.rawdesc = NULL;
+	e->ev.nframes = ev->nframes;
+	q = e->strings;
+	n = strlen(ev->comm ? ev->comm : "") + 1;
+	memcpy(q, ev->comm ? ev->comm : "", n);
+	q += n;
+	for (i = 0; i < (size_t)ev->nframes; i++, q += n) {
+		n = strlen(ev->frames[i]) + 1;
+		memcpy(q, ev->frames[i], n);
+	}
+	r->npool += evlen;
+	return 0;
+}
+
+size_t ftn_sockres_pending(const struct ftn_sockres *r)
+{
+	return r ? r->nq : 0;
+}
+
+size_t ftn_sockres_batch_end(struct ftn_sockres *r,
+			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+					const struct ftn_sock *s),
+			     void *ctx)
+{
+	size_t i, n;
+
+	if (!r)
+		return 0;
+	n = r->nq;
+	r->refreshed = 0;
+	if (!n)
+		return 0;
+	sockres_refresh(r);
+	for (i = 0; i < n; i++) {
+		const struct sockres_item *it = &r->q[i];
+		struct sockres_ev *e = NULL;
+
+		if (it->evoff != SIZE_MAX) {
+			const char *q;
+
+			e = (struct sockres_ev *)(r->pool + it->evoff);
+			e->ev.comm = q = e->strings;
+			for (int f = 0; f < e->ev.nframes; f++)
+				e->ev.frames[f] = q += strlen(q) + 1;
+		}
+		fn(ctx, r->pool + it->off, e ? &e->ev : NULL,
+		   it->sk ? ftn_socktab_find_sk(r->tab, it->sk) : NULL);
+	}
+	r->nq = 0;
+	r->npool = 0;
+	return n;
+}
+
+int ftn_sockres_ptrs_valid(const struct ftn_sockres *r)
+{
+	/* An empty table proves nothing either way. */
+	return !r || !r->tab || !ftn_socktab_count(r->tab) || ftn_socktab_ptrs_valid(r->tab);
+}
+
+uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r)
+{
+	return r ? r->snapshots : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Probes that read a socket or an skb                                */
+/* ------------------------------------------------------------------ */
+
+/* BTF is read once per process: every probe of a run wants the same. */
+static const struct ftn_btf *sock_btf(void)
+{
+	static struct ftn_btf *btf;
+	static int tried;
+
+	if (!tried++)
+		btf = ftn_btf_load(NULL);
+	return btf;
+}
+
+int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const char *func,
+			   int argn, int tuple, const char *extra)
+{
+	char arg[32], fetch[1024] = "", def[2048];
+	int err = ftn_probe_arg(argn, arg, sizeof(arg));
+
+	if (err < 0)
+		return err;
+	if (tuple && (err = ftn_probe_sock_fetchargs(arg, sock_btf(), fetch, sizeof(fetch))) < 0)
+		return err;
+	/* before 4.17 there is no x64: u64 prints bare hex there anyway */
+	if ((size_t)snprintf(def, sizeof(def), "%s sk=%s:%s %s %s", func, arg,
+			     ftn_tracefs_readme_has("x8/16/32/64") ? "x64" : "u64", fetch,
+			     extra ? extra : "") >= sizeof(def))
+		return -ENAMETOOLONG;
+	return ftn_kprobe_create(inst, event, def, 0);
+}
+
+int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size)
+{
+	/* offsetof(struct sk_buff, cb) + offsetof(struct tcp_skb_cb,
+	 * tcp_gso_segs) from BTF, else x86_64 6.1's */
+	unsigned int cb = 40, gso = 8, c, g;
+	const struct ftn_btf *btf = sock_btf();
+	char arg[32];
+	int err = ftn_probe_arg(argn, arg, sizeof(arg));
+
+	if (err < 0)
+		return err;
+	if (btf && !ftn_btf_member_offset(btf, "struct sk_buff", "cb", &c) &&
+	    !ftn_btf_member_offset(btf, "struct tcp_skb_cb", "tcp_gso_segs", &g))
+		cb = c, gso = g;
+	err = snprintf(buf, size, "skb=%s:x64 pcount=+%u(%s):u16", arg, cb + gso, arg);
+	return err < 0 || (size_t)err >= size ? -ENOSPC : err;
+}
+
+/* A field as a number (binary records), else as the kernel's symbol
+ * ("AF_INET6", "TCP_ESTABLISHED": text); -1 when absent. */
+static int num_or_symbol(const struct ftn_event *ev, const char *name)
+{
+	const char *s;
+	uint64_t v;
+
+	if (ftn_event_u64(ev, name, &v) == 0)
+		return (int)v;
+	if (!(s = ftn_event_str(ev, name)))
+		return -1;
+	if (!strcmp(s, "AF_INET") || !strcmp(s, "AF_INET6"))
+		return s[7] ? AF_INET6 : AF_INET;
+	return ftn_tcp_state_parse(s);
+}
+
+/* the text prints saddrv6, a binary record's field is saddr_v6 */
+static const char *v6_field(const struct ftn_event *ev, const char *text, const char *rec)
+{
+	const char *s = ftn_event_str(ev, text);
+
+	return s ? s : ftn_event_str(ev, rec);
+}
+
+int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
+{
+	const char *s6 = v6_field(ev, "saddrv6", "saddr_v6");
+	uint64_t sport, dport;
+	int fam;
+
+	memset(out, 0, sizeof(*out));
+	if (ftn_event_u64(ev, "sport", &sport) || ftn_event_u64(ev, "dport", &dport))
+		return -ENOENT;
+	/* no family field (tcp_retransmit_synack before 5.x): IPv4 sockets
+	 * store their addresses v4-mapped in the v6 fields */
+	if ((fam = num_or_symbol(ev, "family")) <= 0 && s6)
+		fam = strncmp(s6, "::ffff:", 7) ? AF_INET6 : AF_INET;
+	if (fam == AF_INET6 ? ftn_addr_parse(s6, AF_INET6, &out->laddr) ||
+			      ftn_addr_parse(v6_field(ev, "daddrv6", "daddr_v6"), AF_INET6, &out->raddr)
+			    : fam != AF_INET ||
+			      ftn_addr_parse(ftn_event_str(ev, "saddr"), AF_INET, &out->laddr) ||
+			      ftn_addr_parse(ftn_event_str(ev, "daddr"), AF_INET, &out->raddr))
+		return -ENOENT;
+	out->family = fam;
+	out->lport = (uint16_t)sport;
+	out->rport = (uint16_t)dport;
+	out->state = num_or_symbol(ev, "state");
+	if (out->state < 0)
+		out->state = 0;
 	return 0;
 }

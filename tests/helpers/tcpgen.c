@@ -3,7 +3,8 @@
  *   tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *   tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
  *   tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
- *   tcpgen syn    [-4|-6] -p PORT [-t SECS]
+ *   tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-t SECS]
+ *   tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *
  * Everything talks to 127.0.0.1 or ::1 only; tests run it inside a network
  * namespace whose nftables INPUT rules drop a share of the data segments.
@@ -17,9 +18,15 @@
  *  flow    server + client in one command (the server is a forked child that
  *          starts listening before the client connects: no readiness race);
  *          exits 0 only if the server received exactly COUNT * SIZE bytes.
- *  syn     connects to a port where the SYNs are dropped and gives up after
- *          SECS: exits 0 when the connect timed out as expected, 1 when it
- *          completed or failed otherwise.
+ *  syn     connects (CONNS sockets at once, default 1) to a port where the
+ *          SYNs are dropped and gives up after SECS: exits 0 when the
+ *          connects timed out as expected, 1 when one completed or failed.
+ *          Thousands of SYN_SENT sockets make thousands of SYN retransmits
+ *          a second (the retransmit bench); with CONNS > 1, -i USEC apart.
+ *  conns   server + CONNS clients connecting at once (non-blocking), each
+ *          sending one byte and closing gracefully: many handshakes in a
+ *          short time, for tests that lose SYN-ACKs. Exits 0 when every
+ *          connection completed and the server read CONNS bytes.
  *
  * Small writes with TCP_NODELAY keep one write per skb, and on loopback an
  * skb is one segment (MSS ~64 KiB), so the tcp_retransmit_skb tracepoint
@@ -39,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -62,7 +70,8 @@ static void usage(void)
 		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
 		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
-		"       tcpgen syn    [-4|-6] -p PORT [-t SECS]\n");
+		"       tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
+		"       tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]\n");
 	exit(2);
 }
 
@@ -131,7 +140,7 @@ static int listen_on(const struct opts *o)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (o->family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, o->conns > 16 ? (int)o->conns : 16) < 0) {
 		perror("tcpgen: bind/listen");
 		close(fd);
 		return -1;
@@ -315,38 +324,156 @@ static int run_syn(const struct opts *o)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = fill_addr(o, &ss);
-	struct pollfd pfd;
-	int fd, rc, err = 0;
+	struct rlimit rl = { (rlim_t)o->conns + 64, (rlim_t)o->conns + 64 };
+	struct pollfd *pfd;
+	int rc, err = 0;
 	socklen_t elen = sizeof(err);
+	long i;
 
-	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		perror("tcpgen: socket");
+	/* -c: many SYN_SENT sockets at once (the retransmit bench); each
+	 * needs a descriptor */
+	if (o->conns > 512 && setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		perror("tcpgen: setrlimit");
 		return 1;
 	}
-	rc = connect(fd, (struct sockaddr *)&ss, len);
-	if (rc == 0 || errno != EINPROGRESS) {
-		fprintf(stderr, "tcpgen: connect to port %d did not hang: %s\n",
-			o->port, rc == 0 ? "connected" : strerror(errno));
-		close(fd);
+	pfd = calloc((size_t)o->conns, sizeof(*pfd));
+	if (!pfd) {
+		perror("tcpgen: calloc");
 		return 1;
 	}
-	pfd.fd = fd;
-	pfd.events = POLLOUT;
+	for (i = 0; i < o->conns; i++) {
+		pfd[i].fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (pfd[i].fd < 0) {
+			perror("tcpgen: socket");
+			return 1;
+		}
+		pfd[i].events = POLLOUT;
+		rc = connect(pfd[i].fd, (struct sockaddr *)&ss, len);
+		if (rc == 0 || errno != EINPROGRESS) {
+			fprintf(stderr, "tcpgen: connect to port %d did not hang: %s\n",
+				o->port, rc == 0 ? "connected" : strerror(errno));
+			return 1;
+		}
+		/* spread the sockets' retransmit timers over time */
+		if (o->conns > 1 && o->usec) {
+			struct timespec ts = { o->usec / 1000000, (o->usec % 1000000) * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	/* The poll timeout, not the alarm, ends this mode; the alarm (set
 	 * a second later by main) only guards against a stuck poll. */
-	rc = poll(&pfd, 1, (int)(o->secs * 1000));
+	rc = poll(pfd, (nfds_t)o->conns, (int)(o->secs * 1000));
 	if (rc == 0) {
-		close(fd); /* a SYN_SENT socket just goes away: no FIN, no RST */
-		printf("tcpgen: connect to port %d timed out after %.1f s as expected\n",
-		       o->port, o->secs);
+		/* a SYN_SENT socket just goes away: no FIN, no RST */
+		for (i = 0; i < o->conns; i++)
+			close(pfd[i].fd);
+		free(pfd);
+		printf("tcpgen: %ld connect(s) to port %d timed out after %.1f s as expected\n",
+		       o->conns, o->port, o->secs);
 		return 0;
 	}
-	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+	for (i = 0; i < o->conns && !pfd[i].revents; i++)
+		;
+	getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &err, &elen);
 	fprintf(stderr, "tcpgen: connect to port %d completed: %s\n", o->port,
 		err ? strerror(err) : "connected");
-	close(fd);
 	return 1;
+}
+
+/* CONNS handshakes at once: every connect is started before any
+ * completes, so lost SYN-ACKs are retransmitted side by side. */
+static int run_conns(const struct opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = fill_addr(o, &ss);
+	int lfd, status, rc = 0, *fds;
+	long i, done = 0;
+	pid_t pid;
+
+	fds = calloc((size_t)o->conns, sizeof(*fds));
+	lfd = fds ? listen_on(o) : -1;
+	if (lfd < 0)
+		return 1;
+	pid = fork();
+	if (pid < 0) {
+		perror("tcpgen: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		long long got = 0, n;
+
+		arm_limit(o->secs);
+		for (i = 0; i < o->conns; i++) {
+			if ((n = drain(lfd)) < 0)
+				_exit(1);
+			got += n;
+		}
+		_exit(got == o->conns ? 0 : 1);
+	}
+	close(lfd);
+	for (i = 0; i < o->conns; i++) {
+		fds[i] = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fds[i] < 0 || (connect(fds[i], (struct sockaddr *)&ss, len) < 0 &&
+				   errno != EINPROGRESS)) {
+			perror("tcpgen: connect");
+			rc = 1;
+		}
+	}
+	/* each socket: writable = connected; send one byte, shut down, and
+	 * wait for the server's EOF (all acknowledged: nothing left to
+	 * retransmit when we exit) */
+	while (!rc && done < o->conns) {
+		struct pollfd pfd;
+
+		for (i = 0; i < o->conns && !rc; i++) {
+			int err = 0, fl;
+			socklen_t elen = sizeof(err);
+			char c = 'x', buf[64];
+
+			if (fds[i] < 0)
+				continue;       /* failed, or shut down already */
+			pfd.fd = fds[i];
+			pfd.events = POLLOUT;
+			if (poll(&pfd, 1, 10) <= 0)
+				continue;
+			getsockopt(fds[i], SOL_SOCKET, SO_ERROR, &err, &elen);
+			fl = fcntl(fds[i], F_GETFL);
+			if (err || fcntl(fds[i], F_SETFL, fl & ~O_NONBLOCK) < 0 ||
+			    write_all(fds[i], &c, 1) < 0 || shutdown(fds[i], SHUT_WR) < 0) {
+				fprintf(stderr, "tcpgen: connection %ld: %s\n", i, strerror(err ? err : errno));
+				rc = 1;
+				break;
+			}
+			done++;
+			pfd.fd = -1;
+			(void)buf;
+			fds[i] = -fds[i] - 2;   /* shut down: read its EOF below */
+		}
+	}
+	/* The server drains in accept order: only now, with every
+	 * connection shut down, can each EOF be waited for in turn. */
+	for (i = 0; i < o->conns; i++) {
+		char buf[64];
+		int fd = fds[i] <= -2 ? -fds[i] - 2 : fds[i];
+
+		if (fd < 0)
+			continue;
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("tcpgen: waitpid");
+			return 1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		rc = 1;
+	printf("tcpgen: %ld of %ld connections to port %d done\n", done, o->conns, o->port);
+	free(fds);
+	return rc;
 }
 
 static long num(const char *s, long lo, long hi)
@@ -415,8 +542,12 @@ int main(int argc, char **argv)
 		arm_limit(o.secs);
 		return run_flow(&o);
 	}
+	if (!strcmp(o.mode, "conns")) {
+		arm_limit(o.secs);
+		return run_conns(&o);
+	}
 	if (!strcmp(o.mode, "syn")) {
-		arm_limit(o.secs + 1);
+		arm_limit(o.secs + 2 + 3 * (double)o.conns * (double)o.usec / 1e6);
 		return run_syn(&o);
 	}
 	usage();

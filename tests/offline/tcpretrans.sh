@@ -6,10 +6,11 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# interval_end and the count-mode time line are the batch's wall time
+# interval_end, the closing record and the interval stamp are wall time
 golden_normalize() {
 	sed -i -e 's/"interval_end":"[^"]*"/"interval_end":"T"/' \
-	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/HH:MM:SS/' "$1"
+	    -e 's/^{"end":"[^"]*"/{"end":"T"/' \
+	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  /HH:MM:SS  /' "$1"
 }
 
 for k in linux-6.18 linux-6.1; do
@@ -25,7 +26,11 @@ check "6.18 text: exit 0 (got $rc)" [ "$rc" = 0 ]
 golden tcpretrans.6.18.txt "$tmp/o"
 check "6.18: banner on stderr" grep -q '^Tracing TCP retransmits' "$tmp/e"
 check "6.18: the event was enabled in the instance" grep -qx 1 "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/enable"
-check "6.18: no filter without -4/-6" [ ! -s "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/filter" ]
+# 6.18's tracepoint has err and fires also when __tcp_retransmit_skb gives
+# up before the kernel counts: those stay in the kernel
+errf='(err != -16 && err != -11 && err != -12 && err != -22 && err != -113)'
+check "6.18: filter keeps out the attempts the kernel does not count" \
+	grep -qxF "$errf" "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/filter"
 check "6.18: the instance clock is boot" grep -qx boot "$tmp/linux-6.18/seen/trace_clock"
 
 # JSON, 6.18
@@ -50,10 +55,10 @@ golden tcpretrans.6.18.count.txt "$tmp/o"
 
 # -6 and -4: in-kernel filter written, and only that family printed
 fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 -6 -H
-check "6.18 -6: filter family == 10" grep -qx 'family == 10' "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/filter"
+check "6.18 -6: filter family == 10" grep -qxF "family == 10 && $errf" "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/filter"
 check "6.18 -6: only IPv6 rows" sh -c 'test -s "$1" && ! grep -v "\[::1\]" "$1"' sh "$tmp/o"
 fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 -4 -H
-check "6.18 -4: filter family == 2" grep -qx 'family == 2' "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/filter"
+check "6.18 -4: filter family == 2" grep -qxF "family == 2 && $errf" "$tmp/linux-6.18/seen/events/tcp/tcp_retransmit_skb/filter"
 check "6.18 -4: only IPv4 rows" sh -c 'test -s "$1" && ! grep "\[" "$1"' sh "$tmp/o"
 
 # 6.1: older field set, kprobe lines of other events ignored

@@ -712,6 +712,104 @@ static void test_real_proc(void)
 	close(lfd);
 }
 
+/* The resolver over a fake /proc: one refresh per batch on a miss, the
+ * batch end resolves waiting pointers against one new snapshot, in order,
+ * and a table of hashed pointers says so. */
+struct res_seen {
+	char items[8][16];
+	unsigned long inode[8];
+	int n;
+};
+
+static void res_cb(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
+{
+	struct res_seen *seen = ctx;
+
+	if (seen->n < 8) {
+		snprintf(seen->items[seen->n], sizeof(seen->items[0]), "%s%s%s%s", (char *)item,
+			 ev ? ev->comm : "", ev && ev->nframes ? ev->frames[ev->nframes - 1] : "",
+			 ev && ev->pid == 77 ? "77" : "");
+		seen->inode[seen->n] = s ? s->inode : 0;
+		seen->n++;
+	}
+}
+
+static void test_sockres_fake(const char *tmp)
+{
+	char root[256], path[PATH_MAX], *t61 = fixture("linux-6.1/proc_net_tcp.kptr1");
+	char *t61h = fixture("linux-6.1/proc_net_tcp.kptr0"), *moved, *p;
+	struct res_seen seen = { .n = 0 };
+	struct ftn_event ev;
+	struct ftn_addr lo;
+	struct ftn_sockres *r;
+	const struct ftn_sock *s;
+
+	snprintf(root, sizeof(root), "%s/resproc", tmp);
+	mkdirs(root, "net");
+	mkdirs(root, "sys/kernel");
+	snprintf(path, sizeof(path), "%s/sys/kernel/kptr_restrict", root);
+	put_file(path, "1\n");
+	snprintf(path, sizeof(path), "%s/net/tcp", root);
+	put_file(path, t61);
+
+	r = ftn_sockres_alloc(root, 0, 1);
+	ok(r != NULL, "sockres: alloc");
+	ok(ftn_sockres_snapshots(r) == 0, "sockres: no snapshot before the first lookup");
+	s = ftn_sockres_lookup_sk(r, 0xff1113cc82675100ULL);
+	ok(s && s->inode == 10889, "sockres: pointer found on the first lookup");
+	ok(ftn_sockres_snapshots(r) == 1, "sockres: one snapshot");
+	ok(ftn_sockres_lookup_sk(r, 0xff1113cc8267aa00ULL) == NULL,
+	   "sockres: unknown pointer misses");
+	ok(ftn_sockres_snapshots(r) == 1, "sockres: a second miss in the batch reads nothing");
+	ok(ftn_sockres_ptrs_valid(r), "sockres: real pointers");
+	ftn_addr_parse("127.0.0.1", AF_INET, &lo);
+	s = ftn_sockres_lookup_tuple(r, &lo, 49274, &lo, 5000);
+	ok(s && s->inode == 10889, "sockres: tuple lookup in the same snapshot");
+
+	memset(&ev, 0, sizeof(ev));
+	ev.pid = 77;
+	ev.comm = "cm";
+	ev.nframes = 2;
+	ev.frames[0] = "f0";
+	ev.frames[1] = "f1";
+	ok(ftn_sockres_defer(r, 0xff1113cc8267aa00ULL, "first", 6, NULL) == 0 &&
+	   ftn_sockres_defer(r, 0, "second", 7, &ev) == 0 &&
+	   ftn_sockres_defer(r, 0xdead0000beef0000ULL, "third", 6, NULL) == 0,
+	   "sockres: three items deferred (one with its event)");
+	ok(ftn_sockres_pending(r) == 3, "sockres: three pending");
+	/* The socket shows up in /proc/net/tcp before the batch ends. */
+	moved = strdup(t61);
+	p = moved ? strstr(moved, "ff1113cc82652400") : NULL;
+	if (p)
+		memcpy(p, "ff1113cc8267aa00", 16);
+	put_file(path, moved ? moved : t61);
+	ok(ftn_sockres_batch_end(r, res_cb, &seen) == 3, "sockres: batch end hands back 3");
+	ok(seen.n == 3 && !strcmp(seen.items[0], "first") && !strcmp(seen.items[1], "secondcmf177") &&
+	   !strcmp(seen.items[2], "third"), "sockres: items in order, bytes and event copy intact");
+	ok(seen.inode[0] == 123, "sockres: waiting pointer resolved by the batch-end snapshot");
+	ok(seen.inode[1] == 0 && seen.inode[2] == 0,
+	   "sockres: order-only item and a gone socket come back unresolved");
+	ok(ftn_sockres_snapshots(r) == 2 && ftn_sockres_pending(r) == 0,
+	   "sockres: one snapshot for the whole queue, queue empty");
+	ftn_sockres_lookup_sk(r, 0x1111ULL);
+	ok(ftn_sockres_snapshots(r) == 2, "sockres: the batch-end snapshot is the next batch's refresh");
+	ok(ftn_sockres_batch_end(r, res_cb, &seen) == 0, "sockres: empty batch end");
+	ftn_sockres_lookup_sk(r, 0x1111ULL);
+	ok(ftn_sockres_snapshots(r) == 3, "sockres: a new batch may refresh once again");
+	ftn_sockres_free(r);
+	free(moved);
+
+	/* kptr_restrict that cannot be lifted: hashed pointers, said. */
+	put_file(path, t61h);
+	r = ftn_sockres_alloc(root, 0, 1);
+	ok(ftn_sockres_lookup_sk(r, 0xff1113cc82675100ULL) == NULL, "sockres: hashed table never matches");
+	ok(!ftn_sockres_ptrs_valid(r), "sockres: hashed pointers reported");
+	ftn_sockres_free(r);
+	ftn_sockres_free(NULL);
+	free(t61);
+	free(t61h);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/ftnet-test-sockets.XXXXXX";
@@ -727,6 +825,7 @@ int main(void)
 	}
 	test_snapshot_fake(tmp);
 	test_owners_fake(tmp);
+	test_sockres_fake(tmp);
 	rm_rf(tmp);
 	test_real_proc();
 	return tap_done();

@@ -212,98 +212,144 @@ netstat_val() { # TcpExt field from /proc/net/netstat
 # count LINES-FILE PATTERN: lines matching (grep -c prints 0 itself)
 count() { grep -c "$2" "$1" 2>/dev/null; }
 
-# The three back ends at once, each in its own instance and probe group,
-# on the same lossy IPv4 and IPv6 flows. Ground truth: RetransSegs.
-# tcp_rtx_synack() counts in RetransSegs but is not a tcp_retransmit_skb
-# (it has its own tracepoint), so SYN-ACK retransmits - TCPSynRetrans less
-# the SYN retransmits we saw in SYN_SENT - are taken off. TLP is switched
-# off for this part: a loss probe retransmits through __tcp_retransmit_skb,
-# which the tracepoint sees and a kprobe on tcp_retransmit_skb (BCC's and
-# perf-tools' choice) does not.
-check_tcpretrans_backends() {
-	tg=$FTNET_TOP/build/tests/tcpgen
-	if [ ! -x "$tg" ] || [ ! -x /sbin/tc ] || [ -L /sbin/tc ]; then
-		skip "tcpretrans back ends under netem loss" "no tcpgen or no iproute2 tc"
-		return
-	fi
-	old_er=$(cat /proc/sys/net/ipv4/tcp_early_retrans)
-	echo 0 > /proc/sys/net/ipv4/tcp_early_retrans
+# segs_sum FILE: segments of the R and S events of a tcpretrans --json run
+# (an event without a segment count - the tracepoint's R - is one skb)
+segs_sum() {
+	awk '/"type":"[RS]"/ { if (match($0, /"segs":[0-9]+/)) s += substr($0, RSTART + 7, RLENGTH - 7); else s++ }
+		END { print s + 0 }' "$1"
+}
+
+# synack_loss_on / _off: a prio qdisc on lo whose band 3 (netem loss 50%)
+# gets exactly the SYN-ACKs (u32 on the TCP flags byte, IPv4 and IPv6);
+# everything else goes to band 2 (priomap all 1), untouched.
+synack_loss_on() {
+	/sbin/tc qdisc add dev lo root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+	/sbin/tc qdisc add dev lo parent 1:3 handle 30: netem loss 50% &&
+	/sbin/tc filter add dev lo parent 1: protocol ip prio 1 u32 \
+		match ip protocol 6 0xff match u8 0x12 0xff at 33 flowid 1:3 &&
+	/sbin/tc filter add dev lo parent 1: protocol ipv6 prio 2 u32 \
+		match ip6 protocol 6 0xff match u8 0x12 0xff at 53 flowid 1:3
+}
+
+# One round: the three back ends at once, each in its own instance and
+# probe group, under the kernel's DEFAULT settings (tcp_early_retrans is
+# never touched: tail loss probes are on). Traffic: eight flows at once
+# (four IPv4, four IPv6) of small writes with gaps under netem loss 5%
+# (tails are where loss probes fire), then lost SYN-ACKs (10 + 10
+# handshakes at once, half their SYN-ACKs dropped). Ground truth: the
+# RetransSegs delta, read after a settling pause while the tools still
+# trace (netem also drops FINs and ACKs, whose retransmits can come after
+# the flows return). Each back end's segment sum must equal it exactly.
+tcpretrans_round() { # round number
+	rd=$1
 	for b in tracepoint kprobe join; do
-		tcpretrans -B $b -d 120 --json >/tmp/rt.$b.json 2>/tmp/rt.$b.err &
+		tcpretrans -B $b -d 300 --json >/tmp/rt.$b.json 2>/tmp/rt.$b.err &
 		eval "pid_$b=$!"
 	done
 	i=0
 	while [ $i -lt 100 ] && [ "$(cat /tmp/rt.*.err 2>/dev/null | grep -c '^Tracing')" -lt 3 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
-	r0=$(retrans_segs); s0=$(netstat_val TCPSynRetrans)
+	r0=$(retrans_segs)
 	/sbin/tc qdisc add dev lo root netem loss 5%
-	"$tg" flow -4 -p 5000 -n 1500 -s 200 -i 200 -t 30 >/dev/null 2>&1; f4=$?
-	"$tg" flow -6 -p 5001 -n 1500 -s 200 -i 200 -t 30 >/dev/null 2>&1; f6=$?
+	fl=""
+	for k in 0 1 2 3; do
+		"$tg" flow -4 -p $((5010 + k)) -n 150 -s 100 -i 3000 -t 60 >/dev/null 2>&1 &
+		fl="$fl $!"
+		"$tg" flow -6 -p $((5020 + k)) -n 150 -s 100 -i 3000 -t 60 >/dev/null 2>&1 &
+		fl="$fl $!"
+	done
+	fr=0
+	for p in $fl; do wait $p || fr=$((fr + 1)); done
 	/sbin/tc qdisc del dev lo root
-	# netem on lo also drops FINs and ACKs: their retransmits can fire
-	# after the flows return. Let them settle (no loss any more), read the
-	# counter while the tools still trace, then stop the tools (SIGINT:
-	# exit 0, full teardown).
+	r1=$(retrans_segs)
+	if synack_loss_on; then
+		"$tg" conns -4 -p 5030 -c 10 -t 60 >/dev/null 2>&1 & c4=$!
+		"$tg" conns -6 -p 5031 -c 10 -t 60 >/dev/null 2>&1
+		cr=$?
+		wait $c4 || cr=$((cr + 1))
+	else
+		cr=setup
+	fi
+	/sbin/tc qdisc del dev lo root 2>/dev/null
 	sleep 3
-	r1=$(retrans_segs); s1=$(netstat_val TCPSynRetrans)
+	r2=$(retrans_segs)
 	for b in tracepoint kprobe join; do
 		eval "p=\$pid_$b"
-		kill -0 $p 2>/dev/null || nok "tcpretrans -B $b still tracing when the counter was read"
+		kill -0 $p 2>/dev/null || nok "round $rd: tcpretrans -B $b still tracing when the counter was read"
 		kill -INT $p
 	done
 	for b in tracepoint kprobe join; do eval "wait \$pid_$b"; eval "rc_$b=$?"; done
-	echo "$old_er" > /proc/sys/net/ipv4/tcp_early_retrans
-	check "lossy IPv4 and IPv6 flows completed (exit $f4 $f6)" [ "$f4" = 0 -a "$f6" = 0 ]
+	check "round $rd: 8 lossy flows completed ($fr failed) and 20 handshakes with lost SYN-ACKs ($cr)" \
+		[ "$fr" = 0 -a "$cr" = 0 ]
+	want=$((r2 - r0))
+	line="round $rd: RetransSegs +$want (flows $((r1 - r0)), handshakes $((r2 - r1)))"
 	for b in tracepoint kprobe join; do
 		eval "rc=\$rc_$b"
-		check "tcpretrans -B $b exited 0 (got $rc)" [ "$rc" = 0 ]
-		if grep -q '"lost"' /tmp/rt.$b.json; then nok "tcpretrans -B $b lost no events"; fi
+		check "round $rd: tcpretrans -B $b exited 0 (got $rc)" [ "$rc" = 0 ]
+		if grep -q '"lost":[1-9]' /tmp/rt.$b.json; then nok "round $rd: tcpretrans -B $b lost no events"; fi
+		got=$(segs_sum /tmp/rt.$b.json)
+		nS=$(count /tmp/rt.$b.json '"type":"S"')
+		eval "got_$b=$got; nS_$b=$nS"
+		line="$line; $b $got (S $nS)"
+		check "round $rd: $b segments = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
+		check "round $rd: $b saw SYN-ACK retransmits in SYN_RECV ($nS)" \
+			sh -c "[ $nS -gt 0 ] && ! grep '\"type\":\"S\"' /tmp/rt.$b.json | grep -qv '\"state\":\"SYN_RECV\"'"
 	done
-	tp=$(count /tmp/rt.tracepoint.json '"type":"R"')
-	kp=$(count /tmp/rt.kprobe.json '"type":"R"')
-	jn=$(count /tmp/rt.join.json '"type":"R"')
-	syn=$(count /tmp/rt.tracepoint.json '"state":"SYN_SENT"')
-	synack=$(( (s1 - s0) - syn ))
-	want=$(( (r1 - r0) - synack ))
-	diag "RetransSegs +$((r1 - r0)), TCPSynRetrans +$((s1 - s0)) ($syn SYN, $synack SYN-ACK); tracepoint $tp, kprobe $kp, join $jn"
-	check "retransmits happened ($tp)" [ "$tp" -gt 0 ]
-	check "tracepoint count = RetransSegs delta less SYN-ACKs ($tp = $want)" [ "$tp" = "$want" ]
-	check "kprobe count = tracepoint count ($kp = $tp)" [ "$kp" = "$tp" ]
-	check "join count = tracepoint count ($jn = $tp)" [ "$jn" = "$tp" ]
-	for port in 5000 5001; do
-		t=$(count /tmp/rt.tracepoint.json "\"dport\":$port,")
-		k=$(count /tmp/rt.kprobe.json "\"dport\":$port,")
-		j=$(count /tmp/rt.join.json "\"dport\":$port,")
-		fam=4; [ $port = 5001 ] && fam=6
-		check "port $port (IPv$fam): kprobe tuples agree with the tracepoint ($k = $t)" [ "$k" = "$t" ]
-		check "port $port (IPv$fam): join found the tuple of every retransmit ($j = $t)" [ "$j" = "$t" ]
-		check "port $port: kprobe reports family $fam" grep -q "\"family\":$fam,.*\"dport\":$port," /tmp/rt.kprobe.json
+	diag "$line"
+	echo "$line" >>/tmp/rt.rounds
+	check "round $rd: SYN-ACK counts agree ($nS_tracepoint $nS_kprobe $nS_join)" \
+		[ "$nS_tracepoint" = "$nS_kprobe" -a "$nS_kprobe" = "$nS_join" ]
+	check "round $rd: retransmits happened ($want > 0)" [ "$want" -gt 0 ]
+	# A join names a socket from /proc/net/tcp(6) by pointer: only a socket
+	# past close() (FIN_WAIT1, CLOSING, LAST_ACK) can be gone before the
+	# batch-end snapshot. Every other retransmit must be named.
+	jnull=$(count /tmp/rt.join.json '"saddr":null')
+	closing=$(grep '"type":"R"' /tmp/rt.kprobe.json | grep -c '"state":"\(FIN_WAIT1\|CLOSING\|LAST_ACK\)"')
+	check "round $rd: join named every retransmit but those of closed sockets ($jnull unnamed <= $closing closing)" \
+		[ "$jnull" -le "$closing" ]
+}
+
+check_tcpretrans_backends() {
+	tg=$FTNET_TOP/build/tests/tcpgen
+	if [ ! -x "$tg" ] || [ ! -x /sbin/tc ] || [ -L /sbin/tc ]; then
+		skip "tcpretrans back ends under netem loss" "no tcpgen or no iproute2 tc"
+		return
+	fi
+	diag "tcp_early_retrans=$(cat /proc/sys/net/ipv4/tcp_early_retrans) (the default; never changed here)"
+	: >/tmp/rt.rounds
+	for rd in 1 2 3 4 5; do
+		tcpretrans_round $rd
 	done
-	check "kprobe back end: IPv6 addresses from BTF offsets" grep -q '"saddr":"::1","sport":[0-9]*,"daddr":"::1","dport":5001' /tmp/rt.kprobe.json
+	# the per-event fields, from the last round
+	check "kprobe back end: IPv6 addresses from BTF offsets" \
+		grep -q '"saddr":"::1","sport":[0-9]*,"daddr":"::1","dport":502[0-3]' /tmp/rt.kprobe.json
+	check "kprobe back end: segments read from the skb" grep -q '"type":"R".*"segs":1' /tmp/rt.kprobe.json
+	check "tracepoint back end: segments unknown (null), never invented" \
+		sh -c '! grep "\"type\":\"R\"" /tmp/rt.tracepoint.json | grep -qv "\"segs\":null"'
 	bad=$(grep '"type":"R"' /tmp/rt.kprobe.json | grep -v '"state":"[A-Z0-9_]*"' | head -3)
 	if [ -z "$bad" ]; then ok "kprobe back end: states are names"; else
 		nok "kprobe back end: states are names"; echo "$bad" | sed 's/^/# /'; fi
-	for b in join; do
-		bad=$(grep '"saddr":null' /tmp/rt.$b.json | head -3)
-		[ -n "$bad" ] && echo "$bad" | sed "s/^/# $b unmatched: /"
-	done
 }
 
 # -l (tail loss probes) and -s (stacks start at the probed function).
 check_tcpretrans_tlp_stacks() {
 	tg=$FTNET_TOP/build/tests/tcpgen
 	[ -x "$tg" ] || { skip "tcpretrans -l -s" "no tcpgen"; return; }
-	tcpretrans -B kprobe -l -s -d 120 --json >/tmp/rt.l.json 2>/tmp/rt.l.err &
+	# -C text: the binary reader does not yet trim the kprobe machinery
+	# frames from stacks (issue 7, defect 7, the consumer's part)
+	tcpretrans -B kprobe -C text -l -s -d 120 --json >/tmp/rt.l.json 2>/tmp/rt.l.err &
 	lp=$!
 	i=0
 	while [ $i -lt 100 ] && ! grep -q '^Tracing' /tmp/rt.l.err; do sleep 0.1; i=$((i + 1)); done
 	/sbin/tc qdisc add dev lo root netem loss 10%
 	# Sparse small writes: tails are where loss probes fire. Whether the
 	# probe timer beats the retransmit timer is up to chance on loopback,
-	# so flows repeat (at most 4) until one probe is seen.
+	# so flows repeat (at most 4) until a probe and a retransmit made by a
+	# probe are seen.
 	k=0
-	while [ $k -lt 4 ] && ! grep -q '"type":"L"' /tmp/rt.l.json; do
+	while [ $k -lt 4 ] && ! { grep -q '"type":"L"' /tmp/rt.l.json &&
+		grep -q '"type":"R".*"stack":\["__tcp_retransmit_skb","tcp_send_loss_probe' /tmp/rt.l.json; }; do
 		"$tg" flow -4 -p 5002 -n 300 -s 100 -i 5000 -t 20 >/dev/null 2>&1
 		sleep 1
 		k=$((k + 1))
@@ -317,7 +363,11 @@ check_tcpretrans_tlp_stacks() {
 	l=$(count /tmp/rt.l.json '"type":"L"')
 	check "-l shows tail loss probes ($l)" [ "$l" -gt 0 ]
 	check "-l: loss probes carry the tuple" grep -q '"type":"L".*"dport":5002' /tmp/rt.l.json
-	check "-s: kprobe stacks start at tcp_retransmit_skb" grep -q '"type":"R".*"stack":\["tcp_retransmit_skb"' /tmp/rt.l.json
+	check "-s: kprobe stacks start at the probed function" grep -q '"type":"R".*"stack":\["_*tcp_retransmit_skb"' /tmp/rt.l.json
+	# the point of probing __tcp_retransmit_skb: a loss probe's own
+	# retransmit is an R event (the kernel counts it in RetransSegs)
+	check "-l: loss-probe retransmits are R events (stack via tcp_send_loss_probe)" \
+		grep -q '"type":"R".*"stack":\["__tcp_retransmit_skb","tcp_send_loss_probe' /tmp/rt.l.json
 	check "-s: no kprobe machinery frames" sh -c '! grep -E "kprobe_|aggr_pre_handler|\"0x" /tmp/rt.l.json'
 	check "-s: loss probe stacks start at tcp_send_loss_probe" grep -q '"type":"L".*"stack":\["tcp_send_loss_probe"' /tmp/rt.l.json
 }

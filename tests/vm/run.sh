@@ -167,7 +167,8 @@ cp "$top/tests/vm/guest.sh" "$root/ftnet/tests/vm/guest.sh"
 # modprobe. The .deb ships no modules.dep (its postinst runs depmod) and the
 # host may have no kmod, so dependencies come from each module's own
 # .modinfo section ("depends=a,b", NUL-separated strings).
-want_mods="sch_netem"
+# sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem
+want_mods="sch_netem sch_prio cls_u32"
 mods=
 mod_cat() { # path: the module's bytes, decompressed
 	case $1 in

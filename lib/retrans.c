@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * retrans.c - TCP retransmits as the kernel counts them in RetransSegs:
+ * the probes that see them and the decoder that turns their events (or
+ * the tcp tracepoints') into one record per retransmit.
+ *
+ * Where the kernel counts: __tcp_retransmit_skb(sk, skb, segs) adds
+ * tcp_skb_pcount(skb) (after cutting the skb to at most segs segments);
+ * it is called by tcp_retransmit_skb and by tcp_send_loss_probe (tail loss
+ * probes), and the compiler may inline it into tcp_retransmit_skb (Debian's
+ * 6.1 does: a probe on it alone saw only loss probes). So both functions
+ * are probed, "rt" on the outer one and "rt2" on the inner one, and an rt2
+ * of the same skb right after an rt on that CPU is the same retransmit.
+ * SYN-ACKs are counted in tcp_rtx_synack ("synack"), which never passes
+ * there. "tlp" (tcp_send_loss_probe) is the probe itself, not a count.
+ */
+#include "ftnet.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define TCP_SYN_RECV 3
+#define DEC_CPUS 512            /* power of two */
+
+struct ftn_retrans_dec {
+	int bare_hex;           /* pre-4.17 probes print bare hex */
+	struct dec_last { uint64_t skb, ts; } last[DEC_CPUS];  /* last rt per CPU */
+};
+
+static const struct {
+	const char *event, *func;
+	int argn;               /* the socket argument */
+	int skb;                /* also skb, pcount and segs (args 2, 3) */
+} probes[] = {
+	{ "rt", "tcp_retransmit_skb", 1, 1 },
+	{ "rt2", "__tcp_retransmit_skb", 1, 1 },
+	{ "synack", "tcp_rtx_synack", 2, 0 },   /* (listener, request sock) */
+	{ "tlp", "tcp_send_loss_probe", 1, 0 },
+};
+
+int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple)
+{
+	char extra[256] = "", a3[32];
+	int err;
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (strcmp(event, probes[i].event))
+			continue;
+		if (probes[i].skb) {
+			if ((err = ftn_probe_arg(3, a3, sizeof(a3))) < 0 ||
+			    (err = ftn_probe_skb_fetchargs(2, extra, sizeof(extra) - 48)) < 0)
+				return err;
+			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32", a3);
+		}
+		/* a request sock's tuple is always read: /proc has no pointer
+		 * to join it with */
+		return ftn_sock_kprobe_create(inst, event, probes[i].func, probes[i].argn,
+					      tuple || probes[i].argn == 2, extra);
+	}
+	return -EINVAL;
+}
+
+struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex)
+{
+	struct ftn_retrans_dec *d = calloc(1, sizeof(*d));
+
+	if (d)
+		d->bare_hex = bare_hex;
+	return d;
+}
+
+void ftn_retrans_dec_free(struct ftn_retrans_dec *d)
+{
+	free(d);
+}
+
+static int decode_tp(const struct ftn_event *ev, struct ftn_retrans *r)
+{
+	int synack = !strcmp(ev->name, "tcp_retransmit_synack");
+
+	if ((!synack && strcmp(ev->name, "tcp_retransmit_skb")) || ftn_sock_event_decode(ev, &r->t))
+		return 0;
+	/* a SYN-ACK is one segment; the skb tracepoint has no segment count */
+	r->known = 1;
+	r->type = synack ? 'S' : 'R';
+	r->segs = (uint32_t)synack;
+	if (synack)
+		r->t.state = TCP_SYN_RECV;
+	return 1;
+}
+
+int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
+		       struct ftn_retrans *r)
+{
+	int inner = !strcmp(ev->name, "rt2");
+	uint64_t skb, segs, pc;
+
+	memset(r, 0, sizeof(*r));
+	if (strcmp(ev->name, "rt") && !inner && strcmp(ev->name, "synack") && strcmp(ev->name, "tlp"))
+		return decode_tp(ev, r);
+	r->type = ev->name[0] == 't' ? 'L' : ev->name[0] == 's' ? 'S' : 'R';
+	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
+		struct dec_last *l = &d->last[ev->cpu & (DEC_CPUS - 1)];
+
+		/* 1 ms: a loss probe resends an skb 10 ms after its last send */
+		if (inner && l->skb == skb && ev->ts_ns - l->ts < 1000000) {
+			l->skb = 0;
+			return 0;
+		}
+		l->skb = inner ? 0 : skb;
+		l->ts = ev->ts_ns;
+		r->segs = ftn_event_u64(ev, "pcount", &pc) || !pc ? 1
+			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
+			? (uint32_t)pc : (uint32_t)segs;
+	}
+	r->segs += r->type == 'S';
+	r->known = ftn_probe_sock_decode(ev, d->bare_hex, &r->t) == 0;
+	if (r->type == 'S')
+		r->t.state = TCP_SYN_RECV;
+	/* sk only (join), or IPv6 without BTF offsets: the caller asks /proc */
+	if (ftn_probe_value_u64(ftn_event_str(ev, "sk"), d->bare_hex, &r->sk))
+		r->sk = 0;
+	return 1;
+}
+
+static int has_field(const char *event, const char *field)
+{
+	struct ftn_format *fmt = ftn_format_load(NULL, "tcp", event);
+	int has = fmt && ftn_format_field(fmt, field) != NULL;
+
+	ftn_format_free(fmt);
+	return has;
+}
+
+int ftn_retrans_filter(const char *event, int family, char *buf, size_t size)
+{
+	const char *fam = !family ? "" : family == AF_INET ? "family == 2" : "family == 10";
+	int n;
+
+	/* tcp_retransmit_synack has family since 5.x; before, none */
+	if (!has_field(event, "family"))
+		fam = "";
+	/* Kernels whose tcp_retransmit_skb has err (6.10+) fire it also when
+	 * __tcp_retransmit_skb gives up before counting (-EBUSY: the last copy
+	 * still queued in the host, -EAGAIN: out of window, -ENOMEM, -EINVAL,
+	 * -EHOSTUNREACH: no route): those stay in the kernel. A transmit that
+	 * fails after the count (-ENOBUFS, -EPERM from netfilter) stays in. */
+	n = snprintf(buf, size, "%s%s%s", fam, *fam && has_field(event, "err") ? " && " : "",
+		     has_field(event, "err") ? "(err != -16 && err != -11 && err != -12 && "
+					       "err != -22 && err != -113)" : "");
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
+}
