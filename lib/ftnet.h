@@ -334,50 +334,50 @@ FTN_EXPORT int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
  * (kptr_restrict is lifted for the read and put back).
  */
 struct ftn_sockres;
-struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs);
-void ftn_sockres_free(struct ftn_sockres *r);
+FTN_EXPORT struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs);
+FTN_EXPORT void ftn_sockres_free(struct ftn_sockres *r);
 /* NULL when unknown after this batch's one refresh. */
-const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk);
-const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
+FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk);
+FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
 						const struct ftn_addr *laddr, uint16_t lport,
 						const struct ftn_addr *raddr, uint16_t rport);
 /* Queue len bytes of item (copied) for the batch end, and when ev is
  * given a copy of the event's head, comm and stack (its fields are not
  * kept): 0 or -ENOMEM (the caller then reports the event unresolved, never
  * drops it). */
-int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
+FTN_EXPORT int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
 		      const struct ftn_event *ev);
-size_t ftn_sockres_pending(const struct ftn_sockres *r);
+FTN_EXPORT size_t ftn_sockres_pending(const struct ftn_sockres *r);
 /* End of a batch: when items wait, one new snapshot, then fn for each in
  * order with its bytes, its event copy (NULL if none) and its socket
  * (NULL: sk 0, or the socket was already gone); both live until fn
  * returns, and fn must not defer. Returns how many items were handed back. */
-size_t ftn_sockres_batch_end(struct ftn_sockres *r,
+FTN_EXPORT size_t ftn_sockres_batch_end(struct ftn_sockres *r,
 			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
 					const struct ftn_sock *s),
 			     void *ctx);
 /* 0 when the snapshot showed hashed or zero pointers (kptr_restrict could
  * not be lifted: not root): pointer lookups cannot match. */
-int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);
+FTN_EXPORT int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);
 /* Snapshots taken so far (tests, -v). */
-uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r);
+FTN_EXPORT uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r);
 
 /* A kprobe "p:GROUP/EVENT FUNC sk=ARGn:x64 [TUPLE] EXTRA" on a function
  * whose argument argn is a struct sock (or a request_sock: it starts with
  * the same sock_common); with tuple, the fields ftn_probe_sock_fetchargs
  * reads (decode them with ftn_probe_sock_decode). BTF is read once per
  * process. 0 or -errno as ftn_kprobe_create (ftn_error_last()). */
-int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const char *func,
+FTN_EXPORT int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const char *func,
 			   int argn, int tuple, const char *extra);
 /* The socket of a tracepoint with the tcp/sock tuple fields (sport,
  * dport, family, saddr, daddr, saddr_v6, daddr_v6, state: tcp_retransmit_skb,
  * tcp_retransmit_synack, tcp_send_reset, inet_sock_set_state...), from
  * text or binary records; state 0 when the event has none. 0 or -ENOENT. */
 struct ftn_probe_sock;
-int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out);
+FTN_EXPORT int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out);
 /* Fetch args for an skb argument of TCP: "skb=ARG:x64 pcount=+OFF(ARG):u16",
  * pcount being tcp_skb_pcount (offsets from BTF). Length or -errno. */
-int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
+FTN_EXPORT int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
 
 /* Owner of a socket inode: scans /proc/[pid]/fd once per call to
  * ftn_owners_refresh and caches inode -> pid/comm. */
@@ -662,7 +662,7 @@ FTN_EXPORT int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
  * join with /proc/net/tcp). 0 or -errno as ftn_kprobe_create. The event
  * is not enabled.
  */
-int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple);
+FTN_EXPORT int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple);
 struct ftn_retrans {
 	char type;              /* 'R' retransmit, 'S' SYN-ACK, 'L' loss probe */
 	int known;              /* t holds the tuple and state */
@@ -674,15 +674,15 @@ struct ftn_retrans {
  * on this kernel: family (AF_INET, AF_INET6, 0 any) when the event has it,
  * and where the tracepoint fires also for attempts the kernel does not
  * count (6.10+: err), those left out. "" when nothing. 0 or -ENOSPC. */
-int ftn_retrans_filter(const char *event, int family, char *buf, size_t size);
+FTN_EXPORT int ftn_retrans_filter(const char *event, int family, char *buf, size_t size);
 /* Decoder state: which retransmit a nested rt/rt2 pair already gave. */
 struct ftn_retrans_dec;
-struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex);
-void ftn_retrans_dec_free(struct ftn_retrans_dec *d);
+FTN_EXPORT struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex);
+FTN_EXPORT void ftn_retrans_dec_free(struct ftn_retrans_dec *d);
 /* 1 and *r for a retransmit (tcp:tcp_retransmit_skb, tcp_retransmit_synack,
  * or the probes above), from text or binary events; 0 for other events
  * and for the inner half of a nested pair (already counted). */
-int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
+FTN_EXPORT int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r);
 
 /*
