@@ -440,7 +440,8 @@ struct tool_report;
 /* A report on stdout for the options o (json, no_header, prom, top,
  * duration). With o->prom, whether FILE can be written is checked at once
  * through FILE.tmp (an unwritable path fails here, before tracing starts,
- * with one line). NULL + errno. */
+ * with one line). cfg is copied; the column tables it points to must
+ * outlive the report (static tables). NULL + errno. */
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o);
 void tool_report_free(struct tool_report *r);
