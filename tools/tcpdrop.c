@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
 #define TOOL "tcpdrop"
 #define HIST_TRIGGER_SIZE 4096
