@@ -354,8 +354,9 @@ void tool_prom_free(struct tool_prom *p);
  * ftnet_tcpretrans_retransmits_total, ftnet_tcpretrans_segments_total);
  * label_names (NULL-terminated) names label i of the counter's rows (a
  * NULL label is exported as ""); which = 0 exports total, 1 total2; top
- * caps the rows (0 = all). The counter must outlive p. At most 8
- * counters. 0 or -EINVAL / -ENOMEM. */
+ * caps the rows (0 = all). name, help and the label names are copied;
+ * the counter must outlive p. At most 8 counters and
+ * TOOL_COUNTER_MAX_LABELS labels. 0 or -EINVAL / -ENOMEM. */
 int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 		      struct tool_counter *c, int which,
 		      const char *const *label_names, size_t top);
@@ -439,7 +440,8 @@ struct tool_report;
 /* A report on stdout for the options o (json, no_header, prom, top,
  * duration). With o->prom, whether FILE can be written is checked at once
  * through FILE.tmp (an unwritable path fails here, before tracing starts,
- * with one line). NULL + errno. */
+ * with one line). cfg is copied; the column tables it points to must
+ * outlive the report (static tables). NULL + errno. */
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o);
 void tool_report_free(struct tool_report *r);

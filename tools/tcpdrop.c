@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
 #define TOOL "tcpdrop"
 #define HIST_TRIGGER_SIZE 4096
@@ -53,6 +51,7 @@ static const struct tool_col ev_cols[] = {
 	{ "LOCATION", "location", -40, TOOL_COL_STR, 0, 0 },
 	{ "REASON", "reason", 0, TOOL_COL_STR, 0, 0 },
 };
+static const char *const prom_labels[] = { "location", "reason", NULL };
 static const struct tool_col sum_cols[] = {
 	{ "COUNT", "count", 8, TOOL_COL_UINT, 0, TOOL_SRC_N },
 	{ "LOCATION", "location", -44, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
@@ -345,7 +344,7 @@ static int run(struct state *st)
 		return -errno;
 	if ((err = tool_report_prom_counter(st->r, "ftnet_tcpdrop_drops_total",
 					    "Packets the kernel dropped (skb:kfree_skb), by code location and drop reason.",
-					    st->count, 0, (const char *const[]){ "location", "reason", NULL }, 0)))
+					    st->count, 0, prom_labels, 0)))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	err = tool_report_start(st->r, st->events, "Tracing packet drops (%s)%s.",
 				st->mode == 'h' ? "counted in the kernel" :

@@ -26,7 +26,8 @@ leftovers() { # TOOL PID
 	done
 }
 
-# one NAME SIG TOOL ARGS...: start, wait until it traces, signal, time it
+# one NAME SIG TOOL ARGS...: start, wait until it traces (up to 20 s: a
+# loaded machine makes instances slowly), signal, time it
 one() {
 	name=$1; sig=$2; tool=$3; shift 3
 	env --default-signal=INT,QUIT "$FTNET_TOP/bin/$tool" "$@" >"$tmp/o" 2>"$tmp/e" &
@@ -38,6 +39,9 @@ one() {
 	done
 	if ! grep -q '^Tracing' "$tmp/e"; then
 		t_fail "$name: started tracing"; sed 's/^/#   /' "$tmp/e"
+		# where it waits, for the log
+		t_diag "  state $(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null) wchan $(cat /proc/$pid/wchan 2>/dev/null)"
+		sed 's/^/#   /' /proc/$pid/stack 2>/dev/null | head -12
 		kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 		return
 	fi

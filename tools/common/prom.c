@@ -15,10 +15,10 @@
 #define PROM_MAX_COUNTERS 8
 
 struct prom_counter {
-	const char *name, *help;
+	char *name, *help;              /* copies */
 	struct tool_counter *c;
 	int which;
-	const char *const *labels;
+	char *labels[TOOL_COUNTER_MAX_LABELS + 1];      /* copies, NULL-ended */
 	size_t top;
 };
 
@@ -50,10 +50,21 @@ struct tool_prom *tool_prom_new(const char *path, const char *tool)
 	return p;
 }
 
+static void counter_release(struct prom_counter *pc)
+{
+	free(pc->name);
+	free(pc->help);
+	for (int i = 0; pc->labels[i]; i++)
+		free(pc->labels[i]);
+	memset(pc, 0, sizeof(*pc));
+}
+
 void tool_prom_free(struct tool_prom *p)
 {
 	if (!p)
 		return;
+	for (int i = 0; i < p->ncounters; i++)
+		counter_release(&p->counters[i]);
 	free(p->path);
 	free(p->tmp);
 	free(p);
@@ -74,23 +85,33 @@ int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 		      struct tool_counter *c, int which,
 		      const char *const *label_names, size_t top)
 {
-	size_t n = name ? strlen(name) : 0;
+	size_t n = name ? strlen(name) : 0, nl = 0;
 	struct prom_counter *pc;
 
 	if (!valid_name(name) || n < 7 || strcmp(name + n - 6, "_total") || !c)
 		return -EINVAL;
-	for (size_t i = 0; label_names && label_names[i]; i++)
-		if (!valid_name(label_names[i]) || strchr(label_names[i], ':'))
+	for (; label_names && label_names[nl]; nl++)
+		if (nl == TOOL_COUNTER_MAX_LABELS || !valid_name(label_names[nl]) ||
+		    strchr(label_names[nl], ':'))
 			return -EINVAL;
 	if (p->ncounters == PROM_MAX_COUNTERS)
 		return -ENOMEM;
-	pc = &p->counters[p->ncounters++];
-	pc->name = name;
-	pc->help = help ? help : name;
+	/* copies: the caller's strings need not outlive the call */
+	pc = &p->counters[p->ncounters];
+	memset(pc, 0, sizeof(*pc));
+	pc->name = strdup(name);
+	pc->help = strdup(help ? help : name);
+	for (size_t i = 0; i < nl; i++)
+		if (!(pc->labels[i] = strdup(label_names[i])))
+			break;
+	if (!pc->name || !pc->help || (nl && !pc->labels[nl - 1])) {
+		counter_release(pc);
+		return -ENOMEM;
+	}
 	pc->c = c;
 	pc->which = which;
-	pc->labels = label_names;
 	pc->top = top;
+	p->ncounters++;
 	return 0;
 }
 
@@ -140,7 +161,7 @@ static void sample(FILE *f, const struct prom_counter *pc,
 		   const struct tool_counter_row *row, uint64_t v)
 {
 	fputs(pc->name, f);
-	if (pc->labels && pc->labels[0]) {
+	if (pc->labels[0]) {
 		putc('{', f);
 		for (size_t i = 0; pc->labels[i]; i++) {
 			fprintf(f, "%s%s=\"", i ? "," : "", pc->labels[i]);
@@ -170,7 +191,7 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 			sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
 		if (pc->top && tool_counter_count(pc->c) > pc->top)
 			sample(f, pc, NULL, rest[pc->which ? 1 : 0]);
-		else if (!n && !(pc->labels && pc->labels[0]))
+		else if (!n && !pc->labels[0])
 			sample(f, pc, NULL, 0);
 	}
 	head(f, "ftnet_lost_events_total",

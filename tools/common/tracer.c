@@ -85,10 +85,11 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 		.want_stacks = t->stacks,
 	};
 	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	static const struct tool_col head[] = { TOOL_COLS_HEAD };
 	struct tool_report_cfg cfg = {
 		.tool = tool_name(),
 		.unit = "events",
-		.cols = (const struct tool_col[]){ TOOL_COLS_HEAD },
+		.cols = head,
 		.ncols = TOOL_NCOLS_HEAD,
 		.header = tool_ftrace_header,
 		.stack_indent = " ",
