@@ -728,6 +728,10 @@ int ftn_consume_raw_available(const struct ftn_instance *inst);
  * (ev->rec != NULL and ev->raw == NULL). */
 const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name);
 int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
+/* The bytes of an array field (addresses) of a binary event, without
+ * rendering them: 0, -ENOENT, or as ftn_field_bytes. */
+int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
+			const void **data, size_t *len);
 /* Kernel symbols used by every binary consumer of this process: loaded on
  * first need from FTNET_KALLSYMS or /proc/kallsyms. When every address
  * reads as zero (kptr_restrict) it warns once and returns NULL: addresses

@@ -1298,15 +1298,58 @@ static const char *v6_field(const struct ftn_event *ev, const char *text, const 
 	return s ? s : ftn_event_str(ev, rec);
 }
 
+/* Binary records: the address bytes as they are (no text round trip,
+ * the most of a decode's cost otherwise). */
+static int rec_addr(const struct ftn_event *ev, const char *name, int fam, struct ftn_addr *a)
+{
+	const void *p;
+	size_t n;
+
+	if (ftn_raw_event_bytes(ev, name, &p, &n) || n != (fam == AF_INET6 ? 16u : 4u))
+		return -ENOENT;
+	a->family = fam;
+	memcpy(fam == AF_INET6 ? (void *)&a->v6 : (void *)&a->v4, p, n);
+	return 0;
+}
+
+static int rec_decode(const struct ftn_event *ev, struct ftn_probe_sock *out,
+		      uint64_t sport, uint64_t dport)
+{
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const void *p;
+	uint64_t v;
+	size_t n;
+	int fam;
+
+	if (ftn_raw_event_u64(ev, "family", &v) == 0)
+		fam = (int)v;
+	else    /* no family field: IPv4 is stored v4-mapped */
+		fam = ftn_raw_event_bytes(ev, "saddr_v6", &p, &n) || n != 16 ? 0 :
+		      memcmp(p, mapped, 12) ? AF_INET6 : AF_INET;
+	if (fam == AF_INET6 ? rec_addr(ev, "saddr_v6", fam, &out->laddr) ||
+			      rec_addr(ev, "daddr_v6", fam, &out->raddr)
+			    : fam != AF_INET || rec_addr(ev, "saddr", fam, &out->laddr) ||
+			      rec_addr(ev, "daddr", fam, &out->raddr))
+		return -ENOENT;
+	out->family = fam;
+	out->lport = (uint16_t)sport;
+	out->rport = (uint16_t)dport;
+	out->state = ftn_raw_event_u64(ev, "state", &v) == 0 ? (int)v : 0;
+	return 0;
+}
+
 int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
 {
-	const char *s6 = v6_field(ev, "saddrv6", "saddr_v6");
+	const char *s6;
 	uint64_t sport, dport;
 	int fam;
 
 	memset(out, 0, sizeof(*out));
 	if (ftn_event_u64(ev, "sport", &sport) || ftn_event_u64(ev, "dport", &dport))
 		return -ENOENT;
+	if (ev->rec && !ev->raw)
+		return rec_decode(ev, out, sport, dport);
+	s6 = v6_field(ev, "saddrv6", "saddr_v6");
 	/* no family field (tcp_retransmit_synack before 5.x): IPv4 sockets
 	 * store their addresses v4-mapped in the v6 fields */
 	if ((fam = num_or_symbol(ev, "family")) <= 0 && s6)

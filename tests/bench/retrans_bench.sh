@@ -74,8 +74,8 @@ run() {
 	t1=$(oncpu $pid)
 	wait $pid
 	if [ "$1" = count ]; then
-		# per-flow rows: the last column is the flow's segments
-		ev=$(awk '/^[0-9a-f:.\[\]]+:[0-9]+ / { s += $NF } END { print s + 0 }' "$tmp/out")
+		# the interval stamps: "HH:MM:SS  N retransmitted segments, L lost"
+		ev=$(awk '/ retransmitted segments, / { s += $2 } END { print s + 0 }' "$tmp/out")
 	else
 		ev=$(grep -c ' R> ' "$tmp/out")
 	fi
