@@ -261,6 +261,14 @@ static int field_index(const struct ftn_raw_event *d, const char *name)
 	return -1;
 }
 
+const struct ftn_format_field *ftn_raw_event_field(const struct ftn_event *ev, const char *name)
+{
+	const struct ftn_raw_event *d = ev->rawdesc;
+	int i;
+
+	return d && (i = field_index(d, name)) >= 0 ? ftn_format_field_at(d->fmt, i) : NULL;
+}
+
 int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
 			const void **data, size_t *len)
 {

@@ -728,6 +728,10 @@ int ftn_consume_raw_available(const struct ftn_instance *inst);
  * (ev->rec != NULL and ev->raw == NULL). */
 const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name);
 int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
+/* A binary event's field by name (NULL: none), for callers that read many
+ * records of one event: look it up once per ev->rawdesc, then
+ * ftn_field_u64 / ftn_field_bytes on ev->rec. */
+const struct ftn_format_field *ftn_raw_event_field(const struct ftn_event *ev, const char *name);
 /* The bytes of an array field (addresses) of a binary event, without
  * rendering them: 0, -ENOENT, or as ftn_field_bytes. */
 int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
