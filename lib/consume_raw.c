@@ -324,6 +324,25 @@ static int field_index(const struct ftn_raw_event *d, const char *name)
 	return -1;
 }
 
+const struct ftn_format_field *ftn_raw_event_field(const struct ftn_event *ev, const char *name)
+{
+	const struct ftn_raw_event *d = ev->rawdesc;
+	int i;
+
+	return d && (i = field_index(d, name)) >= 0 ? ftn_format_field_at(d->fmt, i) : NULL;
+}
+
+int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
+			const void **data, size_t *len)
+{
+	const struct ftn_raw_event *d = ev->rawdesc;
+	int i;
+
+	if (!d || !ev->rec || (i = field_index(d, name)) < 0)
+		return -ENOENT;
+	return ftn_field_bytes(ftn_format_field_at(d->fmt, i), ev->rec, ev->reclen, data, len);
+}
+
 int ftn_raw_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out)
 {
 	const struct ftn_raw_event *d = ev->rawdesc;

@@ -747,6 +747,14 @@ FTN_EXPORT int ftn_consume_raw(struct ftn_instance *inst, const char *const *eve
 /* Whether ftn_consume_raw can run on this tracefs (header_page readable
  * and the instance has per_cpu/cpuN/trace_pipe_raw). */
 FTN_EXPORT int ftn_consume_raw_available(const struct ftn_instance *inst);
+/* A binary event's field by name (NULL: none), for callers that read many
+ * records of one event: look it up once per ev->rawdesc, then
+ * ftn_field_u64 / ftn_field_bytes on ev->rec. */
+FTN_EXPORT const struct ftn_format_field *ftn_raw_event_field(const struct ftn_event *ev, const char *name);
+/* The bytes of an array field (addresses) of a binary event, without
+ * rendering them: 0, -ENOENT, or as ftn_field_bytes. */
+FTN_EXPORT int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
+			const void **data, size_t *len);
 /* Kernel symbols used by every binary consumer of this process: loaded on
  * first need from FTNET_KALLSYMS or /proc/kallsyms. When every address
  * reads as zero (kptr_restrict) it warns once and returns NULL: addresses

@@ -1212,15 +1212,88 @@ static const char *v6_field(const struct ftn_event *ev, const char *text, const 
 	return s ? s : ftn_event_str(ev, rec);
 }
 
+/* Binary records: the fields read in place from the record (no text
+ * round trip, the most of a decode's cost otherwise), looked up once per
+ * event description; a few events at most (tcp_retransmit_skb/_synack). */
+enum { F_SPORT, F_DPORT, F_FAMILY, F_STATE, F_SADDR, F_DADDR, F_SADDR6, F_DADDR6, NF };
+static const char *const rec_names[NF] = {
+	"sport", "dport", "family", "state", "saddr", "daddr", "saddr_v6", "daddr_v6",
+};
+
+static const struct ftn_format_field *const *rec_fields(const struct ftn_event *ev)
+{
+	static struct { const void *desc; const struct ftn_format_field *f[NF]; } cache[8];
+	static unsigned int next;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		if (cache[i].desc == ev->rawdesc)
+			return cache[i].f;
+	i = next++ % 8;
+	cache[i].desc = ev->rawdesc;
+	for (int k = 0; k < NF; k++)
+		cache[i].f[k] = ftn_raw_event_field(ev, rec_names[k]);
+	return cache[i].f;
+}
+
+static int rec_addr(const struct ftn_format_field *f, const struct ftn_event *ev, int fam,
+		    struct ftn_addr *a)
+{
+	const void *p;
+	size_t n;
+
+	if (!f || ftn_field_bytes(f, ev->rec, ev->reclen, &p, &n) ||
+	    n != (fam == AF_INET6 ? 16u : 4u))
+		return -ENOENT;
+	a->family = fam;
+	memcpy(fam == AF_INET6 ? (void *)&a->v6 : (void *)&a->v4, p, n);
+	return 0;
+}
+
+static int rec_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
+{
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const struct ftn_format_field *const *f = rec_fields(ev);
+	uint64_t sport, dport, v = 0;
+	const void *p;
+	size_t n;
+	int fam;
+
+	if (!f[F_SPORT] || !f[F_DPORT] || ftn_field_u64(f[F_SPORT], ev->rec, ev->reclen, &sport) ||
+	    ftn_field_u64(f[F_DPORT], ev->rec, ev->reclen, &dport))
+		return -ENOENT;
+	if (f[F_FAMILY] && !ftn_field_u64(f[F_FAMILY], ev->rec, ev->reclen, &v))
+		fam = (int)v;
+	else    /* no family field: IPv4 is stored v4-mapped */
+		fam = !f[F_SADDR6] || ftn_field_bytes(f[F_SADDR6], ev->rec, ev->reclen, &p, &n) ||
+		      n != 16 ? 0 : memcmp(p, mapped, 12) ? AF_INET6 : AF_INET;
+	if (fam == AF_INET6 ? rec_addr(f[F_SADDR6], ev, fam, &out->laddr) ||
+			      rec_addr(f[F_DADDR6], ev, fam, &out->raddr)
+			    : fam != AF_INET || rec_addr(f[F_SADDR], ev, fam, &out->laddr) ||
+			      rec_addr(f[F_DADDR], ev, fam, &out->raddr))
+		return -ENOENT;
+	out->family = fam;
+	out->lport = (uint16_t)sport;
+	out->rport = (uint16_t)dport;
+	v = 0;
+	if (f[F_STATE])
+		ftn_field_u64(f[F_STATE], ev->rec, ev->reclen, &v);
+	out->state = (int)v;
+	return 0;
+}
+
 int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
 {
-	const char *s6 = v6_field(ev, "saddrv6", "saddr_v6");
+	const char *s6;
 	uint64_t sport, dport;
 	int fam;
 
 	memset(out, 0, sizeof(*out));
+	if (ev->rec && !ev->raw)
+		return rec_decode(ev, out);
 	if (ftn_event_u64(ev, "sport", &sport) || ftn_event_u64(ev, "dport", &dport))
 		return -ENOENT;
+	s6 = v6_field(ev, "saddrv6", "saddr_v6");
 	/* no family field (tcp_retransmit_synack before 5.x): IPv4 sockets
 	 * store their addresses v4-mapped in the v6 fields */
 	if ((fam = num_or_symbol(ev, "family")) <= 0 && s6)

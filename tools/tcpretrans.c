@@ -36,7 +36,6 @@ struct state {
 	struct tool_report *r;
 };
 static const char *const backends[] = { "tracepoint", "kprobe", "join" };
-
 enum { C_TYPE = TOOL_NCOLS_HEAD, C_FAM, C_LEP, C_SADDR, C_SPORT, C_T, C_REP, C_DADDR,
        C_DPORT, C_STATE, C_SEGS, C_OPID, C_OCOMM, NCOLS };
 static const struct tool_col ev_cols[] = {
@@ -392,6 +391,7 @@ int main(int argc, char **argv)
 	static struct state st;
 	int err;
 
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)

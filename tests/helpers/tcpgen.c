@@ -3,7 +3,7 @@
  *   tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *   tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
  *   tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
- *   tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-t SECS]
+ *   tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-b LPORT] [-t SECS]
  *   tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *
  * Everything talks to 127.0.0.1 or ::1 only; tests run it inside a network
@@ -23,6 +23,8 @@
  *          connects timed out as expected, 1 when one completed or failed.
  *          Thousands of SYN_SENT sockets make thousands of SYN retransmits
  *          a second (the retransmit bench); with CONNS > 1, -i USEC apart.
+ *          -b: every socket bound to local port LPORT, socket i connecting
+ *          to PORT + i (one counted row for tcpretrans -c).
  *  conns   server + CONNS clients connecting at once (non-blocking), each
  *          sending one byte and closing gracefully: many handshakes in a
  *          short time, for tests that lose SYN-ACKs. Exits 0 when every
@@ -62,6 +64,7 @@ struct opts {
 	long usec;
 	double secs;
 	long conns;
+	int bind_port;          /* syn -b: one local port, remote ports PORT + i */
 };
 
 static void usage(void)
@@ -70,7 +73,7 @@ static void usage(void)
 		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
 		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
-		"       tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
+		"       tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-b LPORT] [-t SECS]\n"
 		"       tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]\n");
 	exit(2);
 }
@@ -348,6 +351,22 @@ static int run_syn(const struct opts *o)
 			return 1;
 		}
 		pfd[i].events = POLLOUT;
+		if (o->bind_port) {
+			/* one local port for every socket: distinct remote ports
+			 * keep the 4-tuples apart */
+			struct opts lo = *o;
+			struct sockaddr_storage ls;
+			int one = 1;
+
+			lo.port = o->bind_port;
+			setsockopt(pfd[i].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (bind(pfd[i].fd, (struct sockaddr *)&ls, fill_addr(&lo, &ls)) < 0) {
+				perror("tcpgen: bind");
+				return 1;
+			}
+			lo.port = o->port + (int)i;
+			fill_addr(&lo, &ss);
+		}
 		rc = connect(pfd[i].fd, (struct sockaddr *)&ss, len);
 		if (rc == 0 || errno != EINPROGRESS) {
 			fprintf(stderr, "tcpgen: connect to port %d did not hang: %s\n",
@@ -499,11 +518,12 @@ int main(int argc, char **argv)
 		usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "46p:n:s:i:t:c:")) != -1) {
+	while ((c = getopt(argc, argv, "46b:p:n:s:i:t:c:")) != -1) {
 		switch (c) {
 		case '4': o.family = AF_INET; break;
 		case '6': o.family = AF_INET6; break;
 		case 'p': o.port = (int)num(optarg, 1, 65535); break;
+		case 'b': o.bind_port = (int)num(optarg, 1, 65535); break;
 		case 'n': o.count = num(optarg, 0, 100000000); break;
 		case 's': o.size = num(optarg, 1, 1 << 20); break;
 		case 'i': o.usec = num(optarg, 0, 10000000); break;

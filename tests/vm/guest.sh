@@ -219,12 +219,12 @@ segs_sum() {
 		END { print s + 0 }' "$1"
 }
 
-# synack_loss_on / _off: a prio qdisc on lo whose band 3 (netem loss 50%)
+# synack_loss_on: a prio qdisc on lo whose band 3 (netem loss 30%)
 # gets exactly the SYN-ACKs (u32 on the TCP flags byte, IPv4 and IPv6);
 # everything else goes to band 2 (priomap all 1), untouched.
 synack_loss_on() {
 	/sbin/tc qdisc add dev lo root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
-	/sbin/tc qdisc add dev lo parent 1:3 handle 30: netem loss 50% &&
+	/sbin/tc qdisc add dev lo parent 1:3 handle 30: netem loss 30% &&
 	/sbin/tc filter add dev lo parent 1: protocol ip prio 1 u32 \
 		match ip protocol 6 0xff match u8 0x12 0xff at 33 flowid 1:3 &&
 	/sbin/tc filter add dev lo parent 1: protocol ipv6 prio 2 u32 \
@@ -236,7 +236,7 @@ synack_loss_on() {
 # never touched: tail loss probes are on). Traffic: eight flows at once
 # (four IPv4, four IPv6) of small writes with gaps under netem loss 5%
 # (tails are where loss probes fire), then lost SYN-ACKs (10 + 10
-# handshakes at once, half their SYN-ACKs dropped). Ground truth: the
+# handshakes at once, 30% of their SYN-ACKs dropped). Ground truth: the
 # RetransSegs delta, read after a settling pause while the tools still
 # trace (netem also drops FINs and ACKs, whose retransmits can come after
 # the flows return). Each back end's segment sum must equal it exactly.
@@ -264,8 +264,8 @@ tcpretrans_round() { # round number
 	/sbin/tc qdisc del dev lo root
 	r1=$(retrans_segs)
 	if synack_loss_on; then
-		"$tg" conns -4 -p 5030 -c 10 -t 60 >/dev/null 2>&1 & c4=$!
-		"$tg" conns -6 -p 5031 -c 10 -t 60 >/dev/null 2>&1
+		"$tg" conns -4 -p 5030 -c 10 -t 60 >/tmp/cn4.out 2>&1 & c4=$!
+		"$tg" conns -6 -p 5031 -c 10 -t 60 >/tmp/cn6.out 2>&1
 		cr=$?
 		wait $c4 || cr=$((cr + 1))
 	else
@@ -282,6 +282,7 @@ tcpretrans_round() { # round number
 	for b in tracepoint kprobe join; do eval "wait \$pid_$b"; eval "rc_$b=$?"; done
 	check "round $rd: 8 lossy flows completed ($fr failed) and 20 handshakes with lost SYN-ACKs ($cr)" \
 		[ "$fr" = 0 -a "$cr" = 0 ]
+	[ "$cr" = 0 ] || cat /tmp/cn4.out /tmp/cn6.out | sed 's/^/# tcpgen conns: /'
 	want=$((r2 - r0))
 	line="round $rd: RetransSegs +$want (flows $((r1 - r0)), handshakes $((r2 - r1)))"
 	for b in tracepoint kprobe join; do
@@ -301,13 +302,16 @@ tcpretrans_round() { # round number
 	check "round $rd: SYN-ACK counts agree ($nS_tracepoint $nS_kprobe $nS_join)" \
 		[ "$nS_tracepoint" = "$nS_kprobe" -a "$nS_kprobe" = "$nS_join" ]
 	check "round $rd: retransmits happened ($want > 0)" [ "$want" -gt 0 ]
-	# A join names a socket from /proc/net/tcp(6) by pointer: only a socket
-	# past close() (FIN_WAIT1, CLOSING, LAST_ACK) can be gone before the
-	# batch-end snapshot. Every other retransmit must be named.
+	# A join names a socket from /proc/net/tcp(6) by pointer: a socket can
+	# be gone by the batch-end snapshot only when it lives less than a
+	# batch (the one-byte handshake connections, ports 5030/5031) or is
+	# past close() (FIN_WAIT1, CLOSING, LAST_ACK). Those are the kprobe
+	# back end's events that may go unnamed; every other one must be named.
 	jnull=$(count /tmp/rt.join.json '"saddr":null')
-	closing=$(grep '"type":"R"' /tmp/rt.kprobe.json | grep -c '"state":"\(FIN_WAIT1\|CLOSING\|LAST_ACK\)"')
-	check "round $rd: join named every retransmit but those of closed sockets ($jnull unnamed <= $closing closing)" \
-		[ "$jnull" -le "$closing" ]
+	mayfail=$(grep '"type":"R"' /tmp/rt.kprobe.json |
+		grep -c '"state":"\(FIN_WAIT1\|CLOSING\|LAST_ACK\)"\|"[sd]port":503[01],')
+	check "round $rd: join named every retransmit but those of short-lived or closed sockets ($jnull unnamed <= $mayfail)" \
+		[ "$jnull" -le "$mayfail" ]
 }
 
 check_tcpretrans_backends() {

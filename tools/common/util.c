@@ -215,11 +215,18 @@ const char *tool_time_iso(int64_t wall_ns, char *buf, size_t size)
 
 const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size)
 {
+	/* one localtime_r per second, not per event: events come in bursts */
+	static time_t last = (time_t)-1;
+	static char text[16];
 	time_t sec = (time_t)(wall_ns / 1000000000);
 	struct tm tm;
 
-	localtime_r(&sec, &tm);
-	snprintf(buf, size, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (sec != last) {
+		localtime_r(&sec, &tm);
+		snprintf(text, sizeof(text), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+		last = sec;
+	}
+	snprintf(buf, size, "%s", text);
 	return buf;
 }
 
