@@ -31,7 +31,7 @@ leftovers() { # TOOL PID
 one() {
 	name=$1; sig=$2; tool=$3; shift 3
 	env --default-signal=INT,QUIT "$FTNET_TOP/bin/$tool" "$@" >"$tmp/o" 2>"$tmp/e" &
-	pid=$!   # start-up waits up to 20 s: a loaded CI box can be slow to start
+	pid=$!
 	host_bg_track $pid
 	i=0
 	while ! grep -q '^Tracing' "$tmp/e" 2>/dev/null && host_alive $pid && [ $i -lt 400 ]; do
