@@ -126,6 +126,10 @@ t_is "$rc" 0 "nftables loss rules loaded in $NS"
 if host_netns_has_ipv6 "$NS"; then v6=1; else v6=""; fi
 
 # ------------------------------------------------------------ traffic phase
+# beside the JSON run: count mode writing --prom (checked with promtool)
+env --default-signal=INT,QUIT "$TR" -c -d "$DUR" --prom "$tmp/rt.prom" >"$tmp/c.out" 2>"$tmp/c.err" &
+cpid=$!
+host_bg_track "$cpid"
 tr_bg "$tmp/tr.json" "$tmp/tr.err" -d "$DUR" --json
 if ! host_wait_nonempty "$tmp/tr.err" 50 "$trpid"; then
 	t_fail "tcpretrans prints its banner on stderr within 5 s"
@@ -195,6 +199,19 @@ if host_wait_pid "$trpid" $(((DUR + 5) * 10)); then
 	t_is "$rc" 0 "tcpretrans -d $DUR --json exits 0"
 else
 	t_fail "tcpretrans -d $DUR exits within $((DUR + 5)) s"
+fi
+
+if host_wait_pid "$cpid" 100; then wait "$cpid"; rc=$?; else rc=timeout; fi
+t_is "$rc" 0 "tcpretrans -c --prom exits 0"
+psum=$(awk '/^ftnet_tcpretrans_segments_total[{ ]/ { s += $NF } END { print s + 0 }' "$tmp/rt.prom" 2>/dev/null)
+t_is "$psum" "$((c4 - c0))" "--prom: ftnet_tcpretrans_segments_total sums to the TcpRetransSegs delta"
+csum=$(awk '/ retransmitted segments, / { s += $2 } END { print s + 0 }' "$tmp/c.out")
+t_is "$csum" "$((c4 - c0))" "-c: the intervals' totals sum to the TcpRetransSegs delta"
+if command -v promtool >/dev/null 2>&1; then
+	t_check "--prom file passes promtool check metrics" sh -c "promtool check metrics <'$tmp/rt.prom' >'$tmp/promtool.out' 2>&1"
+	[ -s "$tmp/promtool.out" ] && sed 's/^/# promtool: /' "$tmp/promtool.out" | head -5
+else
+	t_skip "promtool check metrics" "promtool not installed (package prometheus)"
 fi
 
 out=$tmp/tr.json
