@@ -447,6 +447,12 @@ static const char *comms_get(struct comms *c, int pid)
 		comms_load(c);
 		if (e->pid == pid)
 			return e->comm;
+		/* not saved by the kernel: remember that until the next
+		 * reload (another pid's miss), or every event of this pid
+		 * rereads the whole table (a third of a retransmit's cost) */
+		e->pid = pid;
+		snprintf(e->comm, sizeof(e->comm), "<...>");
+		return e->comm;
 	}
 	return "<...>";
 }
