@@ -509,16 +509,18 @@ static const char *comms_get(struct comms *c, int pid)
 	/* A task we have not seen: the kernel saved its name when it
 	 * recorded the event, so reload at once for a PID not yet asked
 	 * about since the last load (a whole batch of a new task's events
-	 * must not all say "<...>"), but at most every millisecond; a PID
+	 * must not all say "<...>"), but at most every 10 ms; a PID
 	 * the last load did not know (-pid below) waits 50 ms. */
 	int64_t age = mono_now() - c->loaded_ns;
 
-	if (age > 50 * 1000000LL || (e->pid != -pid && age > 1000000LL)) {
+	if (age > 50 * 1000000LL || (e->pid != -pid && age > 10 * 1000000LL)) {
 		comms_load(c);
 		if (e->pid == pid)
 			return e->comm;
-		if (e->pid == 0)
-			e->pid = -pid;
+		/* not saved by the kernel: remember that (-pid), so that
+		 * its next events do not reread the whole table (a third
+		 * of a retransmit's cost) before 50 ms have passed */
+		e->pid = -pid;
 	}
 	return "<...>";
 }

@@ -38,3 +38,7 @@ awk -v c="$c" -v p="$p" 'BEGIN {
 echo
 # binary vs text consumer, CPU per event on a drop flood (root only)
 sh tests/bench/drop_bench.sh
+
+echo
+# tcpretrans: binary vs text consumer, CPU per retransmit (root only)
+sh tests/bench/retrans_bench.sh

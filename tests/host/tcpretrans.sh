@@ -2,18 +2,19 @@
 # tests/host/tcpretrans.sh - bin/tcpretrans against real retransmits.
 #
 # Ground truth: a private network namespace whose nftables INPUT hook drops
-# ~7% of the data segments sent to ports 5000 (IPv4 flow) and 5001 (IPv6
-# flow), and every segment sent to 5999 (SYN retransmits in SYN_SENT). The
+# ~7% of the data segments sent to ports P4 (IPv4 flow) and P6 (IPv6 flow),
+# and every segment sent to PB (SYN retransmits in SYN_SENT); ports are
+# per run (see below). The
 # namespace's own TcpRetransSegs counter (/proc/net/snmp) is read between
 # the phases, so each phase's tcpretrans event count is compared with an
 # exact counter delta.
 #
-# 30% of the SYN-ACKs from port 5002 are dropped too (tcpgen conns: 10
+# 30% of the SYN-ACKs from port PS are dropped too (tcpgen conns: 10
 # IPv4 and 20 IPv6 handshakes at once): the server retransmits them through
 # tcp_rtx_synack, which TcpRetransSegs counts and tcp_retransmit_skb never
 # sees; tcpretrans shows them as type S, state SYN_RECV.
-# Why only segments with payload ("meta length > 100") are dropped on 5000
-# and 5001: those phases count data retransmits alone.
+# Why only segments with payload ("meta length > 100") are dropped on P4
+# and P6: those phases count data retransmits alone.
 # Bare ACKs and SYNs are 52-80 bytes, 200-byte messages 252-272.
 # Why drops are in INPUT: dropping in OUTPUT fails the send locally and it is
 # retried, not retransmitted (kernel-facts.md).
@@ -32,6 +33,10 @@ cd "${FTNET_TOP:=$(pwd)}" || exit 1
 TR=$FTNET_TOP/bin/tcpretrans
 GEN=$FTNET_TOP/build/tests/tcpgen
 NS=ftnet-test-$$
+# Ports of this run: retransmit tracepoints see every namespace, and other
+# runs of this test (other worktrees) may trace at the same time; distinct
+# ports below the ephemeral range keep each run's counts its own.
+P4=$((10000 + $$ % 2000 * 10)) P6=$((P4 + 1)) PS=$((P4 + 2)) PB=$((P4 + 9))
 DUR=18                       # tcpretrans -d for the traffic phase
 FLOW="-n 2000 -s 200 -i 500 -t 4"   # ~1.3 s per flow, bounded at 4 s
 # (word-split on purpose where used)
@@ -114,10 +119,10 @@ ip netns exec "$NS" nft -f - <<EOF
 table inet ftnet_test {
 	chain input {
 		type filter hook input priority 0; policy accept;
-		tcp dport 5000 meta length > 100 numgen random mod 100 < 7 drop
-		tcp dport 5001 meta length > 100 numgen random mod 100 < 7 drop
-		tcp dport 5999 drop
-		tcp sport 5002 tcp flags & (syn | ack) == syn | ack numgen random mod 100 < 30 drop
+		tcp dport $P4 meta length > 100 numgen random mod 100 < 7 drop
+		tcp dport $P6 meta length > 100 numgen random mod 100 < 7 drop
+		tcp dport $PB drop
+		tcp sport $PS tcp flags & (syn | ack) == syn | ack numgen random mod 100 < 30 drop
 	}
 }
 EOF
@@ -126,6 +131,10 @@ t_is "$rc" 0 "nftables loss rules loaded in $NS"
 if host_netns_has_ipv6 "$NS"; then v6=1; else v6=""; fi
 
 # ------------------------------------------------------------ traffic phase
+# beside the JSON run: count mode writing --prom (checked with promtool)
+env --default-signal=INT,QUIT "$TR" -c --top 1000 -d "$DUR" --prom "$tmp/rt.prom" >"$tmp/c.out" 2>"$tmp/c.err" &
+cpid=$!
+host_bg_track "$cpid"
 tr_bg "$tmp/tr.json" "$tmp/tr.err" -d "$DUR" --json
 if ! host_wait_nonempty "$tmp/tr.err" 50 "$trpid"; then
 	t_fail "tcpretrans prints its banner on stderr within 5 s"
@@ -137,32 +146,32 @@ t0=$(date +%s)
 
 c0=$(host_netns_snmp "$NS" RetransSegs)
 # shellcheck disable=SC2086
-ip netns exec "$NS" "$GEN" flow -4 -p 5000 $FLOW >"$tmp/gen4.out" 2>&1
+ip netns exec "$NS" "$GEN" flow -4 -p $P4 $FLOW >"$tmp/gen4.out" 2>&1
 rc4=$?
 c1=$(host_netns_snmp "$NS" RetransSegs)
 rc6=skip
 if [ -n "$v6" ]; then
 	# shellcheck disable=SC2086
-	ip netns exec "$NS" "$GEN" flow -6 -p 5001 $FLOW >"$tmp/gen6.out" 2>&1
+	ip netns exec "$NS" "$GEN" flow -6 -p $P6 $FLOW >"$tmp/gen6.out" 2>&1
 	rc6=$?
 fi
 c2=$(host_netns_snmp "$NS" RetransSegs)
 # Both families in parallel: SYN retransmits at ~1, 2, 3 s on 6.18 (linear
 # SYN timeouts; ~1 and 3 s with classic backoff).
-ip netns exec "$NS" "$GEN" syn -4 -p 5999 -t 3.5 >"$tmp/syn4.out" 2>&1 &
+ip netns exec "$NS" "$GEN" syn -4 -p $PB -t 3.5 >"$tmp/syn4.out" 2>&1 &
 s4=$!; host_bg_track "$s4"
 rcs6=skip
 if [ -n "$v6" ]; then
-	ip netns exec "$NS" "$GEN" syn -6 -p 5999 -t 3.5 >"$tmp/syn6.out" 2>&1
+	ip netns exec "$NS" "$GEN" syn -6 -p $PB -t 3.5 >"$tmp/syn6.out" 2>&1
 	rcs6=$?
 fi
 wait "$s4"; rcs4=$?
 c3=$(host_netns_snmp "$NS" RetransSegs)
-ip netns exec "$NS" "$GEN" conns -4 -p 5002 -c 10 -t 12 >"$tmp/conns4.out" 2>&1
+ip netns exec "$NS" "$GEN" conns -4 -p $PS -c 10 -t 12 >"$tmp/conns4.out" 2>&1
 rcc4=$?
 rcc6=skip
 if [ -n "$v6" ]; then
-	ip netns exec "$NS" "$GEN" conns -6 -p 5002 -c 10 -t 12 >"$tmp/conns6.out" 2>&1
+	ip netns exec "$NS" "$GEN" conns -6 -p $PS -c 10 -t 12 >"$tmp/conns6.out" 2>&1
 	rcc6=$?
 fi
 c4=$(host_netns_snmp "$NS" RetransSegs)
@@ -174,9 +183,9 @@ t1=$(date +%s)
 t_diag "traffic took $((t1 - t0)) s; TcpRetransSegs $c0 -> $c1 -> $c2 -> $c3 -> $c4"
 
 sed 's/^/# /' "$tmp/gen4.out" "$tmp/gen6.out" 2>/dev/null
-t_is "$rc4" 0 "tcpgen IPv4 flow to port 5000 completed"
+t_is "$rc4" 0 "tcpgen IPv4 flow to port $P4 completed"
 if [ -n "$v6" ]; then
-	t_is "$rc6" 0 "tcpgen IPv6 flow to port 5001 completed"
+	t_is "$rc6" 0 "tcpgen IPv6 flow to port $P6 completed"
 else
 	t_skip "tcpgen IPv6 flow" "no ::1 in the namespace"
 fi
@@ -195,6 +204,25 @@ if host_wait_pid "$trpid" $(((DUR + 5) * 10)); then
 	t_is "$rc" 0 "tcpretrans -d $DUR --json exits 0"
 else
 	t_fail "tcpretrans -d $DUR exits within $((DUR + 5)) s"
+fi
+
+if host_wait_pid "$cpid" 100; then wait "$cpid"; rc=$?; else rc=timeout; fi
+t_is "$rc" 0 "tcpretrans -c --prom exits 0"
+# (retransmits of other namespaces are counted too: compare the rows of
+# this run's server port PS - its SYN-ACKs and the server side's own - with
+# the JSON run's events from that port)
+nps=$(grep -E "\"sport\": *$PS[ ,}]" "$tmp/tr.json" | grep -c '"type": *"[RS]"')
+psum=$(awk -v p="lport=\"$PS\"" '/^ftnet_tcpretrans_segments_total[{]/ && index($0, p) { s += $NF }
+	END { print s + 0 }' "$tmp/rt.prom" 2>/dev/null)
+t_is "$psum" "$nps" "--prom: ftnet_tcpretrans_segments_total{lport=\"$PS\"} = the JSON run's events from port $PS"
+csum=$(awk -v p="$PS" '$2 == p && $3 ~ /^[0-9]+$/ { s += $3 } END { print s + 0 }' "$tmp/c.out")
+t_is "$csum" "$nps" "-c: rows of local port $PS sum to the JSON run's events from it"
+t_check "port $PS had retransmits to compare ($nps)" [ "$nps" -gt 0 ]
+if command -v promtool >/dev/null 2>&1; then
+	t_check "--prom file passes promtool check metrics" sh -c "promtool check metrics <'$tmp/rt.prom' >'$tmp/promtool.out' 2>&1"
+	[ -s "$tmp/promtool.out" ] && sed 's/^/# promtool: /' "$tmp/promtool.out" | head -5
+else
+	t_skip "promtool check metrics" "promtool not installed (package prometheus)"
 fi
 
 out=$tmp/tr.json
@@ -216,40 +244,40 @@ else
 	t_skip "output lines parse as JSON" "no python3"
 fi
 
-n4=$(count_events "$out" 4 5000)
+n4=$(count_events "$out" 4 $P4)
 d4=$((c1 - c0))
 t_is "$n4" "$d4" "IPv4 count equality: tcpretrans $n4 events = TcpRetransSegs delta $d4"
 t_check "IPv4 flow retransmitted ($n4 > 0)" [ "$n4" -gt 0 ]
 t_check "IPv4 events carry 127.0.0.1 and type R" sh -c \
-	"grep -E '\"dport\": *5000[ ,}]' '$out' | grep '\"family\": *4' | head -n 1 |
+	"grep -E '\"dport\": *$P4[ ,}]' '$out' | grep '\"family\": *4' | head -n 1 |
 	 grep '\"saddr\": *\"127.0.0.1\"' | grep '\"daddr\": *\"127.0.0.1\"' | grep -q '\"type\": *\"R\"'"
 if [ -n "$v6" ]; then
-	n6=$(count_events "$out" 6 5001)
+	n6=$(count_events "$out" 6 $P6)
 	d6=$((c2 - c1))
 	t_is "$n6" "$d6" "IPv6 count equality: tcpretrans $n6 events = TcpRetransSegs delta $d6"
 	t_check "IPv6 flow retransmitted ($n6 > 0)" [ "$n6" -gt 0 ]
 	t_check "IPv6 events carry ::1" sh -c \
-		"grep -E '\"dport\": *5001[ ,}]' '$out' | grep '\"family\": *6' | head -n 1 |
+		"grep -E '\"dport\": *$P6[ ,}]' '$out' | grep '\"family\": *6' | head -n 1 |
 		 grep '\"saddr\": *\"::1\"' | grep -q '\"daddr\": *\"::1\"'"
 else
 	n6=0
 	t_skip "IPv6 count equality" "no ::1 in the namespace"
 fi
 
-s4n=$(count_events "$out" 4 5999)
-s6n=$(count_events "$out" 6 5999)
+s4n=$(count_events "$out" 4 $PB)
+s6n=$(count_events "$out" 6 $PB)
 ds=$((c3 - c2))
 t_is "$((s4n + s6n))" "$ds" "SYN phase count equality: tcpretrans $s4n+$s6n events = TcpRetransSegs delta $ds"
 t_check "IPv4 SYN retransmits seen ($s4n >= 2)" [ "$s4n" -ge 2 ]
 [ -n "$v6" ] && t_check "IPv6 SYN retransmits seen ($s6n >= 2)" [ "$s6n" -ge 2 ]
-notsyn=$(grep -E '"dport": *5999[ ,}]' "$out" | grep -vc '"state": *"SYN_SENT"')
-t_is "$notsyn" 0 "every port-5999 event has state SYN_SENT"
-# SYN-ACK phase: every event touching port 5002 is one segment (S events
+notsyn=$(grep -E "\"dport\": *$PB[ ,}]" "$out" | grep -vc '"state": *"SYN_SENT"')
+t_is "$notsyn" 0 "every port-$PB event has state SYN_SENT"
+# SYN-ACK phase: every event touching port $PS is one segment (S events
 # say segs 1; R events here are the clients' SYN retransmits)
-a4=$(count_events "$out" 4 5002)
-a6=$(count_events "$out" 6 5002)
+a4=$(count_events "$out" 4 $PS)
+a6=$(count_events "$out" 6 $PS)
 da=$((c4 - c3))
-nsa=$(grep -E '"sport": *5002[ ,}]' "$out" | grep -c '"type": *"S"')
+nsa=$(grep -E "\"sport\": *$PS[ ,}]" "$out" | grep -c '"type": *"S"')
 t_is "$((a4 + a6))" "$da" "SYN-ACK phase count equality: tcpretrans $a4+$a6 = TcpRetransSegs delta $da"
 t_check "SYN-ACK retransmits seen as type S ($nsa > 0)" [ "$nsa" -gt 0 ]
 t_is "$(grep '"type": *"S"' "$out" | grep -vc '"state": *"SYN_RECV"')" 0 "every S event has state SYN_RECV"

