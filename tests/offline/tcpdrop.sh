@@ -12,13 +12,8 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# interval_end, the closing record's end and the summary's time column
-# are wall times
-golden_normalize() {
-	sed -i -e 's/"interval_end":"[^"]*"/"interval_end":"T"/' \
-	    -e 's/^{"end":"[^"]*"/{"end":"T"/' \
-	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  /HH:MM:SS  /' "$1"
-}
+# interval_end, the closing record and the interval stamp are wall times
+golden_normalize() { mask_wall_times "$1"; }
 
 # binary tree: the raw capture's formats, pages, header_page, cmdlines
 R=$tmp/raw

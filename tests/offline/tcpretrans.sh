@@ -6,12 +6,8 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# interval_end, the closing record and the interval stamp are wall time
-golden_normalize() {
-	sed -i -e 's/"interval_end":"[^"]*"/"interval_end":"T"/' \
-	    -e 's/^{"end":"[^"]*"/{"end":"T"/' \
-	    -e 's/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]  /HH:MM:SS  /' "$1"
-}
+# interval_end, the closing record and the interval stamp are wall times
+golden_normalize() { mask_wall_times "$1"; }
 
 for k in linux-6.18 linux-6.1; do
 	fake_tree "$tmp/$k" $k tcp/tcp_retransmit_skb
