@@ -87,29 +87,8 @@ t_is "$rc" 3 "tcpretrans as a non-root user exits 3"
 t_is "$(wc -l <"$tmp/nr.err" | tr -d ' ')" 1 "non-root: exactly one line on stderr"
 [ -s "$tmp/nr.err" ] && t_diag "non-root says: $(head -n 1 "$tmp/nr.err")"
 
-if host_not_root; then
-	t_skip "tcpretrans host tests" "not root"
-	exit 0
-fi
-if miss=$(host_missing_cmds ip nft setpriv); then
-	t_skip "tcpretrans host tests" "$miss not installed"
-	exit 0
-fi
-if [ ! -d "$HOST_TRACEFS/events/tcp/tcp_retransmit_skb" ]; then
-	t_skip "tcpretrans host tests" "no tcp:tcp_retransmit_skb tracepoint"
-	exit 0
-fi
-if [ ! -x "$GEN" ]; then
-	t_fail "build/tests/tcpgen exists (run make test-bins)"
-	exit 1
-fi
-host_instances_snapshot
-
 # ------------------------------------------------------------ namespace
-if ! host_netns_create "$NS"; then
-	t_fail "create network namespace $NS"
-	exit 1
-fi
+host_require "tcpretrans host tests" "ip nft setpriv" tcp/tcp_retransmit_skb "$GEN" "$NS"
 ip netns exec "$NS" nft -f - <<EOF
 table inet ftnet_test {
 	chain input {
