@@ -21,15 +21,7 @@ cd "${FTNET_TOP:=$(pwd)}" || exit 1
 TD=$FTNET_TOP/bin/tcpdrop
 FLOOD=$FTNET_TOP/build/tests/udpflood
 NS=ftnet-test-drop-$$
-tmp=$(mktemp -d /tmp/ftnet-host-tcpdrop.XXXXXX) || exit 1
-chmod 755 "$tmp"
-
-cleanup() {
-	host_cleanup
-	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+host_tmpdir tcpdrop
 
 td_bg() { # OUT ERR ARGS...
 	_o=$1 _e=$2; shift 2

@@ -35,15 +35,7 @@ NS=ftnet-test-$$
 DUR=18                       # tcpretrans -d for the traffic phase
 FLOW="-n 2000 -s 200 -i 500 -t 4"   # ~1.3 s per flow, bounded at 4 s
 # (word-split on purpose where used)
-tmp=$(mktemp -d /tmp/ftnet-host-tcpretrans.XXXXXX) || exit 1
-chmod 755 "$tmp"             # the unprivileged run must reach its copy
-
-cleanup() {
-	host_cleanup
-	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+host_tmpdir tcpretrans
 
 # Run the tool with SIGINT/SIGQUIT at their defaults: a non-interactive sh
 # starts background jobs with them ignored, unlike a terminal user's shell.

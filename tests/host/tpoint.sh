@@ -21,15 +21,7 @@ KP=$FTNET_TOP/bin/kprobe
 GEN=$FTNET_TOP/build/tests/tcpgen
 NS=ftnet-tpoint-$$
 PORT=5077
-tmp=$(mktemp -d /tmp/ftnet-host-tpoint.XXXXXX) || exit 1
-chmod 755 "$tmp"
-
-cleanup() {
-	host_cleanup
-	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+host_tmpdir tpoint
 
 for b in "$TP" "$KP"; do
 	if [ ! -x "$b" ]; then
