@@ -75,15 +75,6 @@ check "-l without kprobes: one line on stderr" [ "$(wc -l < "$tmp/e")" = 1 ]
 FTNET_TRACEFS=$tmp/linux-6.18/fs "$BIN/tcpretrans" -B kprobe -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "-B kprobe without kprobes exits 2" [ "$rc" = 2 ]
 
-# usage
-"$BIN/tcpretrans" --bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
-check "bad option exits 2 (got $rc)" [ "$rc" = 2 ]
-check "bad option: usage on stderr, nothing on stdout" sh -c 'grep -q "^usage: tcpretrans" "$1" && ! test -s "$2"' sh "$tmp/e" "$tmp/o"
-"$BIN/tcpretrans" -h >"$tmp/o" 2>"$tmp/e"; rc=$?
-check "-h exits 0 with usage on stdout" sh -c 'test "$1" = 0 && grep -q "^usage: tcpretrans" "$2"' sh "$rc" "$tmp/o"
-"$BIN/tcpretrans" -d nope >"$tmp/o" 2>"$tmp/e"; rc=$?
-check "bad duration exits 2" [ "$rc" = 2 ]
-
 # stale instance of a dead run is reaped; a live one is not
 mkdir "$tmp/linux-6.18/fs/instances/ftnet-tcpretrans-999999999"
 sleep 1000 & live=$!
