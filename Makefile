@@ -85,16 +85,11 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter \
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZERS      := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_OBJ := $(patsubst lib/%.c,build/fuzz/lib/%.o,$(LIB_SRC))
-# The tools module (tools/common/*.c), for the probe-spec harness once the
-# spec parsers live there (tests/fuzz/fuzz_spec.c).
+# The tools module (tools/common/*.c), sanitized too: the probe-spec
+# harness (tests/fuzz/fuzz_spec.c) fuzzes its spec parsers.
 FUZZ_TOOL_SRC := $(sort $(wildcard tools/common/*.c))
 FUZZ_TOOL_OBJ := $(patsubst tools/common/%.c,build/fuzz/tools/%.o,$(FUZZ_TOOL_SRC))
-FUZZ_TOOL_A   := $(if $(FUZZ_TOOL_SRC),build/fuzz/libftntools.a)
-# Where the spec parsers live: the tools module once tools/common.h
-# declares tool_kprobe_spec_parse and tools/common/ defines it; lib before.
-FUZZ_SPEC_IN_TOOLS := $(if $(and $(FUZZ_TOOL_SRC),$(shell grep -s -l tool_kprobe_spec_parse \
-			tools/common.h),$(shell grep -s -l '^int tool_kprobe_spec_parse' \
-			$(FUZZ_TOOL_SRC) /dev/null)),1,0)
+FUZZ_TOOL_A   := build/fuzz/libftntools.a
 
 .PHONY: FORCE all lib tools check test-bins bench install uninstall clean help examples \
 	fuzz fuzz-bins fuzz-seeds tools-lib
@@ -209,9 +204,9 @@ build/fuzz/libftntools.a: $(FUZZ_TOOL_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libftnet.a $(FUZZ_TOOL_A) \
-		   $(wildcard tools/common.h)
+		   tools/common.h
 	$(call quiet,FUZZLD,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -DSPEC_IN_TOOLS=$(FUZZ_SPEC_IN_TOOLS) -fsanitize=fuzzer \
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_TOOL_A) build/fuzz/libftnet.a
 
 # Seed corpora, built from tests/fixtures (tests/fuzz/seeds.sh).

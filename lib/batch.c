@@ -42,14 +42,6 @@ void ftn__stop_reset(void) { stop_sig = 0; }
 /* Time                                                             */
 /* ---------------------------------------------------------------- */
 
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int64_t ftn__secs_to_ns(double secs, int64_t dflt)
 {
 	/* !(secs > 0) also catches NaN */
@@ -91,7 +83,7 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 	int took = 0, r;
 
 	period = ftn__secs_to_ns(opts ? opts->period_s : 0, 1000000000);
-	start = clock_ns(CLOCK_MONOTONIC);
+	start = ftn__clock_ns(CLOCK_MONOTONIC);
 	end_at = opts && opts->duration_s > 0 ?
 		 add_sat(start, ftn__secs_to_ns(opts->duration_s, 0)) : INT64_MAX;
 	next = add_sat(start, period);
@@ -103,14 +95,14 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 			return FTN__BATCH_STOPPED;
 		if (ftn_exiting()) {
 			if (ops->boundary_at_stop && ops->boundary &&
-			    (r = ops->boundary(ctx, clock_ns(CLOCK_REALTIME))) < 0)
+			    (r = ops->boundary(ctx, ftn__clock_ns(CLOCK_REALTIME))) < 0)
 				return r;
 			return FTN__BATCH_SIGNAL;
 		}
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = ftn__clock_ns(CLOCK_MONOTONIC);
 		until = next < end_at ? next : end_at;
 		if (now >= until) {
-			r = ops->boundary ? ops->boundary(ctx, clock_ns(CLOCK_REALTIME)) : 0;
+			r = ops->boundary ? ops->boundary(ctx, ftn__clock_ns(CLOCK_REALTIME)) : 0;
 			if (r < 0)
 				return r;
 			if (r > 0)
@@ -147,7 +139,7 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		if (r < 0)
 			return r;
 		r = ops->take(ctx);
-		last_take = clock_ns(CLOCK_MONOTONIC);
+		last_take = ftn__clock_ns(CLOCK_MONOTONIC);
 		took = 1;
 		if (r == -EINTR || r == -EAGAIN)
 			continue;

@@ -11,11 +11,8 @@
  * own byte order and we only read our own kernel's BTF.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ftnet_int.h"
 
@@ -229,53 +226,20 @@ struct ftn_btf *ftn_btf_parse(const void *data, size_t size)
 
 struct ftn_btf *ftn_btf_load(const char *path)
 {
-	unsigned char *buf = NULL;
-	size_t len = 0, cap;
-	struct stat st;
-	int fd, e;
+	char *buf;
+	size_t len;
+	int err;
 
 	if (!path)
 		path = getenv("FTNET_BTF");
 	if (!path || !*path)
 		path = "/sys/kernel/btf/vmlinux";
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	err = ftn__file_slurp(path, &buf, &len);
+	if (err) {
+		errno = -err;
 		return NULL;
-	/* sysfs reports the real size of the BTF blob; still read to EOF in
-	 * case a file reports 0 or grows. */
-	cap = (fstat(fd, &st) == 0 && st.st_size > 0) ? (size_t)st.st_size + 1 : 1 << 20;
-	buf = malloc(cap);
-	if (!buf)
-		goto fail;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			unsigned char *p = realloc(buf, cap * 2);
-
-			if (!p)
-				goto fail;
-			buf = p;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
 	}
-	close(fd);
-	return btf_parse_owned(buf, len);
-fail:
-	e = errno;
-	free(buf);
-	close(fd);
-	errno = e;
-	return NULL;
+	return btf_parse_owned((unsigned char *)buf, len);
 }
 
 void ftn_btf_free(struct ftn_btf *b)

@@ -459,24 +459,13 @@ struct comms {
 	int64_t loaded_ns;      /* monotonic time of the last load */
 };
 
-static int64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static void comms_load(struct comms *c)
 {
-	size_t cap = 1 << 20;
-	char *buf = malloc(cap), *p;
+	char *buf, *p;
 
 	memset(c->ent, 0, sizeof(c->ent));
-	c->loaded_ns = mono_now();
-	if (!buf)
-		return;
-	if (ftn_tracefs_read(NULL, "saved_cmdlines", buf, cap) > 0) {
+	c->loaded_ns = ftn__clock_ns(CLOCK_MONOTONIC);
+	if (ftn__tracefs_slurp(NULL, "saved_cmdlines", &buf, NULL) == 0) {
 		for (p = buf; *p; ) {
 			char *nl = strchr(p, '\n'), *sp;
 			int pid;
@@ -494,8 +483,8 @@ static void comms_load(struct comms *c)
 				break;
 			p = nl + 1;
 		}
+		free(buf);
 	}
-	free(buf);
 }
 
 static const char *comms_get(struct comms *c, int pid)
@@ -511,7 +500,7 @@ static const char *comms_get(struct comms *c, int pid)
 	 * about since the last load (a whole batch of a new task's events
 	 * must not all say "<...>"), but at most every 10 ms; a PID
 	 * the last load did not know (-pid below) waits 50 ms. */
-	int64_t age = mono_now() - c->loaded_ns;
+	int64_t age = ftn__clock_ns(CLOCK_MONOTONIC) - c->loaded_ns;
 
 	if (age > 50 * 1000000LL || (e->pid != -pid && age > 10 * 1000000LL)) {
 		comms_load(c);

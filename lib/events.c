@@ -103,18 +103,16 @@ int ftn_event_format_print(FILE *f, const char *sys, const char *event)
 {
 	char rel[2 * FTN_NAME_MAX + 16];
 	char *buf;
-	ssize_t n;
+	int err;
 
 	if (!sys || !event)
 		return -EINVAL;
 	snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, event);
-	if (!(buf = malloc(1 << 16)))
-		return -ENOMEM;
-	n = ftn_tracefs_read(NULL, rel, buf, 1 << 16);
-	if (n >= 0) {
-		fputs(buf, f);
-		fflush(f);
-	}
+	err = ftn__tracefs_slurp(NULL, rel, &buf, NULL);
+	if (err)
+		return err;
+	fputs(buf, f);
+	fflush(f);
 	free(buf);
-	return n < 0 ? (int)n : 0;
+	return 0;
 }

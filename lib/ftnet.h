@@ -127,8 +127,7 @@ FTN_EXPORT int ftn_instance_set_buffer_kb(struct ftn_instance *inst, unsigned in
 FTN_EXPORT int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock);
 FTN_EXPORT const char *ftn_instance_clock(const struct ftn_instance *inst);
 /* Convert an event timestamp (ns in the instance clock) to wall-clock
- * time in ns since the epoch. FTNET_CLOCK_OFFSET (seconds, may be
- * fractional) overrides the measured offset for reproducible tests. */
+ * time in ns since the epoch (offset measured when the instance is made). */
 FTN_EXPORT int64_t ftn_instance_to_wall(const struct ftn_instance *inst, uint64_t ts_ns);
 
 /* Events in the instance. sys/event as in events/SYS/EVENT. */

@@ -61,6 +61,9 @@ int ftn__probe_remove(const char *file, const char *group, const char *event);
 /* Whole file of any size (procfs/tracefs report no size) into a
  * NUL-terminated malloc'd buffer. 0 or -errno (*out NULL then). */
 int ftn__file_slurp(const char *path, char **out, size_t *len);
+/* The same with a cap: -EFBIG (nothing returned) when the file holds
+ * more than max bytes; max 0 is no cap. */
+int ftn__file_slurp_max(const char *path, size_t max, char **out, size_t *len);
 /* Small files into a fixed buffer (NUL-terminated; at most size - 1
  * bytes: for files whose size is known to be small). Bytes or -errno. */
 ssize_t ftn__read_file(const char *path, char *buf, size_t size);
@@ -72,6 +75,8 @@ const char *ftn__proc_root(void);
 /* ftn__file_slurp of a file below the tracefs root / an instance. */
 int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
 		       char **out, size_t *len);
+int ftn__tracefs_slurp_max(const struct ftn_instance *inst, const char *rel,
+			   size_t max, char **out, size_t *len);
 
 /* reap.c: run identity (PID, PID namespace, start time) in instance and
  * probe-group names, and the decision whether a named run is gone. */

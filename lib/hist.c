@@ -272,34 +272,18 @@ struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
 			       const char *event)
 {
 	char rel[2 * FTN_NAME_MAX + 16];
-	size_t cap = 1 << 20;
 	struct ftn_hist *h;
 	char *buf;
-	ssize_t n;
+	int err;
 
 	snprintf(rel, sizeof(rel), "events/%s/%s/hist", sys, event);
-	for (;;) {
-		buf = malloc(cap);
-		if (!buf)
-			return NULL;
-		n = ftn_tracefs_read(inst, rel, buf, cap);
-		if (n < 0) {
-			free(buf);
-			errno = (int)-n;
-			return NULL;
-		}
-		if ((size_t)n < cap - 1)
-			break;
-		if (cap >= HIST_READ_MAX) {
-			free(buf);
-			ftn_log(FTN_LOG_WARN, "%s: larger than %d MiB, not read", rel,
-				HIST_READ_MAX >> 20);
-			errno = EFBIG;
-			return NULL;
-		}
-		/* filled the buffer: a bigger table; read it again whole */
-		free(buf);
-		cap *= 4;
+	err = ftn__tracefs_slurp_max(inst, rel, HIST_READ_MAX, &buf, NULL);
+	if (err == -EFBIG)
+		ftn_log(FTN_LOG_WARN, "%s: larger than %d MiB, not read", rel,
+			HIST_READ_MAX >> 20);
+	if (err) {
+		errno = -err;
+		return NULL;
 	}
 	h = ftn_hist_parse(buf);
 	free(buf);

@@ -117,14 +117,9 @@ void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
  * monotonic clock closely enough for a TIME column. */
 static void measure_offset(struct ftn_instance *inst)
 {
-	const char *env = getenv("FTNET_CLOCK_OFFSET");
 	clockid_t id = CLOCK_MONOTONIC;
 	int64_t best = INT64_MAX, off = 0;
 
-	if (env && *env) {
-		inst->wall_offset_ns = (int64_t)(strtod(env, NULL) * 1e9);
-		return;
-	}
 	if (!strcmp(inst->clock, "boot"))
 		id = CLOCK_BOOTTIME;
 	/* Take the tightest of a few bracketing reads. */

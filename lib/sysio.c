@@ -50,6 +50,11 @@ static ssize_t read_fd(int fd, char *buf, size_t size)
 
 int ftn__file_slurp(const char *path, char **out, size_t *outlen)
 {
+	return ftn__file_slurp_max(path, 0, out, outlen);
+}
+
+int ftn__file_slurp_max(const char *path, size_t max, char **out, size_t *outlen)
+{
 	struct stat st;
 	size_t cap = 16384, len = 0;
 	char *buf;
@@ -72,6 +77,10 @@ int ftn__file_slurp(const char *path, char **out, size_t *outlen)
 		size_t want;
 		ssize_t n;
 
+		if (max && len > max) {
+			err = -EFBIG;
+			goto fail;
+		}
 		if (cap - len < 2) {
 			char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
 
@@ -93,6 +102,10 @@ int ftn__file_slurp(const char *path, char **out, size_t *outlen)
 			break;          /* read_fd stops short only at EOF */
 	}
 	close(fd);
+	if (max && len > max) {
+		free(buf);
+		return -EFBIG;
+	}
 	buf[len] = '\0';
 	*out = buf;
 	if (outlen)

@@ -182,13 +182,19 @@ ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
 int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
 		       char **out, size_t *len)
 {
+	return ftn__tracefs_slurp_max(inst, rel, 0, out, len);
+}
+
+int ftn__tracefs_slurp_max(const struct ftn_instance *inst, const char *rel,
+			   size_t max, char **out, size_t *len)
+{
 	char path[PATH_MAX];
 	int err = ftn_tracefs_path(inst, rel, path, sizeof(path));
 
 	*out = NULL;
 	if (err)
 		return err;
-	return ftn__file_slurp(path, out, len);
+	return ftn__file_slurp_max(path, max, out, len);
 }
 
 /* One write() per command: the kernel parses what one write gives it, and

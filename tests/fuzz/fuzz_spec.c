@@ -2,24 +2,11 @@
 /* fuzz_spec - the probe-spec parsers of the kprobe and tpoint tools:
  * "p:NAME FUNC ARGS" / "r:..." and "sys:event" / "sys/event".
  *
- * The parsers are moving from lib (ftn_kprobe_spec_parse,
- * ftn_tpoint_spec_parse in lib/evprint.c, struct ftn_kprobe_spec) to the
- * tools module (tool_* in tools/common/ sources, header tools/common.h).
- * SPEC_IN_TOOLS picks the header and the prefix; the Makefile sets it to 1
- * by itself once tools/common.h declares tool_kprobe_spec_parse, and links
- * build/fuzz/libftntools.a (the tools/common/ sources) into the harness.
- * Building by hand: the one line below. */
-#ifndef SPEC_IN_TOOLS
-#define SPEC_IN_TOOLS 0
-#endif
-
+ * The parsers live in the tools module (tools/common/evprint.c, header
+ * tools/common.h): the Makefile links build/fuzz/libftntools.a into every
+ * harness. */
 #include "fuzz.h"
-#if SPEC_IN_TOOLS
 #include "common.h"
-#define SPEC(x) tool_##x
-#else
-#define SPEC(x) ftn_##x
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,11 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		/* the spec struct is big (4 KiB def): on the heap, so ASan
 		 * sees a write past it */
-		struct SPEC(kprobe_spec) *spec = malloc(sizeof(*spec));
+		struct tool_kprobe_spec *spec = malloc(sizeof(*spec));
 
 		if (spec) {
 			memset(spec, 0x5a, sizeof(*spec));
-			r = SPEC(kprobe_spec_parse)(text, spec);
+			r = tool_kprobe_spec_parse(text, spec);
 			if (r == 0) {
 				if (!memchr(spec->event, 0, sizeof(spec->event)) ||
 				    !memchr(spec->func, 0, sizeof(spec->func)) ||
@@ -51,12 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(spec);
 		}
 	}
-	r = SPEC(tpoint_spec_parse)(text, sys, sizeof(sys), event, sizeof(event));
+	r = tool_tpoint_spec_parse(text, sys, sizeof(sys), event, sizeof(event));
 	if (r == 0) {
 		fuzz_touch(sys);
 		fuzz_touch(event);
 	}
-	(void)SPEC(tpoint_spec_parse)(text, small, sizeof(small), small, sizeof(small));
+	(void)tool_tpoint_spec_parse(text, small, sizeof(small), small, sizeof(small));
 	free(text);
 	return 0;
 }

@@ -11,6 +11,14 @@
  *  - rmdir of such a directory empties it first.
  * Without that variable both calls are plain system calls.
  *
+ * With FTNET_CLOCK_OFFSET (seconds, may be fractional) it also wraps
+ * clock_gettime(): the monotonic and boot clocks read the monotonic clock
+ * cut to whole milliseconds and the wall clock reads the same value plus
+ * the offset, so the library's wall - trace-clock measurement
+ * (measure_offset in lib/instance.c) comes out as exactly the offset and
+ * golden event times are reproducible. (Three reads in one millisecond:
+ * the library keeps the tightest of five tries.)
+ *
  * Built twice: build/tests/fakeinst.so for LD_PRELOAD (the tools in
  * offline test scripts, through fakefs.inc) and build/tests/fakeinst.o,
  * linked into the unit tests (a definition in the executable wins over
@@ -25,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int mkdir(const char *path, mode_t mode);
@@ -157,4 +166,23 @@ int rmdir(const char *path)
 	if (template_for(path))
 		empty_tree(path);
 	return sys_rmdir(path);
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	const char *env = getenv("FTNET_CLOCK_OFFSET");
+	long long ns;
+
+	if (!env || !*env || (id != CLOCK_REALTIME && id != CLOCK_MONOTONIC &&
+			      id != CLOCK_BOOTTIME))
+		return (int)syscall(SYS_clock_gettime, id, ts);
+	if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, ts) < 0)
+		return -1;
+	ns = (long long)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	ns -= ns % 1000000;
+	if (id == CLOCK_REALTIME)
+		ns += (long long)(strtod(env, NULL) * 1e9);
+	ts->tv_sec = (time_t)(ns / 1000000000);
+	ts->tv_nsec = (long)(ns % 1000000000);
+	return 0;
 }

@@ -21,15 +21,7 @@ cd "${FTNET_TOP:=$(pwd)}" || exit 1
 TD=$FTNET_TOP/bin/tcpdrop
 FLOOD=$FTNET_TOP/build/tests/udpflood
 NS=ftnet-test-drop-$$
-tmp=$(mktemp -d /tmp/ftnet-host-tcpdrop.XXXXXX) || exit 1
-chmod 755 "$tmp"
-
-cleanup() {
-	host_cleanup
-	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+host_tmpdir tcpdrop
 
 td_bg() { # OUT ERR ARGS...
 	_o=$1 _e=$2; shift 2
@@ -74,27 +66,7 @@ else
 fi
 t_is "$rc" 3 "tcpdrop as a non-root user exits 3"
 
-if host_not_root; then
-	t_skip "tcpdrop host tests" "not root"
-	exit 0
-fi
-if miss=$(host_missing_cmds ip nft setpriv); then
-	t_skip "tcpdrop host tests" "$miss not installed"
-	exit 0
-fi
-if [ ! -d "$HOST_TRACEFS/events/skb/kfree_skb" ]; then
-	t_skip "tcpdrop host tests" "no skb:kfree_skb tracepoint"
-	exit 0
-fi
-if [ ! -x "$FLOOD" ]; then
-	t_fail "build/tests/udpflood exists (run make test-bins)"
-	exit 1
-fi
-host_instances_snapshot
-if ! host_netns_create "$NS"; then
-	t_fail "create network namespace $NS"
-	exit 1
-fi
+host_require "tcpdrop host tests" "ip nft setpriv" skb/kfree_skb "$FLOOD" "$NS"
 ip netns exec "$NS" nft -f - <<EOF
 table inet ftnet_test {
 	chain input {

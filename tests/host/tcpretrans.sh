@@ -40,15 +40,7 @@ P4=$((10000 + $$ % 2000 * 10)) P6=$((P4 + 1)) PS=$((P4 + 2)) PB=$((P4 + 9))
 DUR=18                       # tcpretrans -d for the traffic phase
 FLOW="-n 2000 -s 200 -i 500 -t 4"   # ~1.3 s per flow, bounded at 4 s
 # (word-split on purpose where used)
-tmp=$(mktemp -d /tmp/ftnet-host-tcpretrans.XXXXXX) || exit 1
-chmod 755 "$tmp"             # the unprivileged run must reach its copy
-
-cleanup() {
-	host_cleanup
-	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+host_tmpdir tcpretrans
 
 # Run the tool with SIGINT/SIGQUIT at their defaults: a non-interactive sh
 # starts background jobs with them ignored, unlike a terminal user's shell.
@@ -92,29 +84,8 @@ t_is "$rc" 3 "tcpretrans as a non-root user exits 3"
 t_is "$(wc -l <"$tmp/nr.err" | tr -d ' ')" 1 "non-root: exactly one line on stderr"
 [ -s "$tmp/nr.err" ] && t_diag "non-root says: $(head -n 1 "$tmp/nr.err")"
 
-if host_not_root; then
-	t_skip "tcpretrans host tests" "not root"
-	exit 0
-fi
-if miss=$(host_missing_cmds ip nft setpriv); then
-	t_skip "tcpretrans host tests" "$miss not installed"
-	exit 0
-fi
-if [ ! -d "$HOST_TRACEFS/events/tcp/tcp_retransmit_skb" ]; then
-	t_skip "tcpretrans host tests" "no tcp:tcp_retransmit_skb tracepoint"
-	exit 0
-fi
-if [ ! -x "$GEN" ]; then
-	t_fail "build/tests/tcpgen exists (run make test-bins)"
-	exit 1
-fi
-host_instances_snapshot
-
 # ------------------------------------------------------------ namespace
-if ! host_netns_create "$NS"; then
-	t_fail "create network namespace $NS"
-	exit 1
-fi
+host_require "tcpretrans host tests" "ip nft setpriv" tcp/tcp_retransmit_skb "$GEN" "$NS"
 ip netns exec "$NS" nft -f - <<EOF
 table inet ftnet_test {
 	chain input {

@@ -21,15 +21,7 @@ KP=$FTNET_TOP/bin/kprobe
 GEN=$FTNET_TOP/build/tests/tcpgen
 NS=ftnet-tpoint-$$
 PORT=5077
-tmp=$(mktemp -d /tmp/ftnet-host-tpoint.XXXXXX) || exit 1
-chmod 755 "$tmp"
-
-cleanup() {
-	host_cleanup
-	if [ -n "$FTNET_KEEP" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+host_tmpdir tpoint
 
 for b in "$TP" "$KP"; do
 	if [ ! -x "$b" ]; then
@@ -60,27 +52,7 @@ nonroot "$tmp/nr.out" "$tmp/nr.err" "$tmp/kprobe" 'p:tcp_sendmsg size=%dx'; rc=$
 t_is "$rc" 3 "kprobe as a non-root user exits 3"
 t_is "$(wc -l <"$tmp/nr.err" | tr -d ' ')" 1 "kprobe non-root: exactly one line on stderr"
 
-if host_not_root; then
-	t_skip "tpoint/kprobe host tests" "not root"
-	exit 0
-fi
-if miss=$(host_missing_cmds ip); then
-	t_skip "tpoint/kprobe host tests" "$miss not installed"
-	exit 0
-fi
-if [ ! -d "$HOST_TRACEFS/events/sock/inet_sock_set_state" ]; then
-	t_skip "tpoint/kprobe host tests" "no sock:inet_sock_set_state tracepoint"
-	exit 0
-fi
-if [ ! -x "$GEN" ]; then
-	t_fail "build/tests/tcpgen exists (run make test-bins)"
-	exit 1
-fi
-host_instances_snapshot
-if ! host_netns_create "$NS"; then
-	t_fail "create network namespace $NS"
-	exit 1
-fi
+host_require "tpoint/kprobe host tests" "ip" sock/inet_sock_set_state "$GEN" "$NS"
 
 # One bounded connection: 1 message of 10 bytes, at most 3 s.
 conn() { ip netns exec "$NS" "$GEN" flow -4 -p "$PORT" -n 1 -s 10 -t 3 >>"$tmp/gen.out" 2>&1; }

@@ -39,6 +39,18 @@ static inline void tap_skip(const char *name, const char *why)
 	printf("ok %d - %s # SKIP %s\n", ++tap_n, name, why);
 }
 
+/* Write text to path (a file of a fake tree); a failure shows up in the
+ * checks that read it back. */
+static inline void tap_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
 /* Read a whole file (fixtures, /proc files whose size reads as 0) into a
  * NUL-terminated buffer the caller frees; its length in *lenp when given.
  * NULL when it cannot be read. */

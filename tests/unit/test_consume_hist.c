@@ -51,16 +51,6 @@ static const char *const snap[] = {
 	TOTALS("25", "4", "7"),
 };
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void rm_tree(void)
 {
 	char cmd[400];
@@ -111,7 +101,7 @@ static int on_period(void *vc, const struct ftn_hist *d, uint64_t dropped, int f
 	/* the kernel counts on: the next read sees the next snapshot */
 	if (c->next < (int)(sizeof(snap) / sizeof(snap[0])) &&
 	    ftn_tracefs_path(c->inst, "events/skb/kfree_skb/hist", path, sizeof(path)) == 0)
-		put(path, snap[c->next++]);
+		tap_put(path, snap[c->next++]);
 	if (c->n == c->signal_at)
 		ftn_stop(SIGINT);
 	return c->n == c->stop_at;
@@ -143,7 +133,7 @@ int main(void)
 	if (system(p) != 0)
 		printf("# mkdir failed\n");
 	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
-	put(p, snap[0]);
+	tap_put(p, snap[0]);
 	snprintf(p, sizeof(p), "%s/fs", tmp);
 	ftn_tracefs_set_root(p);
 	snprintf(p, sizeof(p), "%s/tmpl", tmp);
@@ -212,7 +202,7 @@ int main(void)
 		fputs(TOTALS("200010000", "20000", "3"), f);
 		fclose(f);
 		snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
-		put(p, t);
+		tap_put(p, t);
 		inst = ftn_instance_create("testhist");
 		h = inst ? ftn_hist_read(inst, "skb", "kfree_skb") : NULL;
 		ok(tl > (2 << 20) && h && ftn_hist_count(h) == 20000 && ftn__hist_entries(h) == 20000 &&

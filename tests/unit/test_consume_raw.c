@@ -39,16 +39,6 @@ static int copy(const char *from, const char *to)
 	return ok ? 0 : -1;
 }
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void mkdirs(const char *sub, const char *a)
 {
 	char p[512], cmd[600];
@@ -87,25 +77,25 @@ static void build_tree(void)
 	snprintf(p, sizeof(p), "%s/fs/events/header_event", tmp);
 	copy(FIX "/header_event", p);
 	snprintf(p, sizeof(p), "%s/fs/trace_clock", tmp);
-	put(p, "[local] global mono boot\n");
+	tap_put(p, "[local] global mono boot\n");
 	snprintf(p, sizeof(p), "%s/tmpl/trace_clock", tmp);
-	put(p, "[local] global mono boot\n");
+	tap_put(p, "[local] global mono boot\n");
 	snprintf(p, sizeof(p), "%s/fs/saved_cmdlines", tmp);
-	put(p, "1 systemd\n12266 capture_raw\n");
+	tap_put(p, "1 systemd\n12266 capture_raw\n");
 	snprintf(p, sizeof(p), "%s/kallsyms", tmp);
-	put(p, "ffffffff81000000 T _stext\n"
+	tap_put(p, "ffffffff81000000 T _stext\n"
 	       "ffffffff81e4d970 T sk_stream_kill_queues\n"
 	       "ffffffff81e4da60 T sk_stream_error\n"
 	       "ffffffff82048c10 T __udp4_lib_rcv\n"
 	       "ffffffff82049910 T udp_v4_early_demux\n");
 	snprintf(p, sizeof(p), "%s/kallsyms0", tmp);
-	put(p, "0000000000000000 T _stext\n0000000000000000 T __udp4_lib_rcv\n");
+	tap_put(p, "0000000000000000 T _stext\n0000000000000000 T __udp4_lib_rcv\n");
 	for (int c = 0; c < 2; c++) {
 		snprintf(f, sizeof(f), FIX "/cpu%d.raw", c);
 		snprintf(p, sizeof(p), "%s/tmpl/per_cpu/cpu%d/trace_pipe_raw", tmp, c);
 		copy(f, p);
 		snprintf(p, sizeof(p), "%s/tmpl/per_cpu/cpu%d/stats", tmp, c);
-		put(p, "entries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\ndropped events: 0\n");
+		tap_put(p, "entries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\ndropped events: 0\n");
 	}
 }
 

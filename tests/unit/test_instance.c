@@ -19,16 +19,6 @@
 
 static char tmp[256];
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void test_long_trigger(void)
 {
 	char fs[300], p[1024], ev[1024], out[300], *trig, *want, *got;
@@ -58,7 +48,7 @@ static void test_long_trigger(void)
 	/* the trigger file points outside, so what was written outlives
 	 * the instance */
 	snprintf(out, sizeof(out), "%s/trigger.written", tmp);
-	put(out, "");
+	tap_put(out, "");
 	snprintf(p, sizeof(p), "%s/trigger", ev);
 	if (symlink(out, p) < 0)
 		perror(p);
@@ -115,7 +105,7 @@ static void test_mounts(void)
 	n += (size_t)snprintf(text + n, 16384 - n, " /also/wrong tracefs-not rw 0 0\n");
 	n += (size_t)snprintf(text + n, 16384 - n, "nodev %s/trace\\040fs tracefs rw,nosuid 0 0\n", tmp);
 	snprintf(p, sizeof(p), "%s/mounts", proc);
-	put(p, text);
+	tap_put(p, text);
 
 	ok(ftn__file_slurp(p, &got, &len) == 0, "whole-file reader reads a %zu-byte file", n);
 	ok(got && len == n && !memcmp(got, text, n) && got[len] == '\0', "all of it, NUL-terminated");

@@ -370,6 +370,34 @@ static char *read_rel(const char *root, const char *rel)
 	return slurp(path);
 }
 
+/* A child that writes text into the FIFO path once a reader opens it;
+ * it exits 0 when root's kptr_restrict read want at that moment, 1 when
+ * not, 2 on an error. */
+static pid_t fifo_feed(const char *path, const char *root, const char *text,
+		       const char *want)
+{
+	pid_t child;
+
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		char *during;
+		int fd, same;
+
+		alarm(20);
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(2);
+		during = read_rel(root, "sys/kernel/kptr_restrict");
+		same = during && !strcmp(during, want);
+		if (write(fd, text, strlen(text)) < 0)
+			_exit(2);
+		close(fd);
+		_exit(same ? 0 : 1);
+	}
+	return child;
+}
+
 static void test_snapshot_fake(const char *tmp)
 {
 	char root[256], path[PATH_MAX], *v;
@@ -433,23 +461,7 @@ static void test_snapshot_fake(const char *tmp)
 		ok(0, "mkfifo: %s", strerror(errno));
 		goto out;
 	}
-	fflush(stdout);
-	child = fork();
-	if (child == 0) {
-		char *during;
-		int fd, was1;
-
-		alarm(20);
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			_exit(2);
-		during = read_rel(root, "sys/kernel/kptr_restrict");
-		was1 = during && !strcmp(during, "1\n");
-		if (write(fd, t61, strlen(t61)) < 0)
-			_exit(2);
-		close(fd);
-		_exit(was1 ? 0 : 1);
-	}
+	child = fifo_feed(path, root, t61, "1\n");
 	t = ftn_socktab_snapshot(root, 0, 1);
 	ok(t && ftn_socktab_count(t) == 3, "snapshot through a FIFO, no tcp6");
 	ftn_socktab_free(t);
@@ -466,23 +478,7 @@ static void test_snapshot_fake(const char *tmp)
 	free(v);
 
 	/* want_ptrs == 0 never touches it: the FIFO reader sees 2. */
-	fflush(stdout);
-	child = fork();
-	if (child == 0) {
-		char *during;
-		int fd, was2;
-
-		alarm(20);
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			_exit(2);
-		during = read_rel(root, "sys/kernel/kptr_restrict");
-		was2 = during && !strcmp(during, "2\n");
-		if (write(fd, t61, strlen(t61)) < 0)
-			_exit(2);
-		close(fd);
-		_exit(was2 ? 0 : 1);
-	}
+	child = fifo_feed(path, root, t61, "2\n");
 	t = ftn_socktab_snapshot(root, 0, 0);
 	ftn_socktab_free(t);
 	status = -1;
