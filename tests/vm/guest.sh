@@ -417,6 +417,33 @@ check_tool_kprobe() {
 	kprobe -d 1 'p:tcp_sendmsg bad=+0(' >/tmp/kp.out 2>/tmp/kp.err; rc=$?
 	check "kprobe with a bad fetch arg exits 2 (got $rc)" [ "$rc" = 2 ]
 	check "no ftnet_kprobe group left in kprobe_events" sh -c "! grep -q ftnet_kprobe $T/kprobe_events"
+	signal_check "kprobe -i 3600" kprobe -i 3600 'p:tcp_sendmsg size=%dx'
+}
+
+# signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends within
+# 500 ms of SIGINT, exits 0 and leaves nothing - on the kernel that has
+# kprobes and hist triggers (the host tier times the other tools).
+# /proc/uptime counts in 10 ms steps.
+signal_check() {
+	desc=$1; shift
+	"$@" >/tmp/sg.out 2>/tmp/sg.err &
+	sp=$!
+	i=0
+	while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	kill -INT $sp
+	i=0
+	while kill -0 $sp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	wait $sp; rc=$?
+	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	check "$desc: ends within 500 ms of SIGINT (took $ms ms)" [ "$ms" -le 500 ]
+	check "$desc: exit 0 after SIGINT (got $rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/sg.err
+	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
+	check "$desc: no instance left after SIGINT ($left)" [ -z "$left" ]
+	check "$desc: no probe group left after SIGINT" sh -c "! grep -q ftnet_ $T/kprobe_events"
 }
 
 # sum_udp_rows FILE: NO_SOCKET drops at the UDP receive location, summed
@@ -461,6 +488,7 @@ check_tool_tcpdrop() {
 		nok "the text output hashes the location on 6.1"; head -2 /tmp/td.t.json | sed 's/^/# /'
 	fi
 	check "no lost events" sh -c '! grep -q "\"lost\":[1-9]" /tmp/td.h.json /tmp/td.s.json'
+	signal_check "tcpdrop (hist) -i 3600" tcpdrop -i 3600
 }
 
 # --- hygiene (last) --------------------------------------------------------------
