@@ -603,6 +603,11 @@ FTN_EXPORT int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 FTN_EXPORT int ftn_probe_destroy(struct ftn_instance *inst, const char *event);
 /* Group name of the instance's probes (events/GROUP/EVENT). */
 FTN_EXPORT const char *ftn_probe_group(const struct ftn_instance *inst);
+/* Hits of the instance's kprobes that the kernel missed (kprobe_profile
+ * "nmissed": the probe fired while its handler was running on that CPU):
+ * events that never reached a buffer, to be reported as lost. 0 when the
+ * kernel has no kprobe_profile. */
+FTN_EXPORT uint64_t ftn_probe_missed(const struct ftn_instance *inst);
 
 /* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
  * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
@@ -668,6 +673,9 @@ struct ftn_retrans {
 	struct ftn_probe_sock t;
 	uint32_t segs;          /* segments the kernel counted; 0 = unknown */
 	uint64_t sk;            /* probe events: the socket pointer (0 none) */
+	int ports;              /* sk only: t.lport / t.rport were read by the
+				   probe; a /proc row with other ports is
+				   another socket (the memory was reused) */
 };
 /* The filter for tcp:EVENT (tcp_retransmit_skb, tcp_retransmit_synack)
  * on this kernel: family (AF_INET, AF_INET6, 0 any) when the event has it,

@@ -91,6 +91,31 @@ const char *ftn_probe_group(const struct ftn_instance *inst)
 	return inst ? inst->group : NULL;
 }
 
+uint64_t ftn_probe_missed(const struct ftn_instance *inst)
+{
+	/* kprobe_profile: "  GROUP/EVENT   HITS   NMISSED" per kprobe. A hit
+	 * the kernel could not handle (the probe fired again while one of
+	 * its handlers ran on that CPU, e.g. from an interrupt) is counted
+	 * there and never reaches a buffer: for us, a lost event. */
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0, glen;
+	uint64_t missed = 0;
+
+	if (!inst || ftn__tracefs_slurp(NULL, "kprobe_profile", &buf, &len))
+		return 0;
+	glen = strlen(inst->group);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[256];
+		unsigned long long hits, nm;
+
+		if (sscanf(line, "%255s %llu %llu", name, &hits, &nm) == 3 &&
+		    !strncmp(name, inst->group, glen) && name[glen] == '/')
+			missed += nm;
+	}
+	free(buf);
+	return missed;
+}
+
 int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return)
 {

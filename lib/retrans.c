@@ -123,6 +123,12 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 	/* sk only (join), or IPv6 without BTF offsets: the caller asks /proc */
 	if (ftn_probe_value_u64(ftn_event_str(ev, "sk"), d->bare_hex, &r->sk))
 		r->sk = 0;
+	if (!r->known && !ftn_probe_value_u64(ftn_event_str(ev, "sport"), d->bare_hex, &pc) &&
+	    !ftn_probe_value_u64(ftn_event_str(ev, "dport"), d->bare_hex, &segs)) {
+		r->t.lport = (uint16_t)pc;              /* skc_num: host order */
+		r->t.rport = ntohs((uint16_t)segs);     /* skc_dport: network */
+		r->ports = 1;
+	}
 	return 1;
 }
 

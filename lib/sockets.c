@@ -1162,6 +1162,12 @@ int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const c
 		return err;
 	if (tuple && (err = ftn_probe_sock_fetchargs(arg, sock_btf(), fetch, sizeof(fetch))) < 0)
 		return err;
+	/* sk only (a join with /proc/net/tcp): the two ports too, at the
+	 * offsets struct sock_common has kept for a decade, so that a socket
+	 * freed and its memory reused by a new one before the snapshot is
+	 * not named after the new connection */
+	if (!tuple)
+		snprintf(fetch, sizeof(fetch), "dport=+12(%s):u16 sport=+14(%s):u16", arg, arg);
 	/* before 4.17 there is no x64: u64 prints bare hex there anyway */
 	if ((size_t)snprintf(def, sizeof(def), "%s sk=%s:%s %s %s", func, arg,
 			     ftn_tracefs_readme_has("x8/16/32/64") ? "x64" : "u64", fetch,

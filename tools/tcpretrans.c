@@ -115,12 +115,12 @@ static int kp_setup(struct state *st)
 	return 0;
 }
 
-/* join: the tuple from /proc/net/tcp(6) by socket pointer */
+/* join: the tuple from /proc/net/tcp(6) by pointer, if the ports agree */
 static void from_sock(struct retrans *r, const struct ftn_sock *s)
 {
-	r->x.t.family = s->laddr.family, r->x.t.state = s->state;
-	r->x.t.laddr = s->laddr, r->x.t.raddr = s->raddr;
-	r->x.t.lport = s->lport, r->x.t.rport = s->rport;
+	if (r->x.ports && (s->lport != r->x.t.lport || s->rport != r->x.t.rport))
+		return;
+	r->x.t = (struct ftn_probe_sock){ s->laddr.family, s->state, s->laddr, s->raddr, s->lport, s->rport };
 	r->x.known = 1;
 }
 
@@ -371,12 +371,12 @@ static int run(struct state *st)
 
 static int fini(struct state *st, int err)
 {
-	int ferr;
-
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
-	ferr = tool_report_finish(st->r);
+	if (st->r && st->be && ftn_probe_missed(st->inst))       /* nested hits */
+		tool_report_uncounted(st->r, ftn_probe_missed(st->inst), "kprobe hits the kernel missed");
+	int ferr = tool_report_finish(st->r);
 	ftn_instance_destroy(st->inst);
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);

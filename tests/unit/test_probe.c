@@ -107,6 +107,16 @@ static void test_fake_tree(void)
 		 "r:%s/sret tcp_sendmsg ret=$retval:s32\n", g, g);
 	is_str(slurp_rel("kprobe_events"), want, "fake: definitions appended, other probe kept");
 
+	/* nmissed of our group's probes only, as lost events */
+	is_int((int)ftn_probe_missed(inst), 0, "fake: no kprobe_profile -> nothing missed");
+	snprintf(want, sizeof(want), "  kprobes/other   100   7\n  %s/rtx   20   3\n"
+		 "  %s/sret   5   2\n  %sx/rtx   9   9\n", g, g, g);
+	put("kprobe_profile", want);
+	is_int((int)ftn_probe_missed(inst), 5, "fake: kprobe_profile nmissed of our group (3 + 2)");
+	snprintf(want, sizeof(want),
+		 "p:kprobes/other do_sys_open\n"
+		 "p:%s/rtx tcp_retransmit_skb sk=%%di:x64\n"
+		 "r:%s/sret tcp_sendmsg ret=$retval:s32\n", g, g);
 	is_int(ftn_kprobe_create(inst, "bad name", "x", 0), -EINVAL, "fake: event name with space");
 	is_int(ftn_kprobe_create(inst, "1st", "x", 0), -EINVAL, "fake: event name starting with digit");
 	is_int(ftn_kprobe_create(inst, "", "x", 0), -EINVAL, "fake: empty event name");

@@ -288,12 +288,18 @@ tcpretrans_round() { # round number
 	for b in tracepoint kprobe join; do
 		eval "rc=\$rc_$b"
 		check "round $rd: tcpretrans -B $b exited 0 (got $rc)" [ "$rc" = 0 ]
-		if grep -q '"lost":[1-9]' /tmp/rt.$b.json; then nok "round $rd: tcpretrans -B $b lost no events"; fi
-		got=$(segs_sum /tmp/rt.$b.json)
+		if grep '"lost":[1-9]' /tmp/rt.$b.json | grep -q '"cpu"'; then
+			nok "round $rd: tcpretrans -B $b lost no events in its ring buffers"
+		fi
+		# kprobe hits the kernel itself missed (nested: kprobe_profile
+		# nmissed) are said as lost, never hidden: count + said = counter
+		miss=$(sed -n 's/.*"lost":\([0-9]*\),"cause":"kprobe hits.*/\1/p' /tmp/rt.$b.json | awk '{ s += $1 } END { print s + 0 }')
+		[ "$miss" = 0 ] || diag "round $rd: tcpretrans -B $b said the kernel missed $miss kprobe hits"
+		got=$(($(segs_sum /tmp/rt.$b.json) + miss))
 		nS=$(count /tmp/rt.$b.json '"type":"S"')
 		eval "got_$b=$got; nS_$b=$nS"
 		line="$line; $b $got (S $nS)"
-		check "round $rd: $b segments = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
+		check "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
 		check "round $rd: $b saw SYN-ACK retransmits in SYN_RECV ($nS)" \
 			sh -c "[ $nS -gt 0 ] && ! grep '\"type\":\"S\"' /tmp/rt.$b.json | grep -qv '\"state\":\"SYN_RECV\"'"
 	done
