@@ -53,29 +53,34 @@ void tool_usage(const struct tool_desc *d, FILE *f)
 		fprintf(f, "\nEXAMPLES\n%s", d->examples);
 }
 
+/* "PROG: MSG" on stderr, for both kinds of misuse below. */
+static void say_misuse(const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s\n", tool_name(), msg);
+}
+
 /* A bad option value: one line, exit 2 (the usage would hide it). */
 static void value_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void value_fail(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say_misuse(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", tool_name(), msg);
 	exit(TOOL_EXIT_USAGE);
 }
 
 void tool_usage_fail(const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say_misuse(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: %s\n", tool_name(), msg);
 	if (cur_desc)
 		tool_usage(cur_desc, stderr);
 	exit(TOOL_EXIT_USAGE);
