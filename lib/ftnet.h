@@ -846,6 +846,109 @@ FTN_EXPORT int ftn_event_list(const char *glob, int (*fn)(void *ctx, const char 
 /* Copy events/SYS/EVENT/format (top level) to f. 0 or -errno. */
 FTN_EXPORT int ftn_event_format_print(FILE *f, const char *sys, const char *event);
 
+/* ------------------------------------------------------------------ */
+/* TCP state transitions (conn.c)                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One TCP state transition, from the tracepoint sock:inet_sock_set_state
+ * (binary records: skaddr is the real pointer; text has none) or from the
+ * kprobe of ftn_conn_probe_create on tcp_set_state(sk, state).
+ */
+enum ftn_conn_context {
+	FTN_CONN_CTX_UNKNOWN,           /* the record does not say */
+	FTN_CONN_CTX_PROCESS,           /* a task's own context (a system call) */
+	FTN_CONN_CTX_IRQ,               /* softirq, hardirq or NMI: the task on
+					   the CPU is unrelated to the socket */
+};
+struct ftn_conn_event {
+	uint64_t sk;                    /* socket pointer, 0 unknown (text) */
+	int oldstate, newstate;         /* TCP_* numbers (1 = ESTABLISHED) */
+	int known;                      /* t holds the tuple (t.state = newstate) */
+	struct ftn_probe_sock t;
+	int context;                    /* enum ftn_conn_context */
+	int has_bytes;                  /* tx_bytes/rx_bytes were read */
+	uint64_t tx_bytes, rx_bytes;    /* tcp_sock bytes_acked, bytes_received */
+	uint64_t netns;                 /* network namespace inode, 0 unknown */
+};
+/* What a kprobe reads besides the tuple and states (BTF offsets needed). */
+#define FTN_CONN_BYTES 1u
+#define FTN_CONN_NETNS 2u
+/* The in-kernel filter for sock:inet_sock_set_state: TCP only, and family
+ * (AF_INET, AF_INET6, 0 any). 0 or -ENOSPC. */
+FTN_EXPORT int ftn_conn_filter(int family, char *buf, size_t size);
+/* The kprobe EVENT on tcp_set_state: sk, tuple, old state (skc_state at
+ * entry), newstate, and of want (FTN_CONN_BYTES, FTN_CONN_NETNS) what BTF
+ * gives offsets for, said in *have (may be NULL). 0 or -errno as
+ * ftn_kprobe_create (-ENOENT: no tcp_set_state to probe). */
+FTN_EXPORT int ftn_conn_probe_create(struct ftn_instance *inst, const char *event,
+			  unsigned int want, unsigned int *have);
+struct ftn_conn_dec;
+/* bare_hex: probes print bare hex (kernels before 4.17). */
+FTN_EXPORT struct ftn_conn_dec *ftn_conn_dec_alloc(int bare_hex);
+FTN_EXPORT void ftn_conn_dec_free(struct ftn_conn_dec *d);
+/* 1 and *c for a TCP transition (tracepoint or probe, text or binary),
+ * 0 for any other event. */
+FTN_EXPORT int ftn_conn_decode(const struct ftn_conn_dec *d, const struct ftn_event *ev,
+		    struct ftn_conn_event *c);
+/* The context an event was recorded in (enum ftn_conn_context), from the
+ * record's common_flags or the text's irq-info column. */
+FTN_EXPORT int ftn_conn_event_context(const struct ftn_event *ev);
+/* 1 when the task on the CPU made the transition as the socket's owner:
+ * process context and a transition only a system call makes (connect ->
+ * SYN_SENT, listen, close -> FIN_WAIT1 / LAST_ACK, closing a listener).
+ * Never the pid merely being nonzero. */
+FTN_EXPORT int ftn_conn_by_owner(const struct ftn_conn_event *c);
+
+/* Sockets seen, keyed by pointer (a pointer is forgotten at CLOSE: its
+ * memory may hold a new socket next). */
+struct ftn_conn_sk {
+	uint64_t sk;
+	uint64_t first_ts, last_ts;     /* first and latest transition seen */
+	int state;                      /* latest new state */
+	int seen;                       /* a transition was recorded */
+	int born;                       /* its first transition was its start
+					   (CLOSE -> ..., LISTEN -> SYN_RECV) */
+	int conn;                       /* was more than a listener */
+	pid_t pid;                      /* tool data: owner, 0 unknown */
+	char comm[16];
+	uint64_t netns;
+	uint64_t user;                  /* tool data */
+};
+struct ftn_conntab;
+FTN_EXPORT struct ftn_conntab *ftn_conntab_alloc(void);
+FTN_EXPORT void ftn_conntab_free(struct ftn_conntab *t);
+FTN_EXPORT size_t ftn_conntab_count(const struct ftn_conntab *t);
+/* The entry of sk; with create a zeroed new one when absent. NULL + errno
+ * (ENOENT, ENOMEM, EINVAL for sk 0). Valid until the next get/remove. */
+FTN_EXPORT struct ftn_conn_sk *ftn_conntab_get(struct ftn_conntab *t, uint64_t sk, int create);
+FTN_EXPORT void ftn_conntab_remove(struct ftn_conntab *t, uint64_t sk);
+/* fn for every entry (fn must not get or remove). */
+FTN_EXPORT void ftn_conntab_foreach(struct ftn_conntab *t,
+			 void (*fn)(void *ctx, struct ftn_conn_sk *s), void *ctx);
+/* Record transition c at ts in s: *in_old_ns the time spent in the old
+ * state (-1 when s had not been seen). Returns 1 for s's first transition. */
+FTN_EXPORT int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c,
+		       uint64_t ts, int64_t *in_old_ns);
+
+/* TEMPORARY (conn branch): the owner map's declarations as the brief
+ * gives them, until the lead's lib/owner.c lands on main. */
+struct ftn_sockowner {
+	pid_t pid;       /* the process (TGID), 0 unknown */
+	pid_t tid;       /* the task the owner was seen as, 0 unknown */
+	char comm[16];   /* the process's comm, "" unknown */
+	uint64_t netns;  /* inode of its network namespace, 0 unknown */
+};
+struct ftn_ownermap;
+FTN_EXPORT struct ftn_ownermap *ftn_ownermap_alloc(const char *proc_root, pid_t nspid);
+FTN_EXPORT void ftn_ownermap_free(struct ftn_ownermap *m);
+FTN_EXPORT void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const char *comm);
+FTN_EXPORT int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
+			const struct ftn_probe_sock *t, struct ftn_sockowner *out);
+FTN_EXPORT void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk);
+FTN_EXPORT void ftn_ownermap_batch_end(struct ftn_ownermap *m);
+FTN_EXPORT int ftn_netns_of_pid(const char *proc_root, pid_t pid, uint64_t *ino);
+
 #ifdef __cplusplus
 }
 #endif
