@@ -613,4 +613,79 @@ int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg);
 int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 		    const char *sys, const char *event);
 
+/* ------------------------------------------------------------------ */
+/* Connection tools: back end, owner, filters (conn.c)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What tcpstates and tcplife (and other tools keyed by TCP state
+ * transitions) share: the back end (-B tracepoint: sock:inet_sock_set_state
+ * read from the binary buffers; -B kprobe: tcp_set_state), the owner of
+ * each socket (noted from transitions its owner makes, else looked up in
+ * /proc: lib owner map), the socket table, and the filters -p, -L, -D,
+ * -4/-6, -N.
+ */
+#define TOOL_CONN_MAXPORTS 32
+struct tool_conn {
+	/* options (tool_conn_opt) */
+	const char *backend;            /* -B, NULL = best available */
+	int family;                     /* -4/-6: AF_INET, AF_INET6, 0 */
+	pid_t pid;                      /* -p: owner's PID, 0 any */
+	pid_t netns_pid;                /* -N: PID whose netns, 0 any */
+	uint16_t lports[TOOL_CONN_MAXPORTS], dports[TOOL_CONN_MAXPORTS];
+	int nlports, ndports;           /* -L, -D */
+	unsigned int want;              /* FTN_CONN_* the tool would like */
+	/* after tool_conn_init */
+	int be;                         /* 0 tracepoint, 1 kprobe */
+	unsigned int have;              /* FTN_CONN_* the back end reads */
+	uint64_t netns;                 /* -N's namespace inode */
+	int reader;                     /* 'r' or 't' */
+	struct ftn_instance *inst;
+	const char *evs[2];
+	char evname[160];
+	struct ftn_conn_dec *dec;
+	struct ftn_ownermap *owners;
+	struct ftn_conntab *socks;
+	uint64_t nomem;                 /* transitions not tracked (no memory) */
+};
+/* One transition, decoded, with its socket entry and owner. */
+struct tool_conn_rec {
+	struct ftn_conn_event e;
+	struct ftn_conn_sk *s;          /* NULL: no pointer, or no memory */
+	int first;                      /* s's first transition seen */
+	int64_t in_old_ns;              /* time in the old state, -1 unknown */
+	int owned;                      /* own holds the owner */
+	struct ftn_sockowner own;
+	uint64_t netns;                 /* 0 unknown */
+	int pass;                       /* passes -p, -L, -D, -N */
+};
+extern const char *const tool_conn_backends[];  /* "tracepoint", "kprobe" */
+/* -B, -p, -L, -D, -4, -6, -N (for tool_desc.opt): 0, -EINVAL after one
+ * line, or 1 when c is not one of them. */
+int tool_conn_opt(struct tool_conn *c, int ch, const char *arg);
+#define TOOL_CONN_SHORTOPTS "46B:D:L:N:p:"
+#define TOOL_CONN_OPTIONS \
+	"  -B BACKEND  tracepoint (sock:inet_sock_set_state) | kprobe (tcp_set_state)\n" \
+	"              (default: the tracepoint where the kernel has it)\n" \
+	"  -D PORTS    remote ports only (comma-separated, up to 32)\n" \
+	"  -L PORTS    local ports only (comma-separated, up to 32)\n" \
+	"  -N PID      sockets of PID's network namespace only\n" \
+	"  -p PID      sockets owned by process PID only\n" \
+	"  -4, -6      IPv4 or IPv6 only\n"
+/* Back end, instance, event set-up, owner map, socket table; says the
+ * back end and why with -v. One line and -errno on failure (-ENOTSUP: no
+ * back end on this kernel). */
+int tool_conn_init(struct tool_conn *c, const char *tool, const struct tool_opts *o);
+/* Consume until -d, a signal or an error (said in one line). */
+int tool_conn_consume(struct tool_conn *c, const struct tool_opts *o,
+		      const struct ftn_consumer_ops *ops, void *ctx);
+/* Decode ev: 1 and *r for a TCP transition (the socket table and the
+ * owner map updated), 0 for another event. */
+int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool_conn_rec *r);
+/* After the tool used r: a socket that reached CLOSE is forgotten. */
+void tool_conn_done(struct tool_conn *c, struct tool_conn_rec *r);
+/* End of a consumer batch (one more /proc scan allowed). */
+void tool_conn_batch(struct tool_conn *c);
+void tool_conn_fini(struct tool_conn *c);
+
 #endif /* FTNET_TOOLS_COMMON_H */

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * conn.c - what the tools keyed by TCP state transitions share: choosing
+ * the back end, setting it up, and for every transition its socket entry,
+ * its owner and whether the filters keep it (tools/common.h, tool_conn).
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define TCP_CLOSE 7
+
+const char *const tool_conn_backends[] = { "tracepoint", "kprobe", NULL };
+
+static int ports_parse(const char *arg, uint16_t *v, int *n, char opt)
+{
+	char *dup = strdup(arg), *p, *save = NULL;
+	unsigned long u;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (p = strtok_r(dup, ",", &save); p && !err; p = strtok_r(NULL, ",", &save)) {
+		if (tool_parse_uint(p, 1, 65535, &u))
+			err = tool_fail(-EINVAL, "-%c: invalid port '%s'", opt, p);
+		else if (*n == TOOL_CONN_MAXPORTS)
+			err = tool_fail(-EINVAL, "-%c: at most %d ports", opt, TOOL_CONN_MAXPORTS);
+		else
+			v[(*n)++] = (uint16_t)u;
+	}
+	if (!err && !*n)
+		err = tool_fail(-EINVAL, "-%c: no port in '%s'", opt, arg);
+	free(dup);
+	return err;
+}
+
+int tool_conn_opt(struct tool_conn *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case '4': case '6': c->family = ch == '4' ? AF_INET : AF_INET6; return 0;
+	case 'B':
+		if (strcmp(arg, "tracepoint") && strcmp(arg, "kprobe"))
+			return tool_fail(-EINVAL, "unknown back end '%s' (tracepoint, kprobe)", arg);
+		c->backend = arg;
+		return 0;
+	case 'D': return ports_parse(arg, c->dports, &c->ndports, 'D');
+	case 'L': return ports_parse(arg, c->lports, &c->nlports, 'L');
+	case 'N': case 'p':
+		if (tool_parse_pid(arg, ch == 'N' ? &c->netns_pid : &c->pid))
+			return tool_fail(-EINVAL, "-%c: invalid PID '%s'", ch, arg);
+		return 0;
+	}
+	return 1;
+}
+
+static int has_tp(void)
+{
+	return ftn_event_exists("sock", "inet_sock_set_state");
+}
+
+/* The back end: the one asked for, else for a tool that wants what only a
+ * kprobe reads (bytes) the kprobe where there are kprobes, else the
+ * tracepoint where there is one, else the kprobe. */
+static int choose(struct tool_conn *c)
+{
+	int kp = ftn_kernel_has_kprobes(), tp = has_tp();
+
+	if (c->backend) {
+		c->be = !strcmp(c->backend, "kprobe");
+		if (c->be && !kp)
+			return tool_fail(-ENOTSUP, "back end 'kprobe' needs kprobes, and this kernel has none");
+		if (!c->be && !tp)
+			return tool_fail(-ENOTSUP, "back end 'tracepoint' needs sock:inet_sock_set_state "
+					 "(Linux 4.16+), and this kernel has none");
+		tool_info("back end %s: asked for with -B", tool_conn_backends[c->be]);
+		return 0;
+	}
+	if (!tp && !kp)
+		return tool_fail(-ENOTSUP, "no back end on this kernel: neither the tracepoint "
+				 "sock:inet_sock_set_state nor kprobes (for tcp_set_state)");
+	c->be = !tp || ((c->want & FTN_CONN_BYTES) && kp);
+	if (c->be && tp)
+		tool_info("back end kprobe: only a kprobe on tcp_set_state reads the byte counts "
+			  "(-B tracepoint: without them)");
+	else if (c->be)
+		tool_info("back end kprobe: this kernel has no sock:inet_sock_set_state");
+	else
+		tool_info("back end tracepoint: sock:inet_sock_set_state%s",
+			  kp ? "" : "; this kernel has no kprobes");
+	return 0;
+}
+
+static int setup_events(struct tool_conn *c)
+{
+	char f[128];
+	int err;
+
+	if (!c->be) {
+		if ((err = ftn_conn_filter(c->family, f, sizeof(f))))
+			return tool_fail(err, "cannot build the filter");
+		if ((err = tool_event_setup(c->inst, "sock", "inet_sock_set_state", f, 0,
+					    "sock:inet_sock_set_state")))
+			return err;
+		snprintf(c->evname, sizeof(c->evname), "sock/inet_sock_set_state");
+	} else {
+		if ((err = ftn_conn_probe_create(c->inst, "set_state", c->want, &c->have)))
+			return tool_kfail(err, "cannot probe tcp_set_state (inlined or renamed on "
+					  "this kernel? -B tracepoint instead)");
+		tool_info("kprobe on tcp_set_state reads the tuple, the states%s%s",
+			  c->have & FTN_CONN_BYTES ? ", bytes_acked and bytes_received" : "",
+			  c->have & FTN_CONN_NETNS ? ", the network namespace" : "");
+		f[0] = 0;
+		if (c->family)
+			snprintf(f, sizeof(f), "family == %d", c->family == AF_INET ? 2 : 10);
+		if ((err = tool_event_setup(c->inst, ftn_probe_group(c->inst), "set_state", f, 0,
+					    "the tcp_set_state kprobe")))
+			return err;
+		snprintf(c->evname, sizeof(c->evname), "%s/set_state", ftn_probe_group(c->inst));
+	}
+	c->evs[0] = c->evname;
+	c->evs[1] = NULL;
+	return 0;
+}
+
+int tool_conn_init(struct tool_conn *c, const char *tool, const struct tool_opts *o)
+{
+	int err;
+
+	if ((err = tool_tracefs()) || (err = choose(c)))
+		return err;
+	if (c->netns_pid && (err = ftn_netns_of_pid(NULL, c->netns_pid, &c->netns)))
+		return tool_fail(err, "-N %d: cannot read its network namespace: %s",
+				 (int)c->netns_pid, strerror(-err));
+	if (!(c->dec = ftn_conn_dec_alloc(c->be && !ftn_tracefs_readme_has("x8/16/32/64"))) ||
+	    !(c->socks = ftn_conntab_alloc()) ||
+	    !(c->owners = ftn_ownermap_alloc(NULL, c->netns_pid)))
+		return tool_fail(-ENOMEM, "out of memory");
+	if (!(c->inst = tool_instance(tool)))
+		return -errno;
+	if ((c->reader = tool_reader(c->inst, o)) < 0)
+		return c->reader;
+	/* text prints no skaddr (and hashes the pointers it prints) */
+	if (!c->be && c->reader != 'r')
+		return tool_fail(-ENOTSUP, "the tracepoint back end needs the binary buffers "
+				 "(trace_pipe_raw): the text has no socket pointer");
+	return setup_events(c);
+}
+
+int tool_conn_consume(struct tool_conn *c, const struct tool_opts *o,
+		      const struct ftn_consumer_ops *ops, void *ctx)
+{
+	struct ftn_consumer_opts co = { .period_s = o->interval, .duration_s = o->duration };
+
+	return tool_consume(c->inst, c->reader, c->evs, &co, ops, ctx);
+}
+
+static int port_in(const uint16_t *v, int n, uint16_t p)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == p)
+			return 1;
+	return 0;
+}
+
+int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool_conn_rec *r)
+{
+	struct ftn_conn_sk *s = NULL;
+
+	memset(r, 0, sizeof(*r));
+	if (!ftn_conn_decode(c->dec, ev, &r->e))
+		return 0;
+	r->in_old_ns = -1;
+	if (r->e.sk && !(s = ftn_conntab_get(c->socks, r->e.sk, 1)))
+		c->nomem++;
+	if (s)
+		r->first = ftn_conn_sk_update(s, &r->e, ev->ts_ns, &r->in_old_ns);
+	r->s = s;
+	/* the owner: from a transition only it makes, else what was found
+	 * before, else the map (notes, then /proc) */
+	if (ftn_conn_by_owner(&r->e))
+		ftn_ownermap_note(c->owners, r->e.sk, ev->pid, ev->comm);
+	if (s && s->pid && !ftn_conn_by_owner(&r->e)) {
+		r->owned = 1;
+		r->own.pid = s->pid;
+		memcpy(r->own.comm, s->comm, sizeof(r->own.comm));
+		r->own.netns = s->netns;
+	} else if (!ftn_ownermap_lookup(c->owners, r->e.sk, r->e.known ? &r->e.t : NULL, &r->own)) {
+		r->owned = r->own.pid > 0;
+		if (s && r->owned) {
+			s->pid = r->own.pid;
+			memcpy(s->comm, r->own.comm, sizeof(s->comm));
+			s->netns = r->own.netns;
+		}
+	}
+	r->netns = r->e.netns ? r->e.netns : r->owned ? r->own.netns : 0;
+	if (s && r->e.netns)
+		s->netns = r->e.netns;
+	r->pass = (!c->pid || (r->owned && r->own.pid == c->pid)) &&
+		  (!c->netns_pid || r->netns == c->netns) &&
+		  (!c->nlports || (r->e.known && port_in(c->lports, c->nlports, r->e.t.lport))) &&
+		  (!c->ndports || (r->e.known && port_in(c->dports, c->ndports, r->e.t.rport)));
+	return 1;
+}
+
+void tool_conn_done(struct tool_conn *c, struct tool_conn_rec *r)
+{
+	if (r->e.newstate != TCP_CLOSE || !r->e.sk)
+		return;
+	ftn_ownermap_forget(c->owners, r->e.sk);
+	ftn_conntab_remove(c->socks, r->e.sk);
+	r->s = NULL;
+}
+
+void tool_conn_batch(struct tool_conn *c)
+{
+	ftn_ownermap_batch_end(c->owners);
+}
+
+void tool_conn_fini(struct tool_conn *c)
+{
+	ftn_instance_destroy(c->inst);
+	c->inst = NULL;
+	ftn_ownermap_free(c->owners);
+	ftn_conntab_free(c->socks);
+	ftn_conn_dec_free(c->dec);
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcplife - one line per closed TCP connection: its owner, addresses,
+ * bytes sent and received, and how long it lived. A connection is a
+ * socket that was more than a listener; it is reported at its transition
+ * to CLOSE. Its life starts at the first transition seen: CLOSE ->
+ * SYN_SENT (connect) or LISTEN -> SYN_RECV (a listener's child); a
+ * connection already open when tracing started has no such start, and is
+ * marked (">" before MS, "partial":true). Bytes are struct tcp_sock's
+ * bytes_acked and bytes_received, read by the kprobe back end at the
+ * close; the tracepoint carries none. Back ends, owners and filters:
+ * tools/common/conn.c.
+ */
+#include "ftnet.h"
+#include "common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define TOOL "tcplife"
+#define TCP_CLOSE 7
+#define TCP_LISTEN 10
+
+struct state {
+	struct tool_opts o;
+	struct tool_conn c;
+	int hms, rel, wide, netns_col;
+	uint64_t first_ts;
+	struct tool_report *r;
+	struct tool_col cols[20];
+};
+
+enum { C_TIME, C_TS, C_REL, C_PID, C_COMM, C_NETNS, C_FAM, C_LADDR, C_LPORT, C_RADDR,
+       C_RPORT, C_TXKB, C_RXKB, C_TX, C_RX, C_MS, C_DUR, C_PARTIAL, C_SK, NCOLS };
+static const struct tool_col tmpl[NCOLS] = {
+	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 },
+	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
+	{ "TIME(s)", NULL, -9, TOOL_COL_NUM, 6, 0 },
+	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 },
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
+	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "family", 0, TOOL_COL_INT, 0, 0 },
+	{ "LADDR", "saddr", -15, TOOL_COL_STR, 0, 0 },
+	{ "LPORT", "sport", 5, TOOL_COL_INT, 0, 0 },
+	{ "RADDR", "daddr", -15, TOOL_COL_STR, 0, 0 },
+	{ "RPORT", "dport", 5, TOOL_COL_INT, 0, 0 },
+	{ "TX_KB", NULL, 5, TOOL_COL_UINT, 0, 0 },
+	{ "RX_KB", NULL, 5, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "tx_bytes", 0, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "rx_bytes", 0, TOOL_COL_UINT, 0, 0 },
+	{ "MS", NULL, 10, TOOL_COL_STR, 0, 0 },
+	{ NULL, "duration_ms", 0, TOOL_COL_NUM, 3, 0 },
+	{ NULL, "partial", 0, TOOL_COL_INT, 0, 0 },
+	{ NULL, "skaddr", 0, TOOL_COL_STR, 0, 0 },
+};
+
+static void print_life(struct state *st, const struct ftn_event *ev, const struct tool_conn_rec *r)
+{
+	const struct ftn_probe_sock *t = &r->e.t;
+	const struct ftn_conn_sk *s = r->s;
+	struct tool_report *rp = st->r;
+	int k = r->e.known, partial = !s || !s->born, b = r->e.has_bytes;
+	/* first seen at its close: no time at all */
+	int dur_known = s && !r->first;
+	double ms = dur_known ? (double)(ev->ts_ns - s->first_ts) / 1e6 : 0;
+	char a[64], m[40], sk[24];
+
+	tool_report_row(rp, TOOL_ROW_EVENT);
+	tool_report_time(rp, C_TIME, ftn_instance_to_wall(st->c.inst, ev->ts_ns));
+	tool_report_num(rp, C_TS, (double)ftn_instance_to_wall(st->c.inst, ev->ts_ns) / 1e9);
+	tool_report_num(rp, C_REL, (double)(ev->ts_ns - st->first_ts) / 1e9);
+	r->owned ? tool_report_int(rp, C_PID, r->own.pid) : tool_report_null(rp, C_PID);
+	tool_report_str(rp, C_COMM, r->owned && r->own.comm[0] ? r->own.comm : NULL);
+	r->netns ? tool_report_uint(rp, C_NETNS, r->netns) : tool_report_null(rp, C_NETNS);
+	k ? tool_report_int(rp, C_FAM, t->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
+	tool_report_str(rp, C_LADDR, k ? ftn_addr_str(&t->laddr, a, sizeof(a)) : NULL);
+	k ? tool_report_int(rp, C_LPORT, t->lport) : tool_report_null(rp, C_LPORT);
+	tool_report_str(rp, C_RADDR, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
+	k ? tool_report_int(rp, C_RPORT, t->rport) : tool_report_null(rp, C_RPORT);
+	b ? tool_report_uint(rp, C_TXKB, r->e.tx_bytes / 1024) : tool_report_null(rp, C_TXKB);
+	b ? tool_report_uint(rp, C_RXKB, r->e.rx_bytes / 1024) : tool_report_null(rp, C_RXKB);
+	b ? tool_report_uint(rp, C_TX, r->e.tx_bytes) : tool_report_null(rp, C_TX);
+	b ? tool_report_uint(rp, C_RX, r->e.rx_bytes) : tool_report_null(rp, C_RX);
+	snprintf(m, sizeof(m), "%s%.2f", partial ? ">" : "", ms);
+	tool_report_str(rp, C_MS, dur_known ? m : NULL);
+	dur_known ? tool_report_num(rp, C_DUR, ms) : tool_report_null(rp, C_DUR);
+	tool_report_int(rp, C_PARTIAL, partial);
+	snprintf(sk, sizeof(sk), "%llx", (unsigned long long)r->e.sk);
+	tool_report_str(rp, C_SK, r->e.sk ? sk : NULL);
+	tool_report_row_end(rp);
+}
+
+static int on_event(void *ctx, const struct ftn_event *ev)
+{
+	struct state *st = ctx;
+	struct tool_conn_rec r;
+
+	if (!tool_conn_event(&st->c, ev, &r))
+		return 0;
+	if (!st->first_ts)
+		st->first_ts = ev->ts_ns;
+	/* a connection's close: not a listener's, not a second CLOSE */
+	if (r.e.newstate == TCP_CLOSE && r.pass && r.e.oldstate != TCP_LISTEN &&
+	    r.e.oldstate != TCP_CLOSE)
+		print_life(st, ev, &r);
+	tool_conn_done(&st->c, &r);
+	return 0;
+}
+
+static void on_lost(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_lost(((struct state *)ctx)->r, cpu, n);
+}
+
+static int on_batch(void *ctx, int64_t now_wall)
+{
+	struct state *st = ctx;
+
+	tool_conn_batch(&st->c);
+	return tool_report_batch(st->r, now_wall);
+}
+
+/* ---- phases ---- */
+
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct state *st = ctx;
+	int err = tool_conn_opt(&st->c, c, arg);
+
+	if (err <= 0)
+		return err;
+	switch (c) {
+	case 'n': st->netns_col = 1; return 0;
+	case 'T': st->hms = 1; return 0;
+	case 't': st->rel = 1; return 0;
+	case 'w': st->wide = 1; return 0;
+	}
+	return -EINVAL;
+}
+
+static const struct tool_desc desc = {
+	.name = TOOL,
+	.synopsis = "tcplife [-hHnTtvw46] [-B BACKEND] [-d SECS] [-p PID] [-N PID] [-L PORTS]\n"
+		    "               [-D PORTS] [--json] [--prom FILE]",
+	.about = "One line per closed TCP connection: the owner (PID, COMM: the process that\n"
+		 "owns the socket, \"-\" when it cannot be known), addresses, kilobytes sent\n"
+		 "(acknowledged by the peer) and received, and MS, its lifetime in\n"
+		 "milliseconds. \">\" before MS: the connection was open before tracing started\n"
+		 "(its lifetime is longer). TX_KB and RX_KB need the kprobe back end (struct\n"
+		 "tcp_sock read at offsets from BTF); without it they print \"-\" and the tool\n"
+		 "says why once. Needs root.\n",
+	.options = TOOL_CONN_OPTIONS
+		   "  -n          NETNS column (network namespace inode)\n"
+		   "  -T          TIME column (HH:MM:SS)\n"
+		   "  -t          TIME(s) column: seconds since the first transition\n"
+		   "  -w          wide address columns (IPv6)\n",
+	.examples = "  tcplife                  every closed connection until Ctrl-C\n"
+		    "  tcplife -T -D 80,443     connections to remote ports 80 and 443, with times\n"
+		    "  tcplife -p 1234 --json   connections of process 1234, JSON lines\n"
+		    "  tcplife -B tracepoint    without bytes, on the tracepoint\n",
+	.common = TOOL_OPT_COMMON,
+	.shortopts = TOOL_CONN_SHORTOPTS "nTtw",
+	.opt = on_opt,
+};
+
+static int init(struct state *st)
+{
+	int err;
+
+	st->c.want = FTN_CONN_BYTES | (st->netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0);
+	if ((err = tool_conn_init(&st->c, TOOL, &st->o)))
+		return err;
+	/* said once, whatever -v: which back end lacks what */
+	if (!(st->c.have & FTN_CONN_BYTES))
+		tool_fail(0, "TX_KB and RX_KB print '-' (JSON: null): %s",
+			  st->c.be ? "BTF has no offsets of struct tcp_sock's bytes_acked and "
+				     "bytes_received (/sys/kernel/btf/vmlinux)" :
+			  ftn_kernel_has_kprobes() ? "the tracepoint back end carries no byte counts "
+						     "(-B kprobe reads them)" :
+			  "the tracepoint back end carries no byte counts, and this kernel has no "
+			  "kprobes to read struct tcp_sock");
+	return 0;
+}
+
+static int run(struct state *st)
+{
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct tool_report_cfg cfg = {
+		.tool = TOOL, .unit = "connections", .cols = st->cols, .ncols = NCOLS,
+	};
+	int err;
+
+	memcpy(st->cols, tmpl, sizeof(tmpl));
+	if (!st->hms)
+		st->cols[C_TIME].name = NULL;
+	if (!st->rel)
+		st->cols[C_REL].name = NULL;
+	if (!st->netns_col)
+		st->cols[C_NETNS].name = NULL;
+	if (st->wide) {
+		st->cols[C_LADDR].width = st->cols[C_RADDR].width = -39;
+		st->cols[C_TXKB].width = st->cols[C_RXKB].width = 10;
+	}
+	if (!(st->r = tool_report_new(&cfg, &st->o)))
+		return -errno;
+	if ((err = tool_report_start(st->r, 1, "Tracing closed TCP connections (%s back end).",
+				     tool_conn_backends[st->c.be])))
+		return err;
+	return tool_conn_consume(&st->c, &st->o, &ops, st);
+}
+
+static int fini(struct state *st, int err)
+{
+	int ferr;
+
+	if (st->r && st->c.be && ftn_probe_missed(st->c.inst))
+		tool_report_uncounted(st->r, ftn_probe_missed(st->c.inst), "kprobe hits the kernel missed");
+	if (st->r && st->c.nomem)
+		tool_report_uncounted(st->r, st->c.nomem, "sockets not tracked (out of memory)");
+	ferr = tool_report_finish(st->r);
+	tool_conn_fini(&st->c);
+	tool_report_free(st->r);
+	return err ? err : ferr;
+}
+
+int main(int argc, char **argv)
+{
+	static struct state st;
+	int err;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
+	tool_opts_parse(&desc, &st.o, &st, argc, argv);
+	err = init(&st);
+	if (!err)
+		err = run(&st);
+	return tool_exit_code(fini(&st, err));
+}
