@@ -931,24 +931,6 @@ FTN_EXPORT void ftn_conntab_foreach(struct ftn_conntab *t,
 FTN_EXPORT int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c,
 		       uint64_t ts, int64_t *in_old_ns);
 
-/* TEMPORARY (conn branch): the owner map's declarations as the brief
- * gives them, until the lead's lib/owner.c lands on main. */
-struct ftn_sockowner {
-	pid_t pid;       /* the process (TGID), 0 unknown */
-	pid_t tid;       /* the task the owner was seen as, 0 unknown */
-	char comm[16];   /* the process's comm, "" unknown */
-	uint64_t netns;  /* inode of its network namespace, 0 unknown */
-};
-struct ftn_ownermap;
-FTN_EXPORT struct ftn_ownermap *ftn_ownermap_alloc(const char *proc_root, pid_t nspid);
-FTN_EXPORT void ftn_ownermap_free(struct ftn_ownermap *m);
-FTN_EXPORT void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const char *comm);
-FTN_EXPORT int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
-			const struct ftn_probe_sock *t, struct ftn_sockowner *out);
-FTN_EXPORT void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk);
-FTN_EXPORT void ftn_ownermap_batch_end(struct ftn_ownermap *m);
-FTN_EXPORT int ftn_netns_of_pid(const char *proc_root, pid_t pid, uint64_t *ino);
-
 #ifdef __cplusplus
 }
 #endif
