@@ -3,7 +3,7 @@
  *
  *   conngen [-4|-6] -p PORT [-n OK] [-r REFUSED] [-T TIMEOUTS] [-A ABORTS]
  *           [-b BYTES] [-B RBYTES] [-C client|server|mix] [-w MS]
- *           [-l LOG] [-t SECS]
+ *           [-P PAIRS] [-l LOG] [-t SECS]
  *
  * Talks to 127.0.0.1 (-4, the default) or ::1 (-6) only; tests run it in a
  * network namespace of their own whose nftables rule drops SYNs to PORT+2.
@@ -30,6 +30,14 @@
  * after the server has logged the previous one (a pipe handshake), so the
  * events of connection I all come before those of I+1 (except the kernel's
  * own late work, such as TIME_WAIT expiry) and tests can match in order.
+ *
+ * -P PAIRS (default 1): for connection rate, PAIRS client processes, each
+ * with its own server, run side by side; pair k (0-based) makes connections
+ * k, k+PAIRS, k+2*PAIRS... (so the conn= numbering and the kinds stay those
+ * of the sequential run), its server listening on PORT for pair 0 and on
+ * PORT+2+k for the others (refused and timeout connections still go to
+ * PORT+1 and PORT+2). Within a pair, connections stay sequential; the
+ * original process only waits for the pairs.
  *
  * Ground truth: one line per connection and role, written with a single
  * write(2) each to LOG (default stdout; the server's line for a connection
@@ -83,7 +91,10 @@ struct opts {
 	long wait_ms;           /* connect timeout for TIMEOUTS */
 	double secs;
 	const char *log;
+	int pairs;              /* -P: client/server pairs side by side */
 };
+
+#define MAX_PAIRS 64
 
 /* What the client tells the server about each accepted connection. */
 struct plan {
@@ -107,7 +118,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: conngen [-4|-6] -p PORT [-n OK] [-r REFUSED] [-T TIMEOUTS] [-A ABORTS]\n"
 		"               [-b BYTES] [-B RBYTES] [-C client|server|mix] [-w MS]\n"
-		"               [-l LOG] [-t SECS]\n");
+		"               [-P PAIRS] [-l LOG] [-t SECS]\n");
 	exit(f == stdout ? 0 : 2);
 }
 
@@ -124,11 +135,11 @@ static void on_alarm(int sig)
 	_exit(3);
 }
 
-static void arm_limit(double secs)
+static void arm_limit(double secs, void (*handler)(int))
 {
 	struct itimerval it = { 0 };
 
-	signal(SIGALRM, on_alarm);
+	signal(SIGALRM, handler);
 	it.it_value.tv_sec = (time_t)secs;
 	it.it_value.tv_usec = (suseconds_t)((secs - (double)(time_t)secs) * 1e6);
 	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
@@ -293,10 +304,10 @@ static int recv_bytes(int fd, long len, long long *count)
 	return 0;
 }
 
-static int listen_on(const struct opts *o)
+static int listen_on(const struct opts *o, int port)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = fill_addr(o->family, o->port, &ss);
+	socklen_t len = fill_addr(o->family, port, &ss);
 	int one = 1, fd;
 
 	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -308,7 +319,7 @@ static int listen_on(const struct opts *o)
 	if (o->family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
-		warnx("cannot listen on port %d: %s", o->port, strerror(errno));
+		warnx("cannot listen on port %d: %s", port, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -437,19 +448,31 @@ static int connect_within(int fd, int family, int port, long ms,
 
 struct client {
 	const struct opts *o;
+	int port;           /* where this pair's server listens */
 	int plan_wr, done_rd;
-	long conn;          /* the next connection's index */
-	long okseen;        /* OK connections so far, for -C mix */
+	long conn;          /* the connection's index */
 };
 
-/* One connection of kind k; 1 when its outcome was the one asked. */
-static int client_one(struct client *c, enum kind k)
+/* Connection i's kind: the OK ones first, then refused, timeouts, aborts. */
+static enum kind kind_of(const struct opts *o, long i)
+{
+	if (i < o->ok)
+		return K_OK;
+	if (i < o->ok + o->refused)
+		return K_REFUSED;
+	if (i < o->ok + o->refused + o->timeouts)
+		return K_TIMEOUT;
+	return K_ABORT;
+}
+
+/* Connection c->conn; 1 when its outcome was the one asked. */
+static int client_one(struct client *c)
 {
 	const struct opts *o = c->o;
 	struct sockaddr_storage local, peer;
 	long long tx = 0, rx = 0;
-	int port = o->port, fd, rc, ok = 1, fl, closer = C_CLIENT;
-	enum kind got = k;
+	enum kind k = kind_of(o, c->conn), got = k;
+	int port = c->port, fd, rc, ok = 1, fl, closer = C_CLIENT;
 	long ms = 5000;
 	struct linger lg = { 1, 0 };
 	struct plan p;
@@ -461,8 +484,8 @@ static int client_one(struct client *c, enum kind k)
 		port = o->port + 2;
 		ms = o->wait_ms;
 	}
-	if (k == K_OK)
-		closer = o->closer == C_MIX ? (c->okseen++ % 2 ? C_SERVER : C_CLIENT) : (int)o->closer;
+	if (k == K_OK)   /* OK connections are 0..OK-1: mix alternates on i */
+		closer = o->closer == C_MIX ? (c->conn % 2 ? C_SERVER : C_CLIENT) : (int)o->closer;
 	fill_addr(o->family, port, &peer);
 	memset(&local, 0, sizeof(local));
 	fd = socket(o->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -483,7 +506,6 @@ static int client_one(struct client *c, enum kind k)
 		}
 		log_conn(c->conn, 0, o->family, &local, &peer, got, 0, 0,
 			 got == K_REFUSED ? C_SERVER : C_CLIENT);
-		c->conn++;
 		return ok;
 	}
 	if (rc < 0) {
@@ -491,7 +513,6 @@ static int client_one(struct client *c, enum kind k)
 		close(fd);
 		log_conn(c->conn, 0, o->family, &local, &peer,
 			 rc == -ECONNREFUSED ? K_REFUSED : K_TIMEOUT, 0, 0, C_CLIENT);
-		c->conn++;
 		return 0;
 	}
 	fl = fcntl(fd, F_GETFL);
@@ -537,18 +558,35 @@ static int client_one(struct client *c, enum kind k)
 	if (tx != o->bytes || rx != o->rbytes)
 		ok = 0;
 	log_conn(c->conn, 0, o->family, &local, &peer, k, tx, rx, p.closer);
-	c->conn++;
 	return ok;
 }
 
-static int run(const struct opts *o)
+/* Wait for pid; its exit status, or -1 when it did not exit normally. */
+static int reap(pid_t pid)
 {
-	int plan[2], done[2], lfd, status, all = 1;
-	struct client c = { .o = o };
-	long i;
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			warnx("waitpid: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Client/server pair k of -P: its server listens on PORT (pair 0) or
+ * PORT+2+k, and it runs connections k, k+P, k+2P...; the calling process
+ * is the client. 0 when every outcome was as asked, else 1. */
+static int run_pair(const struct opts *o, int k)
+{
+	int plan[2], done[2], lfd, rc, all = 1;
+	struct client c = { .o = o, .port = k ? o->port + 2 + k : o->port };
+	long i, total = o->ok + o->refused + o->timeouts + o->aborts;
 	pid_t pid;
 
-	lfd = listen_on(o);
+	prctl(PR_SET_NAME, "conngen-cli", 0, 0, 0);
+	lfd = listen_on(o, c.port);
 	if (lfd < 0)
 		return 1;
 	if (pipe2(plan, O_CLOEXEC) < 0 || pipe2(done, O_CLOEXEC) < 0) {
@@ -566,7 +604,6 @@ static int run(const struct opts *o)
 		if (getppid() == 1)
 			_exit(1);
 		prctl(PR_SET_NAME, "conngen-srv", 0, 0, 0);
-		signal(SIGALRM, SIG_DFL);   /* the client's limit kills us */
 		close(plan[1]);
 		close(done[0]);
 		_exit(run_server(o, lfd, plan[0], done[1]));
@@ -578,27 +615,72 @@ static int run(const struct opts *o)
 	c.plan_wr = plan[1];
 	c.done_rd = done[0];
 
-	for (i = 0; i < o->ok; i++)
-		all &= client_one(&c, K_OK);
-	for (i = 0; i < o->refused; i++)
-		all &= client_one(&c, K_REFUSED);
-	for (i = 0; i < o->timeouts; i++)
-		all &= client_one(&c, K_TIMEOUT);
-	for (i = 0; i < o->aborts; i++)
-		all &= client_one(&c, K_ABORT);
+	for (i = k; i < total; i += o->pairs) {
+		c.conn = i;
+		all &= client_one(&c);
+	}
 
 	close(c.plan_wr);   /* the server's EOF: it exits */
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			warnx("waitpid: %s", strerror(errno));
-			return 1;
-		}
-	}
+	rc = reap(pid);
 	server_pid = 0;
 	close(c.done_rd);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		warnx("server failed (status %#x)", status);
+	if (rc) {
+		warnx("server of port %d failed (%d)", c.port, rc);
 		all = 0;
+	}
+	return all ? 0 : 1;
+}
+
+static pid_t workers[MAX_PAIRS];
+
+static void on_alarm_workers(int sig)
+{
+	static const char msg[] = "conngen: time limit reached\n";
+	int k;
+
+	/* Only async-signal-safe calls here; the servers die with their
+	 * clients (PR_SET_PDEATHSIG). */
+	for (k = 0; k < MAX_PAIRS; k++)
+		if (workers[k] > 0)
+			kill(workers[k], SIGKILL);
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more we can do */
+	}
+	_exit(3);
+}
+
+/* -P 1: this process is the client. -P N: N client processes (each with
+ * its server) side by side, this one waits for them. */
+static int run(const struct opts *o)
+{
+	int k, all = 1;
+
+	if (o->pairs == 1) {
+		arm_limit(o->secs, on_alarm);
+		return run_pair(o, 0);
+	}
+	arm_limit(o->secs, on_alarm_workers);
+	for (k = 0; k < o->pairs; k++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			warnx("fork: %s", strerror(errno));
+			all = 0;
+			break;
+		}
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			if (getppid() == 1)
+				_exit(1);
+			signal(SIGALRM, SIG_DFL);
+			_exit(run_pair(o, k));
+		}
+		workers[k] = pid;
+	}
+	for (k = 0; k < o->pairs && workers[k] > 0; k++) {
+		if (reap(workers[k]) != 0)
+			all = 0;
+		workers[k] = 0;
 	}
 	return all ? 0 : 1;
 }
@@ -618,11 +700,11 @@ static long num(const char *s, long lo, long hi)
 int main(int argc, char **argv)
 {
 	struct opts o = { .family = AF_INET, .ok = 1, .bytes = 100, .rbytes = 100,
-			  .closer = C_CLIENT, .wait_ms = 1500, .secs = 20 };
+			  .closer = C_CLIENT, .wait_ms = 1500, .secs = 20, .pairs = 1 };
 	char *end;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "46A:B:C:T:b:hl:n:p:r:t:w:")) != -1) {
+	while ((c = getopt(argc, argv, "46A:B:C:P:T:b:hl:n:p:r:t:w:")) != -1) {
 		switch (c) {
 		case '4': o.family = AF_INET; break;
 		case '6': o.family = AF_INET6; break;
@@ -638,6 +720,7 @@ int main(int argc, char **argv)
 			else
 				usage(stderr);
 			break;
+		case 'P': o.pairs = (int)num(optarg, 1, MAX_PAIRS); break;
 		case 'T': o.timeouts = num(optarg, 0, 1000); break;
 		case 'b': o.bytes = num(optarg, 0, 1L << 30); break;
 		case 'h': usage(stdout); break;
@@ -654,7 +737,7 @@ int main(int argc, char **argv)
 		default: usage(stderr);
 		}
 	}
-	if (optind != argc || !o.port)
+	if (optind != argc || !o.port || o.port + 2 + o.pairs - 1 > 65535)
 		usage(stderr);
 	if (o.log) {
 		log_fd = open(o.log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -665,8 +748,6 @@ int main(int argc, char **argv)
 	}
 	memset(payload, 'x', sizeof(payload));
 	signal(SIGPIPE, SIG_IGN);
-	prctl(PR_SET_NAME, "conngen-cli", 0, 0, 0);
-	arm_limit(o.secs);
 	rc = run(&o);
 	if (o.log)
 		close(log_fd);

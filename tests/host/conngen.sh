@@ -106,30 +106,40 @@ delta() {
 		END { if (f) print a - b; else print "missing" }' "$1" "$2"
 }
 
-# check_log LOG FAMILY: every line of the log as asked; prints "key=value"
-# summary lines and "bad: ..." for each wrong line.
+# check_log LOG FAMILY PAIRS: every line of the log as asked; prints
+# "key=value" summary lines and "bad: ..." for each wrong line. With PAIRS
+# > 1 (-P), pair k = conn % PAIRS has its own pids and server port, and
+# only the order within a pair is fixed.
 check_log() {
-	awk -v fam="$2" -v port="$PORT" -v n="$N" -v r="$R" -v t="$T" -v a="$A" \
+	awk -v fam="$2" -v pairs="$3" -v port="$PORT" -v n="$N" -v r="$R" -v t="$T" -v a="$A" \
 	    -v by="$BYTES" -v rby="$RBYTES" -v total="$TOTAL" '
 	function bad(why) { print "bad: line " NR ": " why ": " $0; nbad++ }
+	function pid_is(role, k, pid) {
+		if (!((role, k) in pids)) { pids[role, k] = pid; npids[pid]++ }
+		else if (pids[role, k] != pid) bad(role " pid")
+	}
 	{
 		delete f
 		for (i = 1; i <= NF; i++) {
 			k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); f[k] = v
 		}
 		c = f["conn"] + 0
+		k = c % pairs
+		sp = k ? port + 2 + k : port
 		lo = fam == 6 ? "::1" : "127.0.0.1"
 		if (f["family"] != fam) bad("family")
 		if (f["saddr"] != lo || f["daddr"] != lo) bad("address")
 		if (f["role"] == "client") {
 			ncli++
-			if (c != ncli - 1) bad("client lines out of order")
+			if (pairs == 1 && c != ncli - 1) bad("client lines out of order")
+			if (c in cli || c < 0 || c >= total) bad("client conn number")
+			cli[c] = 1
 			res[f["result"]]++
-			if (cpid == "") cpid = f["pid"]; else if (f["pid"] != cpid) bad("client pid")
+			pid_is("client", k, f["pid"])
 			if (f["comm"] != "conngen-cli") bad("client comm")
 			want = c < n ? "ok" : c < n + r ? "refused" : c < n + r + t ? "timeout" : "abort"
 			if (f["result"] != want) bad("result, want " want)
-			wport = want == "refused" ? port + 1 : want == "timeout" ? port + 2 : port
+			wport = want == "refused" ? port + 1 : want == "timeout" ? port + 2 : sp
 			if (f["dport"] + 0 != wport) bad("dport, want " wport)
 			if (f["sport"] + 0 < 1024 || f["sport"] in sports) bad("client port")
 			sports[f["sport"]] = 1
@@ -145,11 +155,11 @@ check_log() {
 		} else if (f["role"] == "server") {
 			nsrv++
 			if (c in srv) bad("second server line")
-			if (spid == "") spid = f["pid"]; else if (f["pid"] != spid) bad("server pid")
+			pid_is("server", k, f["pid"])
 			if (f["comm"] != "conngen-srv") bad("server comm")
-			if (f["sport"] + 0 != port) bad("server port")
+			if (f["sport"] + 0 != sp) bad("server port")
 			if (f["tx"] + 0 != rby || f["rx"] + 0 != by) bad("server bytes")
-			if (c != ncli) bad("server line not right before its client line")
+			if (pairs == 1 && c != ncli) bad("server line not right before its client line")
 			srv[c] = f["daddr"] " " f["dport"] " " f["saddr"] " " f["sport"] " " f["result"] " " f["closer"]
 			stx += f["tx"]; srx += f["rx"]
 		} else bad("role")
@@ -157,34 +167,38 @@ check_log() {
 	END {
 		printf "client=%d server=%d ok=%d refused=%d timeout=%d abort=%d\n",
 			ncli, nsrv, res["ok"], res["refused"], res["timeout"], res["abort"]
-		print "pids=" (cpid != "" && spid != "" && cpid != spid ? "distinct" : cpid "/" spid)
+		for (p in npids) { np++; if (npids[p] > 1) shared++ }
+		print "pids=" (np == 2 * pairs && !shared ? "distinct" : np " pids, " shared + 0 " shared")
 		print "up=" ctx "/" srx " down=" stx "/" crx
 		print "badlines=" nbad + 0
 	}' "$1"
 }
 
-run_family() { # FAMILY
+run_family() { # FAMILY [PAIRS]
+	pairs=${2:-1}
 	f=$1
-	ns_counters "$tmp/before.$f"
-	ip netns exec "$NS" "$GEN" -"$f" -p "$PORT" -n "$N" -r "$R" -T "$T" -A "$A" \
-		-b "$BYTES" -B "$RBYTES" -C mix -l "$tmp/log.$f" -t 20 2>"$tmp/err.$f"
+	[ "$pairs" -gt 1 ] && f="$1 -P $pairs"
+	ns_counters "$tmp/before"
+	ip netns exec "$NS" "$GEN" -"$1" -P "$pairs" -p "$PORT" -n "$N" -r "$R" -T "$T" -A "$A" \
+		-b "$BYTES" -B "$RBYTES" -C mix -l "$tmp/log" -t 20 2>"$tmp/err"
 	rc=$?
-	ns_counters "$tmp/after.$f"
-	sed 's/^/# stderr: /' "$tmp/err.$f"
+	ns_counters "$tmp/after"
+	sed 's/^/# stderr: /' "$tmp/err"
 	t_is "$rc" 0 "IPv$f: conngen exits 0 (every outcome as asked)"
 	t_is "$(ip netns pids "$NS" | wc -l | tr -d ' ')" 0 "IPv$f: no process left in $NS"
-	check_log "$tmp/log.$f" "$f" >"$tmp/sum.$f"
-	grep '^bad:' "$tmp/sum.$f" | head -5 | sed 's/^/# /'
-	t_is "$(grep '^client=' "$tmp/sum.$f")" \
+	check_log "$tmp/log" "$1" "$pairs" >"$tmp/sum"
+	cp "$tmp/log" "$tmp/log.$1.$pairs"
+	grep '^bad:' "$tmp/sum" | head -5 | sed 's/^/# /'
+	t_is "$(grep '^client=' "$tmp/sum")" \
 		"client=$TOTAL server=$((N + A)) ok=$N refused=$R timeout=$T abort=$A" \
 		"IPv$f: log has one client line per connection, one server line per accepted one, results as asked"
-	t_is "$(grep '^badlines=' "$tmp/sum.$f")" "badlines=0" \
+	t_is "$(grep '^badlines=' "$tmp/sum")" "badlines=0" \
 		"IPv$f: every line right (order, ports, bytes, closers, pid/comm, server mirrors client)"
-	t_is "$(grep '^pids=' "$tmp/sum.$f")" "pids=distinct" "IPv$f: server and client are two processes"
-	t_is "$(grep '^up=' "$tmp/sum.$f")" \
+	t_is "$(grep '^pids=' "$tmp/sum")" "pids=distinct" "IPv$f: each client and server its own process"
+	t_is "$(grep '^up=' "$tmp/sum")" \
 		"up=$(((N + A) * BYTES))/$(((N + A) * BYTES)) down=$(((N + A) * RBYTES))/$(((N + A) * RBYTES))" \
 		"IPv$f: bytes sent by clients = received by the server, and back"
-	b=$tmp/before.$f a=$tmp/after.$f
+	b=$tmp/before a=$tmp/after
 	t_is "$(delta "$b" "$a" TcpActiveOpens)" "$TOTAL" "IPv$f: TcpActiveOpens delta = ok+refused+timeouts+aborts"
 	t_is "$(delta "$b" "$a" TcpPassiveOpens)" "$((N + A))" "IPv$f: TcpPassiveOpens delta = ok+aborts"
 	t_is "$(delta "$b" "$a" TcpAttemptFails)" "$R" "IPv$f: TcpAttemptFails delta = refused"
@@ -201,6 +215,8 @@ run_family() { # FAMILY
 run_family 4
 if host_netns_has_ipv6 "$NS"; then
 	run_family 6
+	# -P: three pairs side by side, the same relations
+	run_family 6 3
 else
 	t_skip "IPv6 conngen run" "no ::1 in $NS (IPv6 disabled?)"
 fi
