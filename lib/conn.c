@@ -206,6 +206,33 @@ int ftn_conn_decode(const struct ftn_conn_dec *d, const struct ftn_event *ev,
 	return 1;
 }
 
+int ftn_conn_owner_event(const struct ftn_conn_dec *d, const struct ftn_event *ev, uint64_t *sk)
+{
+	uint64_t v;
+
+	/* sock:sock_send_length / sock_recv_length (6.4+) fire in
+	 * sock_sendmsg / sock_recvmsg, the "sendmsg" / "recvmsg" probes of
+	 * ftn_conn_owner_probes_create on tcp_sendmsg / tcp_recvmsg: a system
+	 * call of the task on the socket, whichever state it is in */
+	if (!strcmp(ev->name, "sock_send_length") || !strcmp(ev->name, "sock_recv_length")) {
+		if (ftn_event_u64(ev, "protocol", &v) || v != 6 || ftn_event_u64(ev, "sk", sk))
+			return 0;
+	} else if (!strcmp(ev->name, "sendmsg") || !strcmp(ev->name, "recvmsg")) {
+		if (num(d, ev, "sk", sk))
+			return 0;
+	} else {
+		return 0;
+	}
+	return *sk && ftn_conn_event_context(ev) == FTN_CONN_CTX_PROCESS;
+}
+
+int ftn_conn_owner_probes_create(struct ftn_instance *inst)
+{
+	int err = ftn_sock_kprobe_create(inst, "sendmsg", "tcp_sendmsg", 1, 0, NULL);
+
+	return err ? err : ftn_sock_kprobe_create(inst, "recvmsg", "tcp_recvmsg", 1, 0, NULL);
+}
+
 int ftn_conn_by_owner(const struct ftn_conn_event *c)
 {
 	if (c->context != FTN_CONN_CTX_PROCESS)

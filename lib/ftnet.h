@@ -934,6 +934,16 @@ FTN_EXPORT int ftn_conn_event_context(const struct ftn_event *ev);
  * SYN_SENT, listen, close -> FIN_WAIT1 / LAST_ACK, closing a listener).
  * Never the pid merely being nonzero. */
 FTN_EXPORT int ftn_conn_by_owner(const struct ftn_conn_event *c);
+/* 1 and *sk for an event that a task's system call on a TCP socket made
+ * (sock:sock_send_length, sock:sock_recv_length, or the probes of
+ * ftn_conn_owner_probes_create), in process context: that task owns sk.
+ * They name the owner of sockets whose transitions all ran in softirq (a
+ * connection accepted and reset by the peer). 0 otherwise. */
+FTN_EXPORT int ftn_conn_owner_event(const struct ftn_conn_dec *d, const struct ftn_event *ev,
+			 uint64_t *sk);
+/* Kprobes "sendmsg" and "recvmsg" on tcp_sendmsg / tcp_recvmsg (sk and
+ * ports), for kernels without sock:sock_send_length. 0 or -errno. */
+FTN_EXPORT int ftn_conn_owner_probes_create(struct ftn_instance *inst);
 
 /* Sockets seen, keyed by pointer (a pointer is forgotten at CLOSE: its
  * memory may hold a new socket next). */
@@ -945,6 +955,7 @@ struct ftn_conn_sk {
 	int born;                       /* its first transition was its start
 					   (CLOSE -> ..., LISTEN -> SYN_RECV) */
 	int conn;                       /* was more than a listener */
+	int noted;                      /* tool data: owner noted */
 	pid_t pid;                      /* tool data: owner, 0 unknown */
 	char comm[16];
 	uint64_t netns;

@@ -36,6 +36,9 @@ struct task_ent {
 	pid_t tid;              /* 0: free slot */
 	pid_t tgid;
 	uint64_t netns;
+	char comm[16];          /* status "Name:": the comm now, where the
+				   ring buffer's saved_cmdlines may hold an
+				   older one (before exec or prctl) */
 };
 
 struct ftn_ownermap {
@@ -251,6 +254,9 @@ static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
 	t = &m->task[j];
 	t->tid = tid;
 	t->tgid = (pid_t)tgid;
+	t->comm[0] = '\0';
+	if (!strncmp(buf, "Name:\t", 6))
+		sscanf(buf + 6, "%15[^\n]", t->comm);
 	ftn_netns_of_pid(m->root, tid, &t->netns);
 	m->ntask++;
 	return t;
@@ -274,6 +280,8 @@ void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const cha
 	 * for the usual single-threaded process it is the process too. */
 	e->o.pid = t ? t->tgid : tid;
 	e->o.netns = t ? t->netns : 0;
+	if (t && t->comm[0])
+		memcpy(e->o.comm, t->comm, sizeof(e->o.comm));
 }
 
 int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,

@@ -641,8 +641,9 @@ struct tool_conn {
 	uint64_t netns;                 /* -N's namespace inode */
 	int reader;                     /* 'r' or 't' */
 	struct ftn_instance *inst;
-	const char *evs[2];
-	char evname[160];
+	const char *evs[4];
+	char evname[3][160];
+	int owner_evs;                  /* send/recv events name owners */
 	struct ftn_conn_dec *dec;
 	struct ftn_ownermap *owners;
 	struct ftn_conntab *socks;

@@ -105,7 +105,22 @@ static int setup_events(struct tool_conn *c)
 		if ((err = tool_event_setup(c->inst, "sock", "inet_sock_set_state", f, 0,
 					    "sock:inet_sock_set_state")))
 			return err;
-		snprintf(c->evname, sizeof(c->evname), "sock/inet_sock_set_state");
+		snprintf(c->evname[0], sizeof(c->evname[0]), "sock/inet_sock_set_state");
+		/* the owner of a socket whose transitions all run in softirq
+		 * (accepted, then reset by the peer) is the task that sends or
+		 * receives on it */
+		c->owner_evs = ftn_event_exists("sock", "sock_send_length") &&
+			       ftn_event_exists("sock", "sock_recv_length");
+		for (int i = 0; c->owner_evs && i < 2; i++) {
+			const char *e = i ? "sock_recv_length" : "sock_send_length";
+
+			if ((err = tool_event_setup(c->inst, "sock", e, "protocol == 6", 0, e)))
+				return err;
+			snprintf(c->evname[1 + i], sizeof(c->evname[0]), "sock/%s", e);
+		}
+		if (!c->owner_evs)
+			tool_info("no sock:sock_send_length/sock_recv_length (6.4+): a socket seen "
+				  "only in softirq may have no owner");
 	} else {
 		if ((err = ftn_conn_probe_create(c->inst, "set_state", c->want, &c->have)))
 			return tool_kfail(err, "cannot probe tcp_set_state (inlined or renamed on "
@@ -119,10 +134,22 @@ static int setup_events(struct tool_conn *c)
 		if ((err = tool_event_setup(c->inst, ftn_probe_group(c->inst), "set_state", f, 0,
 					    "the tcp_set_state kprobe")))
 			return err;
-		snprintf(c->evname, sizeof(c->evname), "%s/set_state", ftn_probe_group(c->inst));
+		snprintf(c->evname[0], sizeof(c->evname[0]), "%s/set_state", ftn_probe_group(c->inst));
+		c->owner_evs = !ftn_conn_owner_probes_create(c->inst);
+		for (int i = 0; c->owner_evs && i < 2; i++) {
+			const char *e = i ? "recvmsg" : "sendmsg";
+
+			if ((err = tool_event_setup(c->inst, ftn_probe_group(c->inst), e, "", 0, e)))
+				return err;
+			snprintf(c->evname[1 + i], sizeof(c->evname[0]), "%s/%s", ftn_probe_group(c->inst), e);
+		}
+		if (!c->owner_evs)
+			tool_info("cannot probe tcp_sendmsg/tcp_recvmsg: a socket seen only in "
+				  "softirq may have no owner");
 	}
-	c->evs[0] = c->evname;
-	c->evs[1] = NULL;
+	for (int i = 0; i < 1 + 2 * c->owner_evs; i++)
+		c->evs[i] = c->evname[i];
+	c->evs[1 + 2 * c->owner_evs] = NULL;
 	return 0;
 }
 
@@ -170,7 +197,20 @@ int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool
 {
 	struct ftn_conn_sk *s = NULL;
 
+	uint64_t sk;
+
 	memset(r, 0, sizeof(*r));
+	if (ftn_conn_owner_event(c->dec, ev, &sk)) {
+		/* once per socket: the first send or receive names it */
+		if (!(s = ftn_conntab_get(c->socks, sk, 0)) || !s->noted) {
+			ftn_ownermap_note(c->owners, sk, ev->pid, ev->comm);
+			if (s) {
+				s->noted = 1;
+				s->pid = 0;     /* looked up again: the note wins */
+			}
+		}
+		return 0;
+	}
 	if (!ftn_conn_decode(c->dec, ev, &r->e))
 		return 0;
 	r->in_old_ns = -1;
@@ -181,8 +221,11 @@ int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool
 	r->s = s;
 	/* the owner: from a transition only it makes, else what was found
 	 * before, else the map (notes, then /proc) */
-	if (ftn_conn_by_owner(&r->e))
+	if (ftn_conn_by_owner(&r->e)) {
 		ftn_ownermap_note(c->owners, r->e.sk, ev->pid, ev->comm);
+		if (s)
+			s->noted = 1;
+	}
 	if (s && s->pid && !ftn_conn_by_owner(&r->e)) {
 		r->owned = 1;
 		r->own.pid = s->pid;
