@@ -1,0 +1,134 @@
+#!/bin/sh
+# tcpstates and tcplife against a fake tracefs tree whose instance serves
+# real ring buffer pages (tests/fixtures/raw: one loopback connection on
+# 6.18, listener, client and accepted socket, with the sock:
+# inet_sock_set_state records the kernel wrote): goldens of text, JSON and
+# count mode; every transition of the three sockets in order; owners from
+# the transitions only the owner makes, "-" for the accepted socket's
+# softirq transitions (an empty /proc: nothing to look up); filters
+# written in the kernel and applied here; bad options, no back end and a
+# kprobe back end without kprobes exit 2 with one line; the tree left as
+# found.
+. "$(dirname "$0")/fakefs.inc"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+golden_normalize() { mask_wall_times "$1"; }
+
+R=$tmp/raw
+fake_tree "$R" raw sock/inet_sock_set_state
+cp "$FIX/raw/header_page" "$FIX/raw/header_event" "$R/fs/events/"
+for c in 0 1; do cp "$FIX/raw/cpu$c.raw" "$R/tmpl/per_cpu/cpu$c/trace_pipe_raw"; done
+printf '1 systemd\n12266 capture_raw\n' > "$R/fs/saved_cmdlines"
+# no tracepoint, no kprobes
+N=$tmp/none
+fake_tree "$N" raw skb/kfree_skb
+for t in raw none; do tree_sum "$tmp/$t/fs" > "$tmp/$t.before"; done
+mkdir "$tmp/proc"
+export FTNET_PROC="$tmp/proc"
+
+# run TOOL ARGS...: against the raw tree; keeps the instance as it was
+# once the event was enabled in $R/seen; sets $rc
+run() {
+	FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl \
+	FTNET_CLOCK_OFFSET=1795000000 TZ=UTC "$BIN/$@" >"$tmp/o" 2>"$tmp/e" &
+	pid=$!
+	i=0
+	# (the name's PID-namespace part comes from $FTNET_PROC: find it by PID)
+	while [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
+		d=$(inst_dir "$R/fs/instances" $pid)
+		if grep -qx 1 "$d/events/sock/inet_sock_set_state/enable" 2>/dev/null; then
+			sleep 0.2; rm -rf "$R/seen"; cp -r "$d" "$R/seen" 2>/dev/null; break
+		fi
+		sleep 0.05; i=$((i + 1))
+	done
+	wait $pid
+	rc=$?
+}
+F=$R/seen/events/sock/inet_sock_set_state/filter
+
+# --- tcpstates
+run tcpstates -d 1
+check "tcpstates: exit 0 (got $rc)" [ "$rc" = 0 ]
+golden tcpstates.raw.txt "$tmp/o"
+check "tcpstates: in-kernel filter keeps TCP only" grep -qx 'protocol == 6' "$F"
+check "tcpstates: banner names the back end" grep -q '^Tracing TCP state transitions (tracepoint back end)' "$tmp/e"
+# each socket's full sequence, in order
+awk 'NR > 1 { s[$1] = s[$1] " " $8 ">" $10 } END { for (k in s) print s[k] }' "$tmp/o" | sort > "$tmp/seq"
+cat > "$tmp/want" <<'W'
+ CLOSE>LISTEN LISTEN>CLOSE
+ CLOSE>SYN_SENT SYN_SENT>ESTABLISHED ESTABLISHED>CLOSE_WAIT CLOSE_WAIT>LAST_ACK LAST_ACK>CLOSE
+ LISTEN>SYN_RECV SYN_RECV>ESTABLISHED ESTABLISHED>FIN_WAIT1 FIN_WAIT1>FIN_WAIT2 FIN_WAIT2>CLOSE
+W
+sort "$tmp/want" > "$tmp/want.s"
+same "tcpstates: each socket's transitions, in order" "$tmp/want.s" "$tmp/seq"
+check "tcpstates: softirq transitions of the accepted socket print no on-CPU task" \
+	sh -c '[ "$(grep -c " - *- .*\(LISTEN *-> SYN_RECV\|SYN_RECV *-> ESTABLISHED\)" "$1")" = 2 ]' sh "$tmp/o"
+check "tcpstates: its close in process context names the owner" \
+	grep -q '^ffff8881085d1280 12266 *capture_raw .*ESTABLISHED -> FIN_WAIT1' "$tmp/o"
+
+run tcpstates -d 1 --json -T
+check "tcpstates --json: exit 0" [ "$rc" = 0 ]
+golden tcpstates.raw.json "$tmp/o"
+check "tcpstates --json: 12 transitions" [ "$(grep -c '"oldstate"' "$tmp/o")" = 12 ]
+
+run tcpstates -d 1 -c --json
+golden tcpstates.raw.count.json "$tmp/o"
+run tcpstates -d 1 -c
+golden tcpstates.raw.count.txt "$tmp/o"
+
+run tcpstates -d 1 --prom "$tmp/p.prom" -H
+check "tcpstates --prom: transitions counted per (old, new)" \
+	grep -qx 'ftnet_tcpstates_transitions_total{oldstate="LISTEN",newstate="SYN_RECV"} 1' "$tmp/p.prom"
+
+run tcpstates -d 1 -6 -H
+check "tcpstates -6: family in the kernel filter" grep -qx 'protocol == 6 && family == 10' "$F"
+run tcpstates -d 1 -4 -H -L 41190
+check "tcpstates -4: family in the kernel filter" grep -qx 'protocol == 6 && family == 2' "$F"
+check "tcpstates -L 41190: only the client's transitions with that local port" \
+	sh -c '[ "$(wc -l < "$1")" = 4 ] && ! grep -v " 41190 " "$1"' sh "$tmp/o"
+run tcpstates -d 1 -H -D 41190 -t -w
+check "tcpstates -D 41190 -t -w: the accepted socket's 5 transitions" [ "$(wc -l < "$tmp/o")" = 5 ]
+run tcpstates -d 1 -H -p 12266
+check "tcpstates -p: only transitions whose owner is known to be PID" \
+	sh -c '[ "$(wc -l < "$1")" = 10 ] && ! grep -q " - " "$1"' sh "$tmp/o"
+
+# --- tcplife
+run tcplife -d 1
+check "tcplife: exit 0 (got $rc)" [ "$rc" = 0 ]
+golden tcplife.raw.txt "$tmp/o"
+check "tcplife: the byte columns' absence said once on stderr" \
+	[ "$(grep -c "TX_KB and RX_KB print '-'" "$tmp/e")" = 1 ]
+check "tcplife: one line per connection end (the listener is none)" [ "$(wc -l < "$tmp/o")" = 3 ]
+run tcplife -d 1 --json -n
+golden tcplife.raw.json "$tmp/o"
+check "tcplife --json: bytes null, full lives (not partial)" \
+	sh -c '[ "$(grep -c "\"tx_bytes\":null,\"rx_bytes\":null,\"duration_ms\":[0-9.]*,\"partial\":0" "$1")" = 2 ]' sh "$tmp/o"
+run tcplife -d 1 -H -T -t -D 49593
+check "tcplife -D 49593: the client's connection only" \
+	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q " 41190 127.0.0.1 *49593 " "$1"' sh "$tmp/o"
+
+# --- errors
+for a in "-B foo" "-L 0" "-L 1,x" "-D 70000" "-p 0" "-N x" "-x"; do
+	for t in tcpstates tcplife; do
+		# shellcheck disable=SC2086
+		FTNET_TRACEFS=$R/fs "$BIN/$t" $a -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+		check "$t $a: exit 2" [ "$rc" = 2 ]
+	done
+done
+for t in tcpstates tcplife; do
+	FTNET_TRACEFS=$R/fs "$BIN/$t" -B kprobe -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -B kprobe without kprobes: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "needs kprobes" "$2"' sh "$rc" "$tmp/e"
+	FTNET_TRACEFS=$N/fs FTNET_FAKE_INSTANCE=$N/tmpl "$BIN/$t" -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t with no tracepoint and no kprobes: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "no back end on this kernel" "$2"' sh "$rc" "$tmp/e"
+	FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl "$BIN/$t" -d 1 -C text >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t: -C is not an option (the tracepoint needs binary records)" [ "$rc" = 2 ]
+done
+
+for t in raw none; do
+	tree_sum "$tmp/$t/fs" > "$tmp/$t.after"
+	same "$t fake tree left as found" "$tmp/$t.before" "$tmp/$t.after"
+done
+done_tap
