@@ -497,6 +497,101 @@ check_tool_tcpdrop() {
 	signal_check "tcpdrop (hist) -i 3600" tcpdrop -i 3600
 }
 
+# --- tcpstates / tcplife (conn helper) ----------------------------------------
+# conngen on the guest's loopback (no nft here: no timeouts) while tcplife and
+# tcpstates run with each back end in turn: every socket of conngen's log
+# once in tcplife with its owner (server sockets closed in softirq too), with
+# the kprobe back end tx/rx bytes equal to what conngen wrote and read (the
+# aborted server side: at most, its last data may be unacked at the RST);
+# every socket's full state sequence in tcpstates, owners never wrong.
+CONN_JF='function jf(k,   m) { if (match($0, "\"" k "\":(\"[^\"]*\"|[^,}]*)")) {
+	m = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3); gsub(/"/, "", m); return m }
+	return "" }
+function logline(   i, k, v) { for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); g[k] = v }
+	return g["saddr"] " " g["sport"] " " g["daddr"] " " g["dport"] }'
+
+conn_round() { # BACKEND FAMILY
+	be=$1 f=$2 cg=$FTNET_TOP/build/tests/conngen
+	"$FTNET_TOP/bin/tcplife" -B "$be" --json -d 60 >/tmp/lf.out 2>/tmp/lf.err &
+	pl=$!
+	"$FTNET_TOP/bin/tcpstates" -B "$be" --json -d 60 >/tmp/st.out 2>/tmp/st.err &
+	ps=$!
+	i=0
+	while [ $i -lt 300 ] && ! { grep -q '^Tracing' /tmp/lf.err && grep -q '^Tracing' /tmp/st.err; }; do
+		sleep 0.1; i=$((i + 1))
+	done
+	"$cg" -"$f" -p 5100 -n 4 -r 2 -A 2 -b 30000 -B 50000 -C mix -l /tmp/cg.log -t 30 2>/tmp/cg.err
+	rc=$?
+	sleep 1.5
+	kill -INT $pl $ps
+	wait $pl; rl=$?
+	wait $ps; rs=$?
+	check "conn -B $be IPv$f: conngen exits 0 (got $rc)" [ "$rc" = 0 ]
+	check "conn -B $be IPv$f: tcplife and tcpstates exit 0 on SIGINT ($rl/$rs)" [ "$rl/$rs" = 0/0 ]
+	[ "$rl/$rs" = 0/0 ] || cat /tmp/lf.err /tmp/st.err | sed 's/^/# /'
+	awk -v be="$be" "$CONN_JF"'
+	FNR == NR { key = logline(); want[key] = g["pid"] " " g["comm"]; tx[key] = g["tx"]; rx[key] = g["rx"]
+		ab[key] = g["result"] == "abort" && g["role"] == "server"; nwant++; next }
+	/"saddr"/ {
+		key = jf("saddr") " " jf("sport") " " jf("daddr") " " jf("dport")
+		if (!(key in want)) next
+		seen[key]++
+		if (jf("pid") " " jf("comm") != want[key]) { print "owner of " key ": " jf("pid") " " jf("comm") " want " want[key]; bad++ }
+		if (be == "tracepoint" && (jf("tx_bytes") != "null" || jf("rx_bytes") != "null")) { print "bytes on the tracepoint: " key; bad++ }
+		if (be == "kprobe" && (jf("rx_bytes") != rx[key] || (ab[key] ? jf("tx_bytes") + 0 > tx[key] : jf("tx_bytes") != tx[key]))) {
+			print "bytes of " key ": " jf("tx_bytes") "/" jf("rx_bytes") " want " tx[key] "/" rx[key]; bad++ }
+	}
+	END { for (k in want) if (seen[k] != 1) { print "lines for " k ": " seen[k] + 0; bad++ }
+		print "sockets=" nwant " bad=" bad + 0 }' /tmp/cg.log /tmp/lf.out >/tmp/lf.sum
+	grep -v '^sockets=' /tmp/lf.sum | head -5 | sed 's/^/# /'
+	check "conn -B $be IPv$f: tcplife: each socket once, owner as logged$([ "$be" = kprobe ] && echo ', bytes as transferred')" \
+		grep -qx 'sockets=14 bad=0' /tmp/lf.sum
+	awk "$CONN_JF"'
+	FNR == NR { key = logline(); r = g["result"]; c = g["closer"]
+		if (r == "refused") w = "CLOSE>SYN_SENT SYN_SENT>CLOSE"
+		else w = (g["role"] == "server" ? "LISTEN>SYN_RECV SYN_RECV>ESTABLISHED " : "CLOSE>SYN_SENT SYN_SENT>ESTABLISHED ") \
+			(r == "abort" ? "ESTABLISHED>CLOSE" : c == g["role"] ? \
+			 "ESTABLISHED>FIN_WAIT1 FIN_WAIT1>FIN_WAIT2 FIN_WAIT2>CLOSE" : \
+			 "ESTABLISHED>CLOSE_WAIT CLOSE_WAIT>LAST_ACK LAST_ACK>CLOSE")
+		want[key] = w; owner[key] = g["pid"]; nwant++; next }
+	/"oldstate"/ {
+		sk = jf("skaddr")
+		seq[sk] = seq[sk] (seq[sk] == "" ? "" : " ") jf("oldstate") ">" jf("newstate")
+		pids[sk] = pids[sk] " " jf("pid")
+		if (jf("newstate") != "CLOSE") next
+		key = jf("saddr") " " jf("sport") " " jf("daddr") " " jf("dport")
+		if (key in want) {
+			seen[key]++
+			if (seq[sk] != want[key]) { print "sequence of " key ": " seq[sk]; bad++ }
+			np = split(pids[sk], p, " ")
+			for (i = 1; i <= np; i++) if (p[i] != "null" && p[i] != owner[key]) { print "wrong owner of " key ": " pids[sk]; bad++; break }
+			if (p[np] != owner[key]) { print "close of " key " without its owner: " pids[sk]; bad++ }
+		}
+		delete seq[sk]; delete pids[sk]
+	}
+	END { for (k in want) if (seen[k] != 1) { print "sequences for " k ": " seen[k] + 0; bad++ }
+		print "sockets=" nwant " bad=" bad + 0 }' /tmp/cg.log /tmp/st.out >/tmp/st.sum
+	grep -v '^sockets=' /tmp/st.sum | head -5 | sed 's/^/# /'
+	check "conn -B $be IPv$f: tcpstates: each socket's full sequence in order, owners never wrong" \
+		grep -qx 'sockets=14 bad=0' /tmp/st.sum
+}
+
+check_tool_conn() {
+	tool_help tcplife || return
+	tool_help tcpstates || return
+	if [ ! -x "$FTNET_TOP/build/tests/conngen" ]; then
+		skip "tcplife/tcpstates against conngen" "no build/tests/conngen"
+		return
+	fi
+	"$FTNET_TOP/bin/tcplife" -v -d 0.2 >/dev/null 2>/tmp/lf.v
+	check "tcplife defaults to the kprobe back end here (bytes), -v says why" \
+		grep -q 'back end kprobe: only a kprobe on tcp_set_state reads the byte counts' /tmp/lf.v
+	for be in kprobe tracepoint; do
+		for f in 4 6; do conn_round $be $f; done
+	done
+	check "no ftnet_tcplife / ftnet_tcpstates group left" sh -c "! grep -q 'ftnet_tcp\(life\|states\)' $T/kprobe_events"
+}
+
 # --- hygiene (last) --------------------------------------------------------------
 
 check_leftovers() {
@@ -521,5 +616,6 @@ check_netem_retrans
 check_tool_tcpretrans
 check_tool_kprobe
 check_tool_tcpdrop
+check_tool_conn
 check_leftovers
 [ $nfail -eq 0 ]

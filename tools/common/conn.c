@@ -94,6 +94,29 @@ static int choose(struct tool_conn *c)
 	return 0;
 }
 
+/* "sendmsg" / "recvmsg" kprobes name owners: 0 (said with -v when they
+ * cannot be made), or -errno when one cannot be enabled */
+static int owner_probes(struct tool_conn *c)
+{
+	int err;
+
+	c->owner_evs = !ftn_conn_owner_probes_create(c->inst);
+	for (int i = 0; c->owner_evs && i < 2; i++) {
+		const char *e = i ? "recvmsg" : "sendmsg";
+
+		if ((err = tool_event_setup(c->inst, ftn_probe_group(c->inst), e, "", 0, e)))
+			return err;
+		snprintf(c->evname[1 + i], sizeof(c->evname[0]), "%s/%s", ftn_probe_group(c->inst), e);
+	}
+	if (!c->owner_evs)
+		tool_info("cannot probe tcp_sendmsg/tcp_recvmsg: a socket seen only in "
+			  "softirq may have no owner");
+	else
+		tool_info("owners of sockets seen only in softirq: from kprobes on "
+			  "tcp_sendmsg and tcp_recvmsg");
+	return 0;
+}
+
 static int setup_events(struct tool_conn *c)
 {
 	char f[128];
@@ -118,9 +141,14 @@ static int setup_events(struct tool_conn *c)
 				return err;
 			snprintf(c->evname[1 + i], sizeof(c->evname[0]), "sock/%s", e);
 		}
+		/* before 6.4, where there are kprobes: the probes of the
+		 * kprobe back end on tcp_sendmsg / tcp_recvmsg */
+		if (!c->owner_evs && ftn_kernel_has_kprobes() &&
+		    (err = owner_probes(c)) < 0)
+			return err;
 		if (!c->owner_evs)
-			tool_info("no sock:sock_send_length/sock_recv_length (6.4+): a socket seen "
-				  "only in softirq may have no owner");
+			tool_info("no sock:sock_send_length/sock_recv_length (6.4+) and no kprobes: "
+				  "a socket seen only in softirq may have no owner");
 	} else {
 		if ((err = ftn_conn_probe_create(c->inst, "set_state", c->want, &c->have)))
 			return tool_kfail(err, "cannot probe tcp_set_state (inlined or renamed on "
@@ -135,17 +163,8 @@ static int setup_events(struct tool_conn *c)
 					    "the tcp_set_state kprobe")))
 			return err;
 		snprintf(c->evname[0], sizeof(c->evname[0]), "%s/set_state", ftn_probe_group(c->inst));
-		c->owner_evs = !ftn_conn_owner_probes_create(c->inst);
-		for (int i = 0; c->owner_evs && i < 2; i++) {
-			const char *e = i ? "recvmsg" : "sendmsg";
-
-			if ((err = tool_event_setup(c->inst, ftn_probe_group(c->inst), e, "", 0, e)))
-				return err;
-			snprintf(c->evname[1 + i], sizeof(c->evname[0]), "%s/%s", ftn_probe_group(c->inst), e);
-		}
-		if (!c->owner_evs)
-			tool_info("cannot probe tcp_sendmsg/tcp_recvmsg: a socket seen only in "
-				  "softirq may have no owner");
+		if ((err = owner_probes(c)) < 0)
+			return err;
 	}
 	for (int i = 0; i < 1 + 2 * c->owner_evs; i++)
 		c->evs[i] = c->evname[i];
