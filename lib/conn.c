@@ -386,11 +386,38 @@ int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c, ui
 		s->first_ts = ts;
 		/* CLOSE -> SYN_SENT (connect), LISTEN -> SYN_RECV (a child of a
 		 * listener), CLOSE -> LISTEN: the socket's life starts here */
-		s->born = c->oldstate == S_CLOSE || (c->oldstate == S_LISTEN && c->newstate == S_SYN_RECV);
+		s->born = c->oldstate == S_CLOSE || (c->oldstate == S_LISTEN && c->newstate == S_SYN_RECV) ||
+			  /* a listener's child as tcp_set_state sees it: the
+			   * kernel makes it SYN_RECV without that function */
+			  (c->oldstate == S_SYN_RECV && c->newstate == S_ESTABLISHED);
 	}
+	/* the sequence numbers bytes_acked and bytes_received count besides
+	 * payload: our SYN acknowledged (an active open established), our
+	 * FIN acknowledged, the peer's FIN received */
+	if (c->oldstate == S_SYN_SENT && c->newstate == S_ESTABLISHED)
+		s->ctl |= FTN_CONN_SYN_ACKED;
+	if ((c->oldstate == S_FIN_WAIT1 && c->newstate == S_FIN_WAIT2) ||
+	    (c->oldstate == S_LAST_ACK && c->newstate == S_CLOSE) ||
+	    (c->oldstate == S_CLOSING && (c->newstate == S_TIME_WAIT || c->newstate == S_CLOSE)))
+		s->ctl |= FTN_CONN_FIN_ACKED;
+	if (c->newstate == S_CLOSE_WAIT || (c->oldstate == S_FIN_WAIT1 && c->newstate == S_CLOSING) ||
+	    (c->oldstate == S_FIN_WAIT2 && (c->newstate == S_CLOSE || c->newstate == S_TIME_WAIT)))
+		s->ctl |= FTN_CONN_FIN_RCVD;
 	s->last_ts = ts;
 	s->state = c->newstate;
 	if (c->newstate != S_LISTEN && c->newstate != S_CLOSE)
 		s->conn = 1;
 	return first;
+}
+
+void ftn_conn_payload(const struct ftn_conn_sk *s, const struct ftn_conn_event *c,
+		      uint64_t *tx, uint64_t *rx)
+{
+	unsigned int ctl = s ? s->ctl : 0;
+	uint64_t t = c->tx_bytes, r = c->rx_bytes;
+	unsigned int tctl = !!(ctl & FTN_CONN_SYN_ACKED) + !!(ctl & FTN_CONN_FIN_ACKED);
+	unsigned int rctl = !!(ctl & FTN_CONN_FIN_RCVD);
+
+	*tx = t >= tctl ? t - tctl : 0;
+	*rx = r >= rctl ? r - rctl : 0;
 }

@@ -953,9 +953,12 @@ struct ftn_conn_sk {
 	int state;                      /* latest new state */
 	int seen;                       /* a transition was recorded */
 	int born;                       /* its first transition was its start
-					   (CLOSE -> ..., LISTEN -> SYN_RECV) */
+					   (CLOSE -> ..., LISTEN -> SYN_RECV, or
+					   SYN_RECV -> ESTABLISHED: a listener's
+					   child as a kprobe sees it) */
 	int conn;                       /* was more than a listener */
 	int noted;                      /* tool data: owner noted */
+	unsigned int ctl;               /* FTN_CONN_SYN_ACKED ... seen */
 	pid_t pid;                      /* tool data: owner, 0 unknown */
 	char comm[16];
 	uint64_t netns;
@@ -972,6 +975,18 @@ FTN_EXPORT void ftn_conntab_remove(struct ftn_conntab *t, uint64_t sk);
 /* fn for every entry (fn must not get or remove). */
 FTN_EXPORT void ftn_conntab_foreach(struct ftn_conntab *t,
 			 void (*fn)(void *ctx, struct ftn_conn_sk *s), void *ctx);
+#define FTN_CONN_SYN_ACKED 1u     /* SYN_SENT -> ESTABLISHED */
+#define FTN_CONN_FIN_ACKED 2u     /* FIN_WAIT1 -> FIN_WAIT2, LAST_ACK -> CLOSE,
+				     CLOSING -> TIME_WAIT/CLOSE */
+#define FTN_CONN_FIN_RCVD  4u     /* -> CLOSE_WAIT, FIN_WAIT1 -> CLOSING,
+				     FIN_WAIT2 -> CLOSE/TIME_WAIT */
+/* Payload bytes of a connection at its close: the kprobe's bytes_acked
+ * and bytes_received (c) less the SYN and FIN sequence numbers they also
+ * count, as s's transitions show them (s may be NULL: none known). A
+ * connection open before tracing started may be one byte over (its SYN);
+ * a FIN_WAIT2 ended by a timeout or an RST one byte under. */
+FTN_EXPORT void ftn_conn_payload(const struct ftn_conn_sk *s, const struct ftn_conn_event *c,
+		      uint64_t *tx, uint64_t *rx);
 /* Record transition c at ts in s: *in_old_ns the time spent in the old
  * state (-1 when s had not been seen). Returns 1 for s's first transition. */
 FTN_EXPORT int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c,

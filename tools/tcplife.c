@@ -67,7 +67,10 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 	int dur_known = s && !r->first;
 	double ms = dur_known ? (double)(ev->ts_ns - s->first_ts) / 1e6 : 0;
 	char a[64], m[40], sk[24];
+	uint64_t tx = 0, rx = 0;
 
+	if (b)
+		ftn_conn_payload(s, &r->e, &tx, &rx);
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	tool_report_time(rp, C_TIME, ftn_instance_to_wall(st->c.inst, ev->ts_ns));
 	tool_report_num(rp, C_TS, (double)ftn_instance_to_wall(st->c.inst, ev->ts_ns) / 1e9);
@@ -80,10 +83,10 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 	k ? tool_report_int(rp, C_LPORT, t->lport) : tool_report_null(rp, C_LPORT);
 	tool_report_str(rp, C_RADDR, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
 	k ? tool_report_int(rp, C_RPORT, t->rport) : tool_report_null(rp, C_RPORT);
-	b ? tool_report_uint(rp, C_TXKB, r->e.tx_bytes / 1024) : tool_report_null(rp, C_TXKB);
-	b ? tool_report_uint(rp, C_RXKB, r->e.rx_bytes / 1024) : tool_report_null(rp, C_RXKB);
-	b ? tool_report_uint(rp, C_TX, r->e.tx_bytes) : tool_report_null(rp, C_TX);
-	b ? tool_report_uint(rp, C_RX, r->e.rx_bytes) : tool_report_null(rp, C_RX);
+	b ? tool_report_uint(rp, C_TXKB, tx / 1024) : tool_report_null(rp, C_TXKB);
+	b ? tool_report_uint(rp, C_RXKB, rx / 1024) : tool_report_null(rp, C_RXKB);
+	b ? tool_report_uint(rp, C_TX, tx) : tool_report_null(rp, C_TX);
+	b ? tool_report_uint(rp, C_RX, rx) : tool_report_null(rp, C_RX);
 	snprintf(m, sizeof(m), "%s%.2f", partial ? ">" : "", ms);
 	tool_report_str(rp, C_MS, dur_known ? m : NULL);
 	dur_known ? tool_report_num(rp, C_DUR, ms) : tool_report_null(rp, C_DUR);

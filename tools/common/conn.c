@@ -258,6 +258,9 @@ int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool
 			s->netns = r->own.netns;
 		}
 	}
+	/* the binary reader's "<...>": a comm the kernel did not save */
+	if (r->owned && !strcmp(r->own.comm, "<...>"))
+		r->own.comm[0] = '\0';
 	r->netns = r->e.netns ? r->e.netns : r->owned ? r->own.netns : 0;
 	if (s && r->e.netns)
 		s->netns = r->e.netns;
