@@ -63,7 +63,7 @@ int ftn_conn_probe_create(struct ftn_instance *inst, const char *event, unsigned
 			  unsigned int *have)
 {
 	const struct ftn_btf *btf = conn_btf();
-	unsigned int acked, rcvd, net, inum, got = 0;
+	unsigned int acked, rcvd, net, inum, flags, got = 0;
 	char a1[32], a2[32], extra[512];
 	int n, err;
 
@@ -79,6 +79,13 @@ int ftn_conn_probe_create(struct ftn_instance *inst, const char *event, unsigned
 		n += snprintf(extra + n, sizeof(extra) - (size_t)n, " tx=+%u(%s):u64 rx=+%u(%s):u64",
 			      acked, a1, rcvd, a1);
 		got |= FTN_CONN_BYTES;
+		/* sk_flags: SOCK_DONE (bit 1 since 2.6) is set by tcp_fin(),
+		 * the peer's FIN that bytes_received counts; a FIN_WAIT2 ->
+		 * CLOSE alone does not say (an orphan goes there when its own
+		 * FIN is acked, before the peer's) */
+		if (!ftn_btf_member_offset(btf, "struct sock", "sk_flags", &flags))
+			n += snprintf(extra + n, sizeof(extra) - (size_t)n, " skflags=+%u(%s):u64",
+				      flags, a1);
 	}
 	/* sk->__sk_common.skc_net.net->ns.inum: the namespace's inode, as
 	 * /proc/PID/ns/net shows it */
@@ -199,6 +206,10 @@ int ftn_conn_decode(const struct ftn_conn_dec *d, const struct ftn_event *ev,
 		}
 		if (!num(d, ev, "netns", &v))
 			c->netns = v;
+		if (!num(d, ev, "skflags", &v)) {
+			c->fin_known = 1;
+			c->fin_rcvd = (v >> 1) & 1;     /* SOCK_DONE */
+		}
 	} else {
 		return 0;
 	}
@@ -416,7 +427,7 @@ void ftn_conn_payload(const struct ftn_conn_sk *s, const struct ftn_conn_event *
 	unsigned int ctl = s ? s->ctl : 0;
 	uint64_t t = c->tx_bytes, r = c->rx_bytes;
 	unsigned int tctl = !!(ctl & FTN_CONN_SYN_ACKED) + !!(ctl & FTN_CONN_FIN_ACKED);
-	unsigned int rctl = !!(ctl & FTN_CONN_FIN_RCVD);
+	unsigned int rctl = c->fin_known ? c->fin_rcvd != 0 : !!(ctl & FTN_CONN_FIN_RCVD);
 
 	*tx = t >= tctl ? t - tctl : 0;
 	*rx = r >= rctl ? r - rctl : 0;

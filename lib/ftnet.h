@@ -905,6 +905,8 @@ struct ftn_conn_event {
 	int has_bytes;                  /* tx_bytes/rx_bytes were read */
 	uint64_t tx_bytes, rx_bytes;    /* tcp_sock bytes_acked, bytes_received */
 	uint64_t netns;                 /* network namespace inode, 0 unknown */
+	int fin_known, fin_rcvd;        /* kprobe: the peer's FIN was received
+					   (sk_flags SOCK_DONE) */
 };
 /* What a kprobe reads besides the tuple and states (BTF offsets needed). */
 #define FTN_CONN_BYTES 1u
@@ -982,9 +984,11 @@ FTN_EXPORT void ftn_conntab_foreach(struct ftn_conntab *t,
 				     FIN_WAIT2 -> CLOSE/TIME_WAIT */
 /* Payload bytes of a connection at its close: the kprobe's bytes_acked
  * and bytes_received (c) less the SYN and FIN sequence numbers they also
- * count, as s's transitions show them (s may be NULL: none known). A
- * connection open before tracing started may be one byte over (its SYN);
- * a FIN_WAIT2 ended by a timeout or an RST one byte under. */
+ * count: the SYN and our FIN as s's transitions show them (s may be
+ * NULL: none known), the peer's FIN from c->fin_rcvd when known, else
+ * from the transitions. A connection open before tracing started may be
+ * one byte over (its SYN); one whose LAST_ACK ended by a timeout or an
+ * RST one byte under. */
 FTN_EXPORT void ftn_conn_payload(const struct ftn_conn_sk *s, const struct ftn_conn_event *c,
 		      uint64_t *tx, uint64_t *rx);
 /* Record transition c at ts in s: *in_old_ns the time spent in the old
