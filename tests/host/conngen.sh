@@ -231,7 +231,10 @@ t_check "... and its log line says result=refused" \
 # -t shorter than the connect timeout: exit 3, the server gone with it
 ip netns exec "$NS" "$GEN" -p "$PORT" -n 1 -T 1 -w 5000 -l "$tmp/log.limit" -t 0.8 2>"$tmp/err.limit"
 t_is "$?" 3 "time limit (-t 0.8, a 5 s connect timeout) exits 3"
-sleep 0.1
+# (SIGKILL is sent before the client exits; allow the kernel a moment to
+# finish the server off under load)
+i=0
+while [ -n "$(ip netns pids "$NS")" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
 t_is "$(ip netns pids "$NS" | wc -l | tr -d ' ')" 0 "time limit: the server was killed with the client"
 
 host_netns_destroy "$NS"
