@@ -40,8 +40,10 @@
 #  - the time limit: -t shorter than a connect timeout exits 3 and takes
 #    the server with it; an outcome other than the one asked (a "timeout"
 #    to a port nobody drops is refused) exits 1 and logs what happened;
-#    bad usage exits 2, -h 0.
-# Runs in about 8 s. Needs root, ip, nft and nstat (iproute2).
+#    bad usage exits 2, -h 0;
+#  - -P 3 (three client/server pairs side by side, IPv6): the same
+#    relations, each pair its own processes and server port.
+# Runs in about 10 s. Needs root, ip, nft and nstat (iproute2).
 
 cd "${FTNET_TOP:=$(pwd)}" || exit 1
 . tests/host/lib.inc
