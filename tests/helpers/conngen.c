@@ -147,6 +147,8 @@ static void arm_limit(double secs, void (*handler)(int))
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
+static void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void warnx(const char *fmt, ...)
 {
 	char buf[512];
