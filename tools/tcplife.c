@@ -30,8 +30,10 @@ struct state {
 	int hms, rel, wide, netns_col;
 	uint64_t first_ts;
 	struct tool_report *r;
+	struct tool_counter *conns, *bytes;     /* --prom, per owner COMM */
 	struct tool_col cols[20];
 };
+static const char *const prom_labels[] = { "comm", NULL };
 
 enum { C_TIME, C_TS, C_REL, C_PID, C_COMM, C_NETNS, C_FAM, C_LADDR, C_LPORT, C_RADDR,
        C_RPORT, C_TXKB, C_RXKB, C_TX, C_RX, C_MS, C_DUR, C_PARTIAL, C_SK, NCOLS };
@@ -96,6 +98,28 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 	tool_report_row_end(rp);
 }
 
+/* --prom: connections, and bytes where the back end reads them, per owner
+ * COMM ("" when unknown) */
+static void prom_count(struct state *st, const struct tool_conn_rec *r)
+{
+	const char *comm = r->owned ? r->own.comm : "";
+	struct tool_counter_row *row;
+	uint64_t tx = 0, rx = 0;
+	int is_new;
+
+	if (!(row = tool_counter_add(st->conns, comm, strlen(comm) + 1, 1, 0, &is_new)))
+		return tool_report_uncounted(st->r, 1, "out of memory");
+	if (is_new)
+		tool_counter_set_label(st->conns, row, 0, comm);
+	if (!r->e.has_bytes)
+		return;
+	ftn_conn_payload(r->s, &r->e, &tx, &rx);
+	if (!(row = tool_counter_add(st->bytes, comm, strlen(comm) + 1, tx, rx, &is_new)))
+		return tool_report_uncounted(st->r, 1, "out of memory");
+	if (is_new)
+		tool_counter_set_label(st->bytes, row, 0, comm);
+}
+
 static int on_event(void *ctx, const struct ftn_event *ev)
 {
 	struct state *st = ctx;
@@ -107,8 +131,11 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		st->first_ts = ev->ts_ns;
 	/* a connection's close: not a listener's, not a second CLOSE */
 	if (r.e.newstate == TCP_CLOSE && r.pass && r.e.oldstate != TCP_LISTEN &&
-	    r.e.oldstate != TCP_CLOSE)
+	    r.e.oldstate != TCP_CLOSE) {
 		print_life(st, ev, &r);
+		if (st->conns)
+			prom_count(st, &r);
+	}
 	tool_conn_done(&st->c, &r);
 	return 0;
 }
@@ -176,6 +203,8 @@ static int init(struct state *st)
 	st->c.want = FTN_CONN_BYTES | (st->netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0);
 	if ((err = tool_conn_init(&st->c, TOOL, &st->o)))
 		return err;
+	if (st->o.prom && (!(st->conns = tool_counter_new(1, 1)) || !(st->bytes = tool_counter_new(1, 1))))
+		return -errno;
 	/* said once, whatever -v: which back end lacks what */
 	if (!(st->c.have & FTN_CONN_BYTES))
 		tool_fail(0, "TX_KB and RX_KB print '-' (JSON: null): %s",
@@ -209,6 +238,17 @@ static int run(struct state *st)
 	}
 	if (!(st->r = tool_report_new(&cfg, &st->o)))
 		return -errno;
+	if (st->o.prom &&
+	    ((err = tool_report_prom_counter(st->r, "ftnet_tcplife_connections_total",
+					     "Closed TCP connections, by owner comm.",
+					     st->conns, 0, prom_labels, 20)) ||
+	     (err = tool_report_prom_counter(st->r, "ftnet_tcplife_tx_bytes_total",
+					     "Payload bytes sent and acknowledged by closed TCP connections, by owner comm (kprobe back end).",
+					     st->bytes, 0, prom_labels, 20)) ||
+	     (err = tool_report_prom_counter(st->r, "ftnet_tcplife_rx_bytes_total",
+					     "Payload bytes received by closed TCP connections, by owner comm (kprobe back end).",
+					     st->bytes, 1, prom_labels, 20))))
+		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	if ((err = tool_report_start(st->r, 1, "Tracing closed TCP connections (%s back end).",
 				     tool_conn_backends[st->c.be])))
 		return err;
@@ -226,6 +266,8 @@ static int fini(struct state *st, int err)
 	ferr = tool_report_finish(st->r);
 	tool_conn_fini(&st->c);
 	tool_report_free(st->r);
+	tool_counter_free(st->conns);
+	tool_counter_free(st->bytes);
 	return err ? err : ferr;
 }
 

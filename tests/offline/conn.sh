@@ -104,6 +104,11 @@ run tcplife -d 1 --json -n
 golden tcplife.raw.json "$tmp/o"
 check "tcplife --json: bytes null, full lives (not partial)" \
 	sh -c '[ "$(grep -c "\"tx_bytes\":null,\"rx_bytes\":null,\"duration_ms\":[0-9.]*,\"partial\":0" "$1")" = 2 ]' sh "$tmp/o"
+run tcplife -d 1 -H --prom "$tmp/l.prom"
+check "tcplife --prom: connections per owner comm" \
+	grep -qx 'ftnet_tcplife_connections_total{comm="capture_raw"} 2' "$tmp/l.prom"
+check "tcplife --prom: no byte counts without them" \
+	sh -c '! grep -q "^ftnet_tcplife_tx_bytes_total{" "$1"' sh "$tmp/l.prom"
 run tcplife -d 1 -H -T -t -D 49593
 check "tcplife -D 49593: the client's connection only" \
 	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q " 41190 127.0.0.1 *49593 " "$1"' sh "$tmp/o"
