@@ -635,6 +635,11 @@ struct tool_conn {
 	uint16_t lports[TOOL_CONN_MAXPORTS], dports[TOOL_CONN_MAXPORTS];
 	int nlports, ndports;           /* -L, -D */
 	unsigned int want;              /* FTN_CONN_* the tool would like */
+	/* the tool only counts transitions per (old, new) state: with the
+	 * tracepoint, no owner or port filter and hist triggers, the kernel
+	 * counts them (tool_conn_init sets hist instead of enabling events) */
+	int count_only;
+	int hist;                       /* counted by a hist trigger */
 	/* after tool_conn_init */
 	int be;                         /* 0 tracepoint, 1 kprobe */
 	unsigned int have;              /* FTN_CONN_* the back end reads */

@@ -20,6 +20,7 @@ struct state {
 	struct tool_conn c;
 	int count, hms, rel, wide, netns_col;
 	uint64_t first_ts;
+	uint64_t hist_dropped;          /* the hist table's "Dropped:" so far */
 	struct tool_counter *counts;
 	struct tool_report *r;
 	struct tool_col cols[20];
@@ -84,13 +85,13 @@ static void print_event(struct state *st, const struct ftn_event *ev, const stru
 	tool_report_row_end(rp);
 }
 
-static void count(struct state *st, const struct tool_conn_rec *r)
+static void count(struct state *st, const struct tool_conn_rec *r, uint64_t n)
 {
 	int key[2] = { r->e.oldstate, r->e.newstate }, is_new;
-	struct tool_counter_row *row = tool_counter_add(st->counts, key, sizeof(key), 1, 0, &is_new);
+	struct tool_counter_row *row = tool_counter_add(st->counts, key, sizeof(key), n, 0, &is_new);
 
 	if (!row)
-		return tool_report_uncounted(st->r, 1, "out of memory");
+		return tool_report_uncounted(st->r, n, "out of memory");
 	if (is_new) {
 		tool_counter_set_label(st->counts, row, 0, ftn_tcp_state_name(r->e.oldstate));
 		tool_counter_set_label(st->counts, row, 1, ftn_tcp_state_name(r->e.newstate));
@@ -108,11 +109,38 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		st->first_ts = ev->ts_ns;
 	if (r.pass) {
 		if (st->counts)
-			count(st, &r);
+			count(st, &r, 1);
 		if (!st->count)
 			print_event(st, ev, &r);
 	}
 	tool_conn_done(&st->c, &r);
+	return 0;
+}
+
+/* -c counted by the kernel: one period's rows that changed */
+static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
+		       int64_t now_wall)
+{
+	struct state *st = ctx;
+
+	for (size_t i = 0; i < ftn_hist_count(d); i++) {
+		const struct ftn_hist_row *h = ftn_hist_at(d, i);
+		uint64_t o, n, p, f;
+		struct tool_conn_rec r;
+
+		if (ftn_hist_row_key(h, "oldstate", &o, NULL) || ftn_hist_row_key(h, "newstate", &n, NULL) ||
+		    ftn_hist_row_key(h, "protocol", &p, NULL) || ftn_hist_row_key(h, "family", &f, NULL) ||
+		    p != 6 || (st->c.family && f != (uint64_t)(st->c.family == AF_INET ? 2 : 10)))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.e.oldstate = (int)o;
+		r.e.newstate = (int)n;
+		count(st, &r, h->hitcount);
+	}
+	if (dropped > st->hist_dropped)
+		tool_report_uncounted(st->r, dropped - st->hist_dropped, "hist table full");
+	st->hist_dropped = dropped;
+	tool_report_counter(st->r, st->counts, now_wall);
 	return 0;
 }
 
@@ -179,6 +207,7 @@ static int init(struct state *st)
 	int err;
 
 	st->c.want = st->netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0;
+	st->c.count_only = st->count;
 	if ((err = tool_conn_init(&st->c, TOOL, &st->o)))
 		return err;
 	if ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL)))
@@ -211,10 +240,18 @@ static int run(struct state *st)
 					    "TCP state transitions, by old and new state.",
 					    st->counts, 0, count_labels, 0)))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
-	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP state transitions (%s back end)%s.",
+	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP state transitions (%s back end%s)%s.",
 				     tool_conn_backends[st->c.be],
+				     st->c.hist ? ", counted in the kernel" : "",
 				     st->count ? ", counted per transition" : "")))
 		return err;
+	if (st->c.hist) {
+		struct ftn_consumer_opts co = { .period_s = st->o.interval, .duration_s = st->o.duration };
+
+		if ((err = ftn_consume_hist(st->c.inst, "sock", "inet_sock_set_state", &co, hist_period, st)))
+			tool_fail(err, "cannot read the inet_sock_set_state hist: %s", strerror(-err));
+		return err;
+	}
 	return tool_conn_consume(&st->c, &st->o, &ops, st);
 }
 
@@ -222,7 +259,7 @@ static int fini(struct state *st, int err)
 {
 	int ferr;
 
-	if (st->r && st->count && tool_counter_sum(st->counts, 0))
+	if (st->r && st->count && !st->c.hist && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());
 	if (st->r && st->c.be && ftn_probe_missed(st->c.inst))
 		tool_report_uncounted(st->r, ftn_probe_missed(st->c.inst), "kprobe hits the kernel missed");
