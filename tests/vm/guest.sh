@@ -520,9 +520,19 @@ conn_round() { # BACKEND FAMILY
 	pl=$!
 	"$FTNET_TOP/bin/tcpstates" -B "$be" --json -d 60 >/tmp/st.out 2>/tmp/st.err &
 	ps=$!
+	# counting in the kernel (hist): the same transitions as the stream
+	pc=
+	if [ "$be" = tracepoint ]; then
+		"$FTNET_TOP/bin/tcpstates" -c -i 600 --json -d 60 >/tmp/sc.out 2>/tmp/sc.err &
+		pc=$!
+	fi
 	# the text of one round, for tools/tcplife_example.txt
 	"$FTNET_TOP/bin/tcplife" -B "$be" -T -D 5100,5101 -d 60 >/tmp/lt.out 2>/tmp/lt.err &
 	pt=$!
+	i=0
+	while [ $i -lt 300 ] && ! { grep -q '^Tracing' /tmp/lt.err && { [ -z "$pc" ] || grep -q '^Tracing' /tmp/sc.err; }; }; do
+		sleep 0.1; i=$((i + 1))
+	done
 	i=0
 	while [ $i -lt 300 ] && ! { grep -q '^Tracing' /tmp/lf.err && grep -q '^Tracing' /tmp/st.err; }; do
 		sleep 0.1; i=$((i + 1))
@@ -530,10 +540,12 @@ conn_round() { # BACKEND FAMILY
 	"$cg" -"$f" -p 5100 -n 4 -r 2 -A 2 -b 30000 -B 50000 -C mix -l /tmp/cg.log -t 30 2>/tmp/cg.err
 	rc=$?
 	sleep 1.5
-	kill -INT $pl $ps $pt
+	kill -INT $pl $ps $pt $pc
 	wait $pl; rl=$?
 	wait $ps; rs=$?
 	wait $pt
+	rc2=0
+	[ -n "$pc" ] && { wait $pc; rc2=$?; }
 	[ "$be$f" = kprobe4 ] && cat /tmp/lt.err /tmp/lt.out | sed 's/^/# tcplife -B kprobe -T -D 5100,5101: /'
 	check "conn -B $be IPv$f: conngen exits 0 (got $rc)" [ "$rc" = 0 ]
 	check "conn -B $be IPv$f: tcplife and tcpstates exit 0 on SIGINT ($rl/$rs)" [ "$rl/$rs" = 0/0 ]
@@ -588,6 +600,19 @@ conn_round() { # BACKEND FAMILY
 	grep -v '^sockets=' /tmp/st.sum | head -5 | sed 's/^/# /'
 	check "conn -B $be IPv$f: tcpstates: each socket's full sequence in order, owners never wrong" \
 		grep -qx 'sockets=14 bad=0' /tmp/st.sum
+	# tcpstates -c: where the kernel has hist triggers it counts there
+	# (the guest has no other TCP traffic: the counts equal the stream's)
+	if [ -n "$pc" ] && grep -q 'counted in the kernel' /tmp/sc.err; then
+		awk "$CONN_JF"'/"oldstate"/ && !/"count"/ { n[jf("oldstate") ">" jf("newstate")]++ }
+			END { for (k in n) print k, n[k] }' /tmp/st.out | sort >/tmp/sc.want
+		awk "$CONN_JF"'/"count"/ { n[jf("oldstate") ">" jf("newstate")] += jf("count") }
+			END { for (k in n) print k, n[k] }' /tmp/sc.out | sort >/tmp/sc.got
+		check "conn IPv$f: tcpstates -c counted in the kernel (hist) = the stream's transitions (exit $rc2)" \
+			sh -c '[ "$1" = 0 ] && [ -s /tmp/sc.want ] && cmp -s /tmp/sc.want /tmp/sc.got' sh "$rc2"
+		cmp -s /tmp/sc.want /tmp/sc.got || paste /tmp/sc.want /tmp/sc.got | sed 's/^/# hist: /'
+	elif [ -n "$pc" ]; then
+		check "conn IPv$f: tcpstates -c without hist triggers counts from the stream (exit $rc2)" [ "$rc2" = 0 ]
+	fi
 }
 
 check_tool_conn() {
