@@ -109,8 +109,8 @@ static int owner_probes(struct tool_conn *c)
 		snprintf(c->evname[1 + i], sizeof(c->evname[0]), "%s/%s", ftn_probe_group(c->inst), e);
 	}
 	if (!c->owner_evs)
-		tool_info("cannot probe tcp_sendmsg/tcp_recvmsg: a socket seen only in "
-			  "softirq may have no owner");
+		tool_fail(0, "cannot probe tcp_sendmsg/tcp_recvmsg (inlined or renamed?): a socket "
+			  "seen only in softirq may show no owner");
 	else
 		tool_info("owners of sockets seen only in softirq: from kprobes on "
 			  "tcp_sendmsg and tcp_recvmsg");
@@ -147,8 +147,8 @@ static int setup_events(struct tool_conn *c)
 		    (err = owner_probes(c)) < 0)
 			return err;
 		if (!c->owner_evs)
-			tool_info("no sock:sock_send_length/sock_recv_length (6.4+) and no kprobes: "
-				  "a socket seen only in softirq may have no owner");
+			tool_fail(0, "no sock:sock_send_length/sock_recv_length (6.4+) and no kprobes: "
+				  "a socket seen only in softirq may show no owner");
 	} else {
 		if ((err = ftn_conn_probe_create(c->inst, "set_state", c->want, &c->have)))
 			return tool_kfail(err, "cannot probe tcp_set_state (inlined or renamed on "
