@@ -125,12 +125,11 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, in
 
 	for (size_t i = 0; i < ftn_hist_count(d); i++) {
 		const struct ftn_hist_row *h = ftn_hist_at(d, i);
-		uint64_t o, n, p, f;
+		uint64_t o, n, p;
 		struct tool_conn_rec r;
 
 		if (ftn_hist_row_key(h, "oldstate", &o, NULL) || ftn_hist_row_key(h, "newstate", &n, NULL) ||
-		    ftn_hist_row_key(h, "protocol", &p, NULL) || ftn_hist_row_key(h, "family", &f, NULL) ||
-		    p != 6 || (st->c.family && f != (uint64_t)(st->c.family == AF_INET ? 2 : 10)))
+		    ftn_hist_row_key(h, "protocol", &p, NULL) || p != 6)
 			continue;
 		memset(&r, 0, sizeof(r));
 		r.e.oldstate = (int)o;

@@ -187,17 +187,18 @@ int tool_conn_init(struct tool_conn *c, const char *tool, const struct tool_opts
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(c->inst = tool_instance(tool)))
 		return -errno;
-	/* counting only, nothing that needs the owner or the tuple: the
-	 * kernel counts per (old, new, protocol, family); rows of other
-	 * protocols or families are left out when read. The trigger
-	 * soft-enables the event: nothing goes to the ring buffer (-b does
-	 * not matter). */
+	/* counting only, nothing that needs the owner, the tuple or the
+	 * family: the kernel counts per (old, new, protocol) (a hist has at
+	 * most 3 keys, TRACING_MAP_KEYS_MAX); rows of other protocols are
+	 * left out when read. The trigger soft-enables the event: nothing
+	 * goes to the ring buffer (-b does not matter). */
 	c->hist = c->count_only && !c->be && !c->pid && !c->netns_pid && !c->nlports &&
-		  !c->ndports && !o->reader && ftn_event_has_hist("sock", "inet_sock_set_state");
+		  !c->ndports && !c->family && !o->reader &&
+		  ftn_event_has_hist("sock", "inet_sock_set_state");
 	if (c->hist) {
 		tool_info("counting in the kernel (hist trigger on sock:inet_sock_set_state)");
 		if ((err = ftn_event_add_trigger(c->inst, "sock", "inet_sock_set_state",
-						 "hist:keys=oldstate,newstate,protocol,family:"
+						 "hist:keys=oldstate,newstate,protocol:"
 						 "vals=hitcount:size=256")))
 			return tool_kfail(err, "cannot add the hist trigger to sock:inet_sock_set_state");
 		return 0;
