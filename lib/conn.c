@@ -79,11 +79,14 @@ int ftn_conn_probe_create(struct ftn_instance *inst, const char *event, unsigned
 		n += snprintf(extra + n, sizeof(extra) - (size_t)n, " tx=+%u(%s):u64 rx=+%u(%s):u64",
 			      acked, a1, rcvd, a1);
 		got |= FTN_CONN_BYTES;
-		/* sk_flags: SOCK_DONE (bit 1 since 2.6) is set by tcp_fin(),
-		 * the peer's FIN that bytes_received counts; a FIN_WAIT2 ->
-		 * CLOSE alone does not say (an orphan goes there when its own
-		 * FIN is acked, before the peer's) */
-		if (!ftn_btf_member_offset(btf, "struct sock", "sk_flags", &flags))
+		/* sk_flags (__sk_common.skc_flags: struct sock has no member
+		 * of that name, a macro makes it): SOCK_DONE (bit 1 since 2.6)
+		 * is set by tcp_fin() alone, on the peer's FIN that
+		 * bytes_received counts; a FIN_WAIT2 -> CLOSE does not say (an
+		 * orphan goes there when its own FIN is acked, before the
+		 * peer's) */
+		if (!ftn_btf_member_offset(btf, "struct sock", "skc_flags", &flags) ||
+		    !ftn_btf_member_offset(btf, "struct sock", "sk_flags", &flags))
 			n += snprintf(extra + n, sizeof(extra) - (size_t)n, " skflags=+%u(%s):u64",
 				      flags, a1);
 	}
