@@ -54,7 +54,8 @@ struct state {
 	int nports;
 
 	int be;                 /* 0 tracepoint, 1 kprobe */
-	int reader;             /* 'r' raw, 't' text */
+	int reader;             /* 'r' raw, 't' text, 'h' counted in the kernel */
+	uint64_t hist_dropped;  /* the hist table's "Dropped:" so far */
 	int bare_hex;           /* kprobe values before 4.17 */
 	uint64_t netns;         /* -N: the namespace's inode */
 	uint64_t t0;            /* -t: first event's time */
@@ -132,6 +133,28 @@ static int port_wanted(const struct state *st, uint16_t port)
 	return !st->nports;
 }
 
+/* n connects to a:port, failed of them failed (-c, --prom) */
+static void count_add(struct state *st, const struct ftn_addr *a, uint16_t port, uint64_t n,
+		      uint64_t failed)
+{
+	struct { uint16_t fam, port; struct in6_addr a; } k;
+	struct tool_counter_row *row;
+	char p[8], da[64];
+	int is_new;
+
+	memset(&k, 0, sizeof(k));
+	k.fam = (uint16_t)a->family;
+	k.port = port;
+	memcpy(&k.a, &a->v6, a->family == AF_INET6 ? 16 : 4);
+	if (!(row = tool_counter_add(st->counts, &k, sizeof(k), n, failed, &is_new)))
+		return tool_report_uncounted(st->r, n, "out of memory");
+	if (is_new) {
+		snprintf(p, sizeof(p), "%u", port);
+		tool_counter_set_label(st->counts, row, 0, ftn_addr_str(a, da, sizeof(da)));
+		tool_counter_set_label(st->counts, row, 1, p);
+	}
+}
+
 static void emit(struct state *st, const struct ftn_event *ev, const struct ftn_probe_sock *t,
 		 uint64_t sk, uint64_t lat, const char *result)
 {
@@ -146,24 +169,8 @@ static void emit(struct state *st, const struct ftn_event *ev, const struct ftn_
 	    (st->netns_pid && (!own || o.netns != st->netns)))
 		return;
 	ftn_addr_str(&t->raddr, da, sizeof(da));
-	if (st->counts) {
-		struct { uint16_t fam, port; struct in6_addr a; } k;
-		struct tool_counter_row *row;
-		char p[8];
-		int is_new;
-
-		memset(&k, 0, sizeof(k));
-		k.fam = (uint16_t)t->family;
-		k.port = t->rport;
-		memcpy(&k.a, &t->raddr.v6, t->family == AF_INET6 ? 16 : 4);
-		if (!(row = tool_counter_add(st->counts, &k, sizeof(k), 1, strcmp(result, "ok") != 0, &is_new)))
-			tool_report_uncounted(r, 1, "out of memory");
-		else if (is_new) {
-			snprintf(p, sizeof(p), "%u", t->rport);
-			tool_counter_set_label(st->counts, row, 0, da);
-			tool_counter_set_label(st->counts, row, 1, p);
-		}
-	}
+	if (st->counts)
+		count_add(st, &t->raddr, t->rport, 1, strcmp(result, "ok") != 0);
 	if (st->count)
 		return;
 	if (!st->t0)
@@ -270,6 +277,51 @@ static int on_batch(void *ctx, int64_t now_wall)
 	else if (st->counts)
 		tool_counter_reset(st->counts);
 	return st->count ? 0 : tool_report_batch(st->r, now_wall);
+}
+
+/* Counted in the kernel (-c -4 on a kernel with hist triggers): one row
+ * per (daddr, dport, newstate): newstate SYN_SENT = a connect began,
+ * CLOSE = one failed. */
+static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
+		       int64_t now_wall)
+{
+	struct state *st = ctx;
+
+	for (size_t i = 0; i < ftn_hist_count(d); i++) {
+		const struct ftn_hist_row *r = ftn_hist_at(d, i);
+		uint64_t daddr, dport, ns;
+		struct ftn_addr a = { .family = AF_INET };
+
+		if (ftn_hist_row_key(r, "daddr", &daddr, NULL) || ftn_hist_row_key(r, "dport", &dport, NULL) ||
+		    ftn_hist_row_key(r, "newstate", &ns, NULL))
+			continue;
+		/* the kernel read the address bytes as a native u32: stored
+		 * back natively, they are the address again */
+		a.v4.s_addr = (uint32_t)daddr;
+		count_add(st, &a, (uint16_t)dport, ns == TCP_SYN_SENT ? r->hitcount : 0,
+			  ns == TCP_SYN_SENT ? 0 : r->hitcount);
+	}
+	if (dropped > st->hist_dropped)
+		tool_report_uncounted(st->r, dropped - st->hist_dropped, "hist table full");
+	st->hist_dropped = dropped;
+	tool_report_counter(st->r, st->counts, now_wall);
+	return 0;
+}
+
+static void tp_filter(const struct state *st, struct tool_str *f, const char *first);
+
+static int hist_setup(struct state *st)
+{
+	struct tool_str f = { 0 };
+	int err;
+
+	tp_filter(st, &f, "hist:keys=daddr,dport,newstate:vals=hitcount:size=4096 if protocol == 6 && "
+		  "(newstate == 2 || (oldstate == 2 && newstate == 7))");
+	if (!(err = tool_filter_check(&f)) &&
+	    (err = ftn_event_add_trigger(st->inst, "sock", "inet_sock_set_state", f.s)))
+		tool_kfail(err, "cannot add the hist trigger to sock:inet_sock_set_state");
+	tool_str_free(&f);
+	return err;
 }
 
 /* ---- set-up ---- */
@@ -407,7 +459,8 @@ static const struct tool_desc desc = {
 		 "\"-\" when unknown. Needs root.\n",
 	.options = "  -B BACKEND  tracepoint | kprobe (default: the best available)\n"
 		   "  -c          count mode: connects and failed ones per destination each\n"
-		   "              interval, most first\n"
+		   "              interval, most first (with -4 in the kernel, where it has hist\n"
+		   "              triggers)\n"
 		   "  -n          NETNS column: the owner's network namespace (inode)\n"
 		   "  -N PID      only connects of processes in PID's network namespace\n"
 		   "  -p PID      only connects of process PID\n"
@@ -460,6 +513,17 @@ static int init(struct state *st)
 		return -errno;
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
+	/* IPv6 addresses (16 bytes) cannot be hist keys: only -4 counts in
+	 * the kernel */
+	if (st->count && !st->be && st->family == AF_INET && !st->o.reader &&
+	    ftn_event_has_hist("sock", "inet_sock_set_state")) {
+		tool_info("counting in the kernel (hist trigger on sock:inet_sock_set_state)");
+		st->reader = 'h';
+		return hist_setup(st);
+	}
+	if (st->count && !st->be && ftn_event_has_hist("sock", "inet_sock_set_state"))
+		tool_info("counting in user space: %s", st->o.reader ? "-C asks for a reader" :
+			  "IPv6 addresses cannot be hist keys (-4 counts in the kernel)");
 	if ((st->reader = tool_reader(st->inst, &st->o)) < 0)
 		return st->reader;
 	if (st->reader == 't')
@@ -494,10 +558,15 @@ static int run(struct state *st)
 					     st->counts, 1, count_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP connects (%s back end, %s)%s.",
-				     backends[st->be], st->reader == 'r' ? "binary buffers" : "text",
+				     backends[st->be], st->reader == 'r' ? "binary buffers" :
+				     st->reader == 'h' ? "counted in the kernel" : "text",
 				     st->count ? ", counted per destination" : "")))
 		return err;
-	return tool_consume(st->inst, st->reader, st->evs, &co, &ops, st);
+	if (st->reader != 'h')
+		return tool_consume(st->inst, st->reader, st->evs, &co, &ops, st);
+	if ((err = ftn_consume_hist(st->inst, "sock", "inet_sock_set_state", &co, hist_period, st)))
+		tool_fail(err, "cannot read the inet_sock_set_state hist: %s", strerror(-err));
+	return err;
 }
 
 static int fini(struct state *st, int err)

@@ -101,6 +101,48 @@ run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpconnect" -d 1 -p "$cpid" -H
 check "tcpconnect -p: only that process's connects" \
 	sh -c '[ "$(wc -l < "$1")" = 5 ] && [ "$(awk -v p="$2" "\$2 == p" "$1" | wc -l)" = 5 ]' sh "$tmp/o" "$cpid"
 
+# --- tcpconnect -c -4 where the kernel has hist triggers: counted in the
+# kernel, one row per (daddr, dport, newstate), deltas per period
+H=$tmp/hist
+fake_tree "$H" conn sock/inet_sock_set_state tcp/tcp_receive_reset
+printf '# event histogram\n#\n\nTotals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n' > "$tmp/hist0"
+cp "$tmp/hist0" "$H/fs/events/sock/inet_sock_set_state/hist"
+cp "$tmp/hist0" "$H/tmpl/events/sock/inet_sock_set_state/hist"
+FTNET_TRACEFS=$H/fs FTNET_FAKE_INSTANCE=$H/tmpl TZ=UTC "$BIN/tcpconnect" -v -c -4 -d 2 -i 1 --json -P 5100,5101 \
+	>"$tmp/o" 2>"$tmp/e" &
+pid=$!
+i=0; d=/nonexistent
+while [ ! -s "$d/events/sock/inet_sock_set_state/trigger" ] && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1)); d=$(inst_dir "$H/fs/instances" $pid)
+done
+cp "$d/events/sock/inet_sock_set_state/trigger" "$tmp/trig"
+cp "$d/events/sock/inet_sock_set_state/enable" "$tmp/enable"
+sleep 0.4
+cat > "$d/events/sock/inet_sock_set_state/hist.new" <<'EOF'
+# event histogram
+#
+{ daddr:   16777343, dport:       5100, newstate:          2 } hitcount:          4
+{ daddr:   16777343, dport:       5101, newstate:          2 } hitcount:          1
+{ daddr:   16777343, dport:       5101, newstate:          7 } hitcount:          1
+{ daddr:  134744072, dport:       5100, newstate:          2 } hitcount:          2
+
+Totals:
+    Hits: 8
+    Entries: 4
+    Dropped: 0
+EOF
+mv "$d/events/sock/inet_sock_set_state/hist.new" "$d/events/sock/inet_sock_set_state/hist"
+wait $pid; rc=$?
+check "tcpconnect -c -4 (hist): exit 0 (got $rc)" [ "$rc" = 0 ]
+check "tcpconnect -c -4 (hist): says so with -v" grep -q 'counting in the kernel' "$tmp/e"
+check "tcpconnect -c -4 (hist): the trigger" grep -qx 'hist:keys=daddr,dport,newstate:vals=hitcount:size=4096 if protocol == 6 && (newstate == 2 || (oldstate == 2 && newstate == 7)) && family == 2 && (dport == 5100 || dport == 5101)' "$tmp/trig"
+check "tcpconnect -c -4 (hist): event not enabled (no ring buffer)" grep -qx 0 "$tmp/enable"
+check "tcpconnect -c -4 (hist): 127.0.0.1:5100 4 connects" grep -q '"daddr":"127.0.0.1","dport":"5100","connects":4,"failed":0' "$tmp/o"
+check "tcpconnect -c -4 (hist): 127.0.0.1:5101 1 connect, 1 failed" grep -q '"daddr":"127.0.0.1","dport":"5101","connects":1,"failed":1' "$tmp/o"
+check "tcpconnect -c -4 (hist): 8.8.8.8:5100 2 connects" grep -q '"daddr":"8.8.8.8","dport":"5100","connects":2,"failed":0' "$tmp/o"
+FTNET_TRACEFS=$H/fs FTNET_FAKE_INSTANCE=$H/tmpl "$BIN/tcpconnect" -v -c -d 0.3 >"$tmp/o" 2>"$tmp/e"
+check "tcpconnect -c without -4: counted in user space, says why" grep -q 'IPv6 addresses cannot be hist keys' "$tmp/e"
+
 # --- tcpaccept
 run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1
 check "tcpaccept: exit 0 (got $rc)" [ "$rc" = 0 ]
