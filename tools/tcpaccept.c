@@ -566,6 +566,12 @@ static int init(struct state *st)
 		return -errno;
 	if ((st->reader = tool_reader(st->inst, &st->o)) < 0)
 		return st->reader;
+	/* trace_pipe prints the syscall events as "sys_accept4 -> 0x6",
+	 * without field names to read them by */
+	if (!st->be && st->reader == 't')
+		return tool_fail(-ENOTSUP, "the tracepoint back end reads the binary buffers only "
+				 "(the syscall events have no fields in text)%s",
+				 st->o.reader ? "" : ", and this tracefs has none");
 	return st->be ? kp_setup(st) : tp_setup(st);
 }
 
