@@ -41,6 +41,17 @@ struct child {                  /* a connection waiting in a listener's queue */
 	struct ftn_probe_sock t;
 };
 struct task_fd { pid_t tid; int fd; };
+/* an accept() whose connection was not in the queue yet: the events of
+ * two CPUs may come with timestamps a little out of step (seen under
+ * qemu), so it waits for its child until the next batch ends */
+struct acc {
+	uint64_t ts;
+	pid_t tid;
+	char comm[16];
+	int port;
+	int batches;            /* batch ends it has waited through */
+};
+#define MAX_WAITING 4096
 struct listener { pid_t tid; int fd; unsigned long ino; int port; };
 
 struct state {
@@ -73,6 +84,8 @@ struct state {
 	struct listener made[NLISTENERS];       /* listen() seen: tid, fd, port */
 	unsigned int nmade;
 	uint64_t unmatched;     /* accepts whose connection we did not see */
+	struct acc waiting[MAX_WAITING];
+	size_t nwaiting;
 	struct ftn_instance *inst;
 	struct ftn_ownermap *owners;
 	struct tool_counter *counts;
@@ -111,7 +124,7 @@ static int port_wanted(const struct state *st, uint16_t port)
 }
 
 /* One accepted connection: t may be NULL (not known) */
-static void emit(struct state *st, const struct ftn_event *ev, uint64_t sk,
+static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 		 const struct ftn_probe_sock *t)
 {
 	struct tool_report *r = st->r;
@@ -122,8 +135,8 @@ static void emit(struct state *st, const struct ftn_event *ev, uint64_t sk,
 	/* the accepting task owns it; an accept whose socket we do not know
 	 * is noted under its tid (no kernel pointer is that small) */
 	if (!sk)
-		sk = (uint64_t)ev->pid;
-	ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
+		sk = (uint64_t)ev->tid;
+	ftn_ownermap_note(st->owners, sk, ev->tid, ev->comm);
 	own = !ftn_ownermap_lookup(st->owners, sk, NULL, &o);
 	ftn_ownermap_forget(st->owners, sk);
 	if ((t && st->family && t->family != st->family) || (st->nports && (!t || !port_wanted(st, t->lport))) ||
@@ -157,13 +170,13 @@ static void emit(struct state *st, const struct ftn_event *ev, uint64_t sk,
 	if (st->count)
 		return;
 	if (!st->t0)
-		st->t0 = ev->ts_ns;
+		st->t0 = ev->ts;
 	tool_report_row(r, TOOL_ROW_EVENT);
 	if (st->elapsed)
-		tool_report_num(r, C_TIME, (double)(ev->ts_ns - st->t0) / 1e9);
+		tool_report_num(r, C_TIME, (double)(ev->ts - st->t0) / 1e9);
 	else
-		tool_report_time(r, C_TIME, ftn_instance_to_wall(st->inst, ev->ts_ns));
-	tool_report_num(r, C_TS, (double)ev->ts_ns / 1e9);
+		tool_report_time(r, C_TIME, ftn_instance_to_wall(st->inst, ev->ts));
+	tool_report_num(r, C_TS, (double)ev->ts / 1e9);
 	own ? tool_report_int(r, C_PID, o.pid) : tool_report_null(r, C_PID);
 	tool_report_str(r, C_COMM, own ? o.comm : NULL);
 	if (st->netns_col)
@@ -178,8 +191,26 @@ static void emit(struct state *st, const struct ftn_event *ev, uint64_t sk,
 
 /* ---- tracepoint back end: children, listeners, accept() ---- */
 
+static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
+{
+	memset(a, 0, sizeof(*a));
+	a->ts = ev->ts_ns;
+	a->tid = ev->pid;
+	snprintf(a->comm, sizeof(a->comm), "%s", ev->comm ? ev->comm : "");
+	a->port = port;
+}
+
 static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *t)
 {
+	/* an accept of that port already waiting for it: the oldest */
+	for (size_t i = 0; i < st->nwaiting; i++) {
+		if (st->waiting[i].port != t->lport)
+			continue;
+		emit(st, &st->waiting[i], sk, t);
+		memmove(st->waiting + i, st->waiting + i + 1, (st->nwaiting - i - 1) * sizeof(*st->waiting));
+		st->nwaiting--;
+		return;
+	}
 	if (st->nkids == st->capkids) {
 		size_t cap = st->capkids ? st->capkids * 2 : 64;
 		struct child *k;
@@ -304,6 +335,7 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	struct task_fd *tf = task_slot(st, ev->pid);
 	uint64_t ret;
 	struct child c;
+	struct acc a;
 	int port, fd;
 
 	if (tf->tid != ev->pid)
@@ -313,12 +345,32 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	if (ftn_event_u64(ev, "ret", &ret) || (int64_t)ret < 0)
 		return;         /* EAGAIN, EINTR... */
 	port = listener_port(st, ev->pid, fd);
-	if (port < 0 || kid_pop(st, port, &c)) {
-		st->unmatched++;
-		/* accepted all the same: said, without the connection */
-		return emit(st, ev, 0, NULL);
+	acc_of(&a, ev, port);
+	if (port >= 0 && !kid_pop(st, port, &c))
+		return emit(st, &a, c.sk, &c.t);
+	if (port >= 0 && st->nwaiting < MAX_WAITING) {
+		st->waiting[st->nwaiting++] = a;
+		return;
 	}
-	emit(st, ev, c.sk, &c.t);
+	st->unmatched++;
+	emit(st, &a, 0, NULL);  /* accepted all the same: said, without the connection */
+}
+
+/* Batch end: accepts that waited through a whole batch for their
+ * connection are shown without it */
+static void waiting_age(struct state *st)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < st->nwaiting; i++) {
+		if (st->waiting[i].batches++ < 1) {
+			st->waiting[j++] = st->waiting[i];
+			continue;
+		}
+		st->unmatched++;
+		emit(st, &st->waiting[i], 0, NULL);
+	}
+	st->nwaiting = j;
 }
 
 static int on_event(void *ctx, const struct ftn_event *ev)
@@ -326,6 +378,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	struct state *st = ctx;
 	struct ftn_probe_sock t;
 	uint64_t sk, v, nv;
+	struct acc a;
 
 	if (!st->be) {
 		if (!strcmp(ev->name, "inet_sock_set_state")) {
@@ -371,7 +424,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	v = (uint64_t)ftn_probe_sock_decode(ev, st->bare_hex, &t);
 	if (v && (int)v != -ENODATA)
 		return 0;
-	emit(st, ev, sk, &t);
+	acc_of(&a, ev, t.lport);
+	emit(st, &a, sk, &t);
 	return 0;
 }
 
@@ -384,6 +438,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
 
+	waiting_age(st);
 	ftn_ownermap_batch_end(st->owners);
 	if (st->count)
 		tool_report_counter(st->r, st->counts, now_wall);
@@ -607,6 +662,11 @@ static int fini(struct state *st, int err)
 {
 	int ferr;
 
+	if (st->r) {
+		for (size_t i = 0; i < st->nwaiting; i++)
+			st->waiting[i].batches = 1;
+		waiting_age(st);
+	}
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());
 	if (st->r && st->be && ftn_probe_missed(st->inst))

@@ -444,7 +444,7 @@ signal_check() {
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	wait $sp; rc=$?
 	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
-	check "$desc: ends within 500 ms of SIGINT (took $ms ms)" [ "$ms" -le 500 ]
+	check "$desc: ends within ${SIGNAL_MS:-500} ms of SIGINT (took $ms ms)" [ "$ms" -le "${SIGNAL_MS:-500}" ]
 	check "$desc: exit 0 after SIGINT (got $rc)" [ "$rc" = 0 ]
 	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/sg.err
 	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
@@ -594,13 +594,17 @@ check_tool_connect() {
 			ok "$b: tcpaccept shows exactly the log's accepts (server PID/COMM, ports)"
 		else
 			nok "$b: tcpaccept shows exactly the log's accepts"
-			diff /tmp/cg.awant /tmp/ta.$b.got | head -8 | sed 's/^/# /'; head -3 /tmp/ta.$b.err | sed 's/^/# /'
+			diff /tmp/cg.awant /tmp/ta.$b.got | sed 's/^/# /'; sed 's/^/# /' /tmp/ta.$b.err
 		fi
 		check "$b: no lost events" sh -c "! grep -q '\"lost\":[1-9]' /tmp/tc.$b.json /tmp/ta.$b.json"
 	done
 	check "kprobe back end: the tool said kprobe" grep -q 'back end kprobe' /tmp/tc.kprobe.err
 	check "no ftnet_tcpconnect/tcpaccept group left" sh -c "! grep -q 'ftnet_tcp\(connect\|accept\)' $T/kprobe_events"
+	# four kprobes to remove (each a synchronize under TCG: 689 ms seen)
+	SIGNAL_MS=1000
 	signal_check "tcpconnect -B kprobe -i 3600" tcpconnect -B kprobe -i 3600
+	SIGNAL_MS=500
+	signal_check "tcpconnect -i 3600 (tracepoint)" tcpconnect -i 3600
 	signal_check "tcpaccept -B kprobe -i 3600" tcpaccept -B kprobe -i 3600
 }
 
