@@ -101,6 +101,16 @@ run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpconnect" -d 1 -p "$cpid" -H
 check "tcpconnect -p: only that process's connects" \
 	sh -c '[ "$(wc -l < "$1")" = 5 ] && [ "$(awk -v p="$2" "\$2 == p" "$1" | wc -l)" = 5 ]' sh "$tmp/o" "$cpid"
 
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpconnect" -d 1 --prom "$tmp/tc.prom"
+check "tcpconnect --prom: connects per destination" \
+	grep -qx 'ftnet_tcpconnect_connects_total{daddr="127.0.0.1",dport="'"$PORT"'"} 3' "$tmp/tc.prom"
+check "tcpconnect --prom: failed per destination" \
+	grep -qx 'ftnet_tcpconnect_failed_total{daddr="::1",dport="'"$((PORT + 2))"'"} 1' "$tmp/tc.prom"
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1 --prom "$tmp/ta.prom"
+check "tcpaccept --prom: accepts per local port and remote address" \
+	grep -qx 'ftnet_tcpaccept_accepts_total{lport="'"$PORT"'",raddr="::1"} 3' "$tmp/ta.prom"
+check "--prom: the run info of each" sh -c 'grep -q "^ftnet_run_info{tool=\"tcpconnect\"" "$1" && grep -q "^ftnet_run_info{tool=\"tcpaccept\"" "$2"' sh "$tmp/tc.prom" "$tmp/ta.prom"
+
 # --- tcpconnect -c -4 where the kernel has hist triggers: counted in the
 # kernel, one row per (daddr, dport, newstate), deltas per period
 H=$tmp/hist
