@@ -52,6 +52,14 @@ struct acc {
 	int batches;            /* batch ends it has waited through */
 };
 #define MAX_WAITING 4096
+/* an accepted connection whose tuple is not complete yet: kernels before
+ * 6.x set the child's remote address and port after its LISTEN -> SYN_RECV
+ * event, so it waits for SYN_RECV -> ESTABLISHED (same socket) */
+struct held {
+	struct acc a;
+	uint64_t sk;
+	struct ftn_probe_sock t;
+};
 struct listener { pid_t tid; int fd; unsigned long ino; int port; };
 
 struct state {
@@ -86,6 +94,8 @@ struct state {
 	uint64_t unmatched;     /* accepts whose connection we did not see */
 	struct acc waiting[MAX_WAITING];
 	size_t nwaiting;
+	struct held held[MAX_WAITING];
+	size_t nheld;
 	struct ftn_instance *inst;
 	struct ftn_ownermap *owners;
 	struct tool_counter *counts;
@@ -191,6 +201,32 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 
 /* ---- tracepoint back end: children, listeners, accept() ---- */
 
+/* accept() a returned the child sk with tuple t: shown now when t is
+ * whole (a remote port), else when its ESTABLISHED event completes it */
+static void deliver(struct state *st, const struct acc *a, uint64_t sk, const struct ftn_probe_sock *t)
+{
+	if (t->rport || st->nheld == MAX_WAITING)
+		return emit(st, a, sk, t->rport ? t : NULL);
+	st->held[st->nheld++] = (struct held){ *a, sk, *t };
+}
+
+/* SYN_RECV -> ESTABLISHED of sk: its whole tuple */
+static void kid_complete(struct state *st, uint64_t sk, const struct ftn_probe_sock *t)
+{
+	for (size_t i = 0; i < st->nkids; i++)
+		if (st->kids[i].sk == sk) {
+			st->kids[i].t = *t;
+			return;
+		}
+	for (size_t i = 0; i < st->nheld; i++)
+		if (st->held[i].sk == sk) {
+			emit(st, &st->held[i].a, sk, t);
+			memmove(st->held + i, st->held + i + 1, (st->nheld - i - 1) * sizeof(*st->held));
+			st->nheld--;
+			return;
+		}
+}
+
 static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
 {
 	memset(a, 0, sizeof(*a));
@@ -206,7 +242,7 @@ static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *
 	for (size_t i = 0; i < st->nwaiting; i++) {
 		if (st->waiting[i].port != t->lport)
 			continue;
-		emit(st, &st->waiting[i], sk, t);
+		deliver(st, &st->waiting[i], sk, t);
 		memmove(st->waiting + i, st->waiting + i + 1, (st->nwaiting - i - 1) * sizeof(*st->waiting));
 		st->nwaiting--;
 		return;
@@ -347,7 +383,7 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	port = listener_port(st, ev->pid, fd);
 	acc_of(&a, ev, port);
 	if (port >= 0 && !kid_pop(st, port, &c))
-		return emit(st, &a, c.sk, &c.t);
+		return deliver(st, &a, c.sk, &c.t);
 	if (port >= 0 && st->nwaiting < MAX_WAITING) {
 		st->waiting[st->nwaiting++] = a;
 		return;
@@ -371,6 +407,16 @@ static void waiting_age(struct state *st)
 		emit(st, &st->waiting[i], 0, NULL);
 	}
 	st->nwaiting = j;
+	j = 0;
+	for (size_t i = 0; i < st->nheld; i++) {
+		if (st->held[i].a.batches++ < 1) {
+			st->held[j++] = st->held[i];
+			continue;
+		}
+		st->unmatched++;
+		emit(st, &st->held[i].a, st->held[i].sk, NULL);
+	}
+	st->nheld = j;
 }
 
 static int on_event(void *ctx, const struct ftn_event *ev)
@@ -392,6 +438,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 					st->made[st->nmade++ % NLISTENERS] =
 						(struct listener){ ev->pid, lf->fd, 0, t.lport };
 				lf->tid = 0;
+			} else if (v == 3 && nv == 1) { /* the child's tuple is whole */
+				kid_complete(st, sk, &t);
 			} else if (v != 10) {
 				return 0;
 			} else if (nv == 3) {           /* a child of a listener */
@@ -472,7 +520,7 @@ static int tp_setup(struct state *st)
 
 	/* children (LISTEN -> SYN_RECV) and listeners closing (-> CLOSE) */
 	tool_str_addf(&f, "protocol == 6 && ((oldstate == 10 && (newstate == 3 || newstate == 7)) || "
-		      "(oldstate == 7 && newstate == 10))");
+		      "(oldstate == 3 && newstate == 1) || (oldstate == 7 && newstate == 10))");
 	if (st->family)
 		tool_str_addf(&f, " && family == %d", st->family);
 	for (int i = 0; i < st->nports; i++)
@@ -665,6 +713,8 @@ static int fini(struct state *st, int err)
 	if (st->r) {
 		for (size_t i = 0; i < st->nwaiting; i++)
 			st->waiting[i].batches = 1;
+		for (size_t i = 0; i < st->nheld; i++)
+			st->held[i].a.batches = 1;
 		waiting_age(st);
 	}
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
