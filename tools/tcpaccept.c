@@ -6,7 +6,8 @@
  *
  * Back ends, best first:
  *  - tracepoint: the accepted socket is born in softirq (the listener's
- *    clone, sock:inet_sock_set_state LISTEN -> SYN_RECV, with its tuple)
+ *    clone, sock:inet_sock_set_state LISTEN -> SYN_RECV; its tuple is whole
+ *    there on 6.18, from SYN_RECV -> ESTABLISHED on 6.1)
  *    and handed to the process later, by accept() - whose syscall
  *    tracepoints say who (the task on the CPU at sys_exit_accept4/accept)
  *    but not which socket. The listening socket says that: the fd given
