@@ -122,11 +122,12 @@ for fam in 4 6; do
 	t_is "$(wc -l <"$P.c1.rows")" "$ao" "IPv$fam: tcpconnect -N shows every active open of the namespace"
 	# client lines of the log as "sport dport result"; the tool's the same
 	awk '/role=client/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		print f["sport"], f["dport"], (f["result"] == "abort" ? "ok" : f["result"]) }' "$P.log" | sort >"$P.want"
+		print f["saddr"], f["sport"], f["daddr"], f["dport"], (f["result"] == "abort" ? "ok" : f["result"]) }' \
+		"$P.log" | sort >"$P.want"
 	while read -r l; do
-		echo "$(echo "$l" | jf sport) $(echo "$l" | jf dport) $(echo "$l" | jf result)"
+		echo "$(echo "$l" | jf saddr) $(echo "$l" | jf sport) $(echo "$l" | jf daddr) $(echo "$l" | jf dport) $(echo "$l" | jf result)"
 	done <"$P.c1.rows" | sort >"$P.got"
-	t_check "IPv$fam: tcpconnect: each connect's ports and result as in the log" cmp -s "$P.want" "$P.got"
+	t_check "IPv$fam: tcpconnect: each connect's addresses, ports and result as in the log" cmp -s "$P.want" "$P.got"
 	[ -n "$FTNET_VERBOSE" ] && diff "$P.want" "$P.got"
 	t_is "$(grep -c "\"pid\":$cpid,\"comm\":\"conngen-cli\"" "$P.c1.rows")" "$ao" \
 		"IPv$fam: tcpconnect: every connect has the client's PID and COMM"
@@ -139,7 +140,7 @@ for fam in 4 6; do
 			END { exit bad }' "$P.c1.rows"
 	t_check "IPv$fam: tcpconnect --json: closing record, nothing lost" grep -q '"lost":0}$' "$P.c1"
 	# --- text run with -P: the same connects
-	awk 'NR > 1 { print $6, $8, $NF }' "$P.c2" | sort >"$P.got2"
+	awk 'NR > 1 { print $5, $6, $7, $8, $NF }' "$P.c2" | sort >"$P.got2"
 	t_check "IPv$fam: tcpconnect -P (text): the same ports and results" cmp -s "$P.want" "$P.got2"
 	t_is "$(awk -v p="$cpid" 'NR > 1 && $2 == p && $3 == "conngen-cli"' "$P.c2" | wc -l)" "$ao" \
 		"IPv$fam: tcpconnect text: PID and COMM of the client"
@@ -148,14 +149,15 @@ for fam in 4 6; do
 	grep '"rport"' "$P.a1" >"$P.a1.rows"
 	t_is "$(wc -l <"$P.a1.rows")" "$po" "IPv$fam: tcpaccept -N shows every passive open of the namespace"
 	awk '/role=server/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		print f["dport"], f["sport"] }' "$P.log" | sort >"$P.awant"
-	while read -r l; do echo "$(echo "$l" | jf rport) $(echo "$l" | jf lport)"; done <"$P.a1.rows" |
-		sort >"$P.agot"
-	t_check "IPv$fam: tcpaccept: each accepted connection's ports as in the log" cmp -s "$P.awant" "$P.agot"
+		print f["daddr"], f["dport"], f["saddr"], f["sport"] }' "$P.log" | sort >"$P.awant"
+	while read -r l; do
+		echo "$(echo "$l" | jf raddr) $(echo "$l" | jf rport) $(echo "$l" | jf laddr) $(echo "$l" | jf lport)"
+	done <"$P.a1.rows" | sort >"$P.agot"
+	t_check "IPv$fam: tcpaccept: each accepted connection's addresses and ports as in the log" cmp -s "$P.awant" "$P.agot"
 	t_is "$(grep -c "\"pid\":$spid,\"comm\":\"conngen-srv\"" "$P.a1.rows")" "$po" \
 		"IPv$fam: tcpaccept: every accept has the server's PID and COMM"
 	t_is "$(grep -c "\"netns\":$NSINO," "$P.a1.rows")" "$po" "IPv$fam: tcpaccept -n: the namespace's inode"
-	awk 'NR > 1 { print $6, $8 }' "$P.a2" | sort >"$P.agot2"
+	awk 'NR > 1 { print $5, $6, $7, $8 }' "$P.a2" | sort >"$P.agot2"
 	t_check "IPv$fam: tcpaccept -P (text): the same connections" cmp -s "$P.awant" "$P.agot2"
 	t_is "$(awk -v p="$spid" 'NR > 1 && $2 == p && $3 == "conngen-srv"' "$P.a2" | wc -l)" "$po" \
 		"IPv$fam: tcpaccept text: PID and COMM of the server"

@@ -57,18 +57,18 @@ run() {
 # server lines as "pid comm rport lport"
 cat "$C/conngen.4.log" "$C/conngen.6.log" > "$tmp/log"
 awk '/role=client/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-	print f["pid"], f["comm"], f["sport"], f["dport"], (f["result"] == "abort" ? "ok" : f["result"]) }' \
-	"$tmp/log" | sort > "$tmp/cwant"
+	print f["pid"], f["comm"], f["saddr"], f["sport"], f["daddr"], f["dport"],
+		(f["result"] == "abort" ? "ok" : f["result"]) }' "$tmp/log" | sort > "$tmp/cwant"
 awk '/role=server/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-	print f["pid"], f["comm"], f["dport"], f["sport"] }' "$tmp/log" | sort > "$tmp/awant"
+	print f["pid"], f["comm"], f["daddr"], f["dport"], f["saddr"], f["sport"] }' "$tmp/log" | sort > "$tmp/awant"
 PORT=$(awk '/role=server/ { sub(/.*sport=/, ""); sub(/ .*/, ""); print; exit }' "$tmp/log")
 
 # --- tcpconnect
 run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpconnect" -d 1
 check "tcpconnect: exit 0 (got $rc)" [ "$rc" = 0 ]
 golden tcpconnect.conn.txt "$tmp/o"
-awk 'NR > 1 { print $2, $3, $6, $8, $10 }' "$tmp/o" | sort > "$tmp/got"
-same "tcpconnect: every active open of the logs once, client PID/COMM, ports, result" "$tmp/cwant" "$tmp/got"
+awk 'NR > 1 { print $2, $3, $5, $6, $7, $8, $10 }' "$tmp/o" | sort > "$tmp/got"
+same "tcpconnect: every active open of the logs once, client PID/COMM, addresses, ports, result" "$tmp/cwant" "$tmp/got"
 check "tcpconnect: the in-kernel filter: TCP, entering or leaving SYN_SENT" \
 	grep -qx 'protocol == 6 && (newstate == 2 || oldstate == 2)' "$R/seen/events/sock/inet_sock_set_state/filter"
 check "tcpconnect: tcp_receive_reset enabled" grep -qx 1 "$R/seen/events/tcp/tcp_receive_reset/enable"
@@ -157,8 +157,8 @@ check "tcpconnect -c without -4: counted in user space, says why" grep -q 'IPv6 
 run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1
 check "tcpaccept: exit 0 (got $rc)" [ "$rc" = 0 ]
 golden tcpaccept.conn.txt "$tmp/o"
-awk 'NR > 1 { print $2, $3, $6, $8 }' "$tmp/o" | sort > "$tmp/got"
-same "tcpaccept: every accepted connection once, the server's PID/COMM, ports" "$tmp/awant" "$tmp/got"
+awk 'NR > 1 { print $2, $3, $5, $6, $7, $8 }' "$tmp/o" | sort > "$tmp/got"
+same "tcpaccept: every accepted connection once, the server's PID/COMM, addresses, ports" "$tmp/awant" "$tmp/got"
 for e in sys_enter_accept4 sys_exit_accept4 sys_enter_accept sys_exit_accept sys_enter_listen; do
 	check "tcpaccept: syscalls:$e enabled" grep -qx 1 "$R/seen/events/syscalls/$e/enable"
 done

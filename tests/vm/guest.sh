@@ -571,27 +571,28 @@ check_tool_connect() {
 	done
 	[ "$tcrc" = 0 ] && /sbin/tc qdisc del dev lo root
 	awk '/role=client/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		print f["pid"], f["comm"], f["sport"], f["dport"], (f["result"] == "abort" ? "ok" : f["result"]) }' \
-		/tmp/cg.log | sort >/tmp/cg.cwant
+		print f["pid"], f["comm"], f["saddr"], f["sport"], f["daddr"], f["dport"],
+			(f["result"] == "abort" ? "ok" : f["result"]) }' /tmp/cg.log | sort >/tmp/cg.cwant
 	awk '/role=server/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-		print f["pid"], f["comm"], f["dport"], f["sport"] }' /tmp/cg.log | sort >/tmp/cg.awant
+		print f["pid"], f["comm"], f["daddr"], f["dport"], f["saddr"], f["sport"] }' /tmp/cg.log |
+		sort >/tmp/cg.awant
 	diag "ActiveOpens +$ao, PassiveOpens +$po; log: $(wc -l </tmp/cg.cwant) connects, $(wc -l </tmp/cg.awant) accepts"
 	check "ActiveOpens moved by the log's connects" [ "$ao" = "$(wc -l </tmp/cg.cwant)" ]
 	check "PassiveOpens moved by the log's accepts" [ "$po" = "$(wc -l </tmp/cg.awant)" ]
 	for b in tracepoint kprobe; do
 		diag "$b: $(grep 'back end' /tmp/tc.$b.err | head -1)"
-		grep '"result"' /tmp/tc.$b.json | sed 's/.*"pid":\([0-9]*\),"comm":"\([^"]*\)".*"sport":\([0-9]*\),.*"dport":\([0-9]*\),.*"result":"\([a-z]*\)".*/\1 \2 \3 \4 \5/' |
+		grep '"result"' /tmp/tc.$b.json | sed 's/.*"pid":\([0-9]*\),"comm":"\([^"]*\)".*"saddr":"\([^"]*\)","sport":\([0-9]*\),"daddr":"\([^"]*\)","dport":\([0-9]*\),.*"result":"\([a-z]*\)".*/\1 \2 \3 \4 \5 \6 \7/' |
 			sort >/tmp/tc.$b.got
 		if cmp -s /tmp/cg.cwant /tmp/tc.$b.got; then
-			ok "$b: tcpconnect shows exactly the log's connects (client PID/COMM, ports, result)"
+			ok "$b: tcpconnect shows exactly the log's connects (client PID/COMM, addresses, ports, result)"
 		else
 			nok "$b: tcpconnect shows exactly the log's connects"
 			diff /tmp/cg.cwant /tmp/tc.$b.got | head -8 | sed 's/^/# /'; head -3 /tmp/tc.$b.err | sed 's/^/# /'
 		fi
-		grep '"rport"' /tmp/ta.$b.json | sed 's/.*"pid":\([0-9]*\),"comm":"\([^"]*\)".*"rport":\([0-9]*\),.*"lport":\([0-9]*\).*/\1 \2 \3 \4/' |
+		grep '"rport"' /tmp/ta.$b.json | sed 's/.*"pid":\([0-9]*\),"comm":"\([^"]*\)".*"raddr":"\([^"]*\)","rport":\([0-9]*\),"laddr":"\([^"]*\)","lport":\([0-9]*\).*/\1 \2 \3 \4 \5 \6/' |
 			sort >/tmp/ta.$b.got
 		if cmp -s /tmp/cg.awant /tmp/ta.$b.got; then
-			ok "$b: tcpaccept shows exactly the log's accepts (server PID/COMM, ports)"
+			ok "$b: tcpaccept shows exactly the log's accepts (server PID/COMM, addresses, ports)"
 		else
 			nok "$b: tcpaccept shows exactly the log's accepts"
 			diff /tmp/cg.awant /tmp/ta.$b.got | sed 's/^/# /'; sed 's/^/# /' /tmp/ta.$b.err
