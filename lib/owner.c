@@ -36,7 +36,9 @@ struct task_ent {
 	pid_t tid;              /* 0: free slot */
 	pid_t tgid;
 	uint64_t netns;
-	char name[16];          /* its comm as /proc/TID/status says */
+	char comm[16];          /* status "Name:": the comm now, where the
+				   ring buffer's saved_cmdlines may hold an
+				   older one (before exec or prctl) */
 };
 
 struct ftn_ownermap {
@@ -252,8 +254,9 @@ static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
 	t = &m->task[j];
 	t->tid = tid;
 	t->tgid = (pid_t)tgid;
+	t->comm[0] = '\0';
 	if (!strncmp(buf, "Name:\t", 6))
-		sscanf(buf + 6, "%15[^\n]", t->name);
+		sscanf(buf + 6, "%15[^\n]", t->comm);
 	ftn_netns_of_pid(m->root, tid, &t->netns);
 	m->ntask++;
 	return t;
@@ -270,16 +273,15 @@ void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const cha
 	if (!e)
 		return;         /* out of memory: lookups fall back to /proc */
 	e->o.tid = tid;
+	snprintf(e->o.comm, sizeof(e->o.comm), "%s", comm ? comm : "");
 	t = task_info(m, tid);
-	/* The binary buffers' comm is the kernel's saved_cmdlines entry,
-	 * which may predate the task's exec (a shell's "sh") or be "<...>":
-	 * the task's own, read with its tgid, is right where it still runs. */
-	snprintf(e->o.comm, sizeof(e->o.comm), "%s", t && t->name[0] ? t->name : comm ? comm : "");
 	/* A task gone before the batch was read (a short-lived client) has
 	 * no status to read: the tid the kernel gave is still that task, and
 	 * for the usual single-threaded process it is the process too. */
 	e->o.pid = t ? t->tgid : tid;
 	e->o.netns = t ? t->netns : 0;
+	if (t && t->comm[0])
+		memcpy(e->o.comm, t->comm, sizeof(e->o.comm));
 }
 
 int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
