@@ -307,9 +307,17 @@ static unsigned long fd_inode(const struct state *st, pid_t tid, int fd)
 /* A listener whose listen() we saw: by the task and fd, else by the fd
  * alone when every listener seen on that fd number has the same port (a
  * server that listens and then forks the acceptors). -1 unknown. */
+static int kid_waits(const struct state *st, int port)
+{
+	for (size_t i = 0; i < st->nkids; i++)
+		if (st->kids[i].t.lport == port)
+			return 1;
+	return 0;
+}
+
 static int made_port(const struct state *st, pid_t tid, int fd)
 {
-	int port = -1;
+	int port = -1, waiting = -1, nwaiting = 0, many = 0;
 
 	for (unsigned int i = 0; i < st->nmade && i < NLISTENERS; i++) {
 		const struct listener *m = &st->made[i];
@@ -319,10 +327,16 @@ static int made_port(const struct state *st, pid_t tid, int fd)
 		if (m->tid == tid)
 			return m->port;
 		if (port >= 0 && port != m->port)
-			return -1;
+			many = 1;
 		port = m->port;
+		/* several listeners had that fd number: the one with a
+		 * connection waiting for accept(), when only one has */
+		if (m->port != waiting && kid_waits(st, m->port)) {
+			nwaiting++;
+			waiting = m->port;
+		}
 	}
-	return port;
+	return !many ? port : nwaiting == 1 ? waiting : -1;
 }
 
 /* The local port of the listening socket fd of tid: cached per listener

@@ -7,9 +7,9 @@
 # T timed-out (SYNs to PORT+2 dropped, given up after -w) and A aborted
 # connections, and logs each with its client's and server's pid, comm and
 # ports. Four tool runs watch it at once:
-#   tcpconnect --json -n -N ANCHOR   (every connect of the namespace)
+#   tcpconnect --json -n -N ANCHOR -P PORTS (the namespace's connects)
 #   tcpconnect -P PORT,PORT+1,PORT+2 -4|-6  (text)
-#   tcpaccept --json -n -N ANCHOR
+#   tcpaccept --json -n -N ANCHOR -P PORT
 #   tcpaccept -P PORT -4|-6          (text)
 # (ANCHOR: a sleep inside the namespace). Then:
 #  - tcpconnect shows exactly the N+R+T+A active opens - as many as the
@@ -95,9 +95,11 @@ for fam in 4 6; do
 		continue
 	fi
 	P=$tmp/$fam
-	start tcpconnect "$P.c1" "$P.c1e" --json -n -N "$ANCHOR"; c1=$bg
+	# -P in every run: a connection flood elsewhere on the box (make
+	# bench's connrate) must not starve the tools of CPU
+	start tcpconnect "$P.c1" "$P.c1e" --json -n -N "$ANCHOR" -P "$PORT,$((PORT + 1)),$((PORT + 2))"; c1=$bg
 	start tcpconnect "$P.c2" "$P.c2e" -P "$PORT,$((PORT + 1)),$((PORT + 2))" -$fam; c2=$bg
-	start tcpaccept "$P.a1" "$P.a1e" --json -n -N "$ANCHOR"; a1=$bg
+	start tcpaccept "$P.a1" "$P.a1e" --json -n -N "$ANCHOR" -P "$PORT"; a1=$bg
 	start tcpaccept "$P.a2" "$P.a2e" -P "$PORT" -$fam; a2=$bg
 	for f in c1e c2e a1e a2e; do host_wait_nonempty "$P.$f" 50; done
 	ao0=$(ns_counter TcpActiveOpens) po0=$(ns_counter TcpPassiveOpens)
