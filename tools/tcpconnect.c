@@ -41,6 +41,23 @@ struct pend {
 	int refused;            /* an RST arrived in SYN_SENT */
 };
 
+/* An outcome (or an RST) of a socket not in SYN_SENT here yet: the events
+ * of two CPUs may come with timestamps a little out of step (qemu), so it
+ * waits for its start until the next batch ends */
+struct early {
+	uint64_t sk;
+	uint64_t ts;
+	int newstate;           /* ESTABLISHED or CLOSE */
+	int refused;
+	int batches;
+	struct ftn_probe_sock t;
+	pid_t pid;
+	char comm[16];
+};
+#define MAX_EARLY 1024
+#define MAX_CPUS 1024
+#define EARLY_NS 1000000        /* 1 ms: more than CPUs' clocks differ */
+
 struct state {
 	struct tool_opts o;
 	const char *backend;    /* -B */
@@ -69,6 +86,9 @@ struct state {
 	struct tool_report *r;
 	struct tool_col cols[16];
 	uint64_t unseen;        /* outcomes of connects begun before we started */
+	struct early early[MAX_EARLY];
+	size_t nearly;
+	uint64_t lastrst[MAX_CPUS];     /* per CPU: the last RST of a socket not in SYN_SENT here */
 };
 static const char *const backends[] = { "tracepoint", "kprobe" };
 
@@ -155,7 +175,7 @@ static void count_add(struct state *st, const struct ftn_addr *a, uint16_t port,
 	}
 }
 
-static void emit(struct state *st, const struct ftn_event *ev, const struct ftn_probe_sock *t,
+static void emit(struct state *st, uint64_t ts, const struct ftn_probe_sock *t,
 		 uint64_t sk, uint64_t lat, const char *result)
 {
 	struct tool_report *r = st->r;
@@ -174,13 +194,13 @@ static void emit(struct state *st, const struct ftn_event *ev, const struct ftn_
 	if (st->count)
 		return;
 	if (!st->t0)
-		st->t0 = ev->ts_ns;
+		st->t0 = ts;
 	tool_report_row(r, TOOL_ROW_EVENT);
 	if (st->elapsed)
-		tool_report_num(r, C_TIME, (double)(ev->ts_ns - st->t0) / 1e9);
+		tool_report_num(r, C_TIME, (double)(ts - st->t0) / 1e9);
 	else
-		tool_report_time(r, C_TIME, ftn_instance_to_wall(st->inst, ev->ts_ns));
-	tool_report_num(r, C_TS, (double)ev->ts_ns / 1e9);
+		tool_report_time(r, C_TIME, ftn_instance_to_wall(st->inst, ts));
+	tool_report_num(r, C_TS, (double)ts / 1e9);
 	own ? tool_report_int(r, C_PID, o.pid) : tool_report_null(r, C_PID);
 	tool_report_str(r, C_COMM, own ? o.comm : NULL);
 	if (st->netns_col)
@@ -206,6 +226,61 @@ static int ev_sk(const struct state *st, const struct ftn_event *ev, uint64_t *s
 	return ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, sk);
 }
 
+/* The early record of sk (a new one when add), NULL when none */
+static struct early *early_get(struct state *st, uint64_t sk, int add)
+{
+	for (size_t i = 0; i < st->nearly; i++)
+		if (st->early[i].sk == sk)
+			return &st->early[i];
+	if (!add || st->nearly == MAX_EARLY)
+		return NULL;
+	memset(&st->early[st->nearly], 0, sizeof(st->early[0]));
+	st->early[st->nearly].sk = sk;
+	return &st->early[st->nearly++];
+}
+
+static void early_drop(struct state *st, struct early *x)
+{
+	*x = st->early[--st->nearly];
+}
+
+/* A connect starts (in its caller's context): an outcome already read
+ * for it is shown now */
+static void start(struct state *st, const struct ftn_event *ev, uint64_t sk, int dport)
+{
+	struct early *x = early_get(st, sk, 0);
+
+	ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
+	/* only a few clock steps apart and to the same port: else the early
+	 * outcome was another connect's on memory reused since */
+	if (x && (ev->ts_ns > x->ts + EARLY_NS || (dport && dport != x->t.rport))) {
+		st->unseen++;
+		early_drop(st, x);
+		x = NULL;
+	}
+	if (!x) {
+		pend_start(st, sk, ev->ts_ns);
+		return;
+	}
+	emit(st, x->ts, &x->t, sk, x->ts >= ev->ts_ns ? x->ts - ev->ts_ns : 0,
+	     x->newstate == 1 ? "ok" : x->refused ? "refused" : "timeout");
+	early_drop(st, x);
+}
+
+/* Batch end: early records that waited through a whole batch belong to
+ * connects begun before we started */
+static void early_age(struct state *st)
+{
+	for (size_t i = 0; i < st->nearly;) {
+		if (st->early[i].batches++ < 1) {
+			i++;
+			continue;
+		}
+		st->unseen++;
+		early_drop(st, &st->early[i]);
+	}
+}
+
 /* A socket leaves SYN_SENT for newstate; t its tuple */
 static void outcome(struct state *st, const struct ftn_event *ev, uint64_t sk, int newstate,
 		    const struct ftn_probe_sock *t)
@@ -213,11 +288,23 @@ static void outcome(struct state *st, const struct ftn_event *ev, uint64_t sk, i
 	struct pend **p = pend_slot(st, sk), *e = *p;
 
 	if (newstate != TCP_SYN_SENT && !e) {
-		st->unseen += newstate == 1 || newstate == 7;
-		return;         /* its connect began before we started */
+		struct early *x = newstate == 1 || newstate == 7 ? early_get(st, sk, 1) : NULL;
+
+		if (x) {
+			x->newstate = newstate;
+			x->ts = ev->ts_ns;
+			x->t = *t;
+			/* an RST is read just before the CLOSE it causes, on
+			 * the same CPU */
+			x->refused = newstate == 7 && ev->cpu >= 0 && ev->cpu < MAX_CPUS &&
+				     st->lastrst[ev->cpu] == sk;
+		} else {
+			st->unseen += newstate == 1 || newstate == 7;     /* (no room) */
+		}
+		return;         /* its start comes later, or was before we started */
 	}
 	if (newstate == 1 || newstate == 7) {
-		emit(st, ev, t, sk, ev->ts_ns >= e->ts ? ev->ts_ns - e->ts : 0,
+		emit(st, ev->ts_ns, t, sk, ev->ts_ns >= e->ts ? ev->ts_ns - e->ts : 0,
 		     newstate == 1 ? "ok" : e->refused ? "refused" : "timeout");
 	}
 	if (newstate != TCP_SYN_SENT) {        /* (SYN_RECV: a simultaneous open) */
@@ -240,17 +327,17 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		    ftn_sock_event_decode(ev, &t))
 			return 0;
 		if (nv == TCP_SYN_SENT) {       /* connect(), in the caller's context */
-			ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
-			pend_start(st, sk, ev->ts_ns);
+			start(st, ev, sk, t.rport);
 		} else if (v == TCP_SYN_SENT) {
 			outcome(st, ev, sk, (int)nv, &t);
 		}
 	} else if (!strcmp(ev->name, "tcp_receive_reset") || !strcmp(ev->name, "reset")) {
 		if ((e = *pend_slot(st, sk)))
 			e->refused = 1;
+		else if (ev->cpu >= 0 && ev->cpu < MAX_CPUS)
+			st->lastrst[ev->cpu] = sk;      /* for an early CLOSE right after it */
 	} else if (st->be && (!strcmp(ev->name, "conn4") || !strcmp(ev->name, "conn6"))) {
-		ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
-		pend_start(st, sk, ev->ts_ns);
+		start(st, ev, sk, 0);
 	} else if (st->be && !strcmp(ev->name, "state")) {
 		int err = ftn_probe_sock_decode(ev, st->bare_hex, &t);
 
@@ -271,6 +358,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
 
+	early_age(st);
 	ftn_ownermap_batch_end(st->owners);
 	if (st->count)
 		tool_report_counter(st->r, st->counts, now_wall);
@@ -526,9 +614,11 @@ static int init(struct state *st)
 			  "IPv6 addresses cannot be hist keys (-4 counts in the kernel)");
 	if ((st->reader = tool_reader(st->inst, &st->o)) < 0)
 		return st->reader;
-	if (st->reader == 't')
-		tool_fail(0, "reading trace_pipe text: socket pointers are hashed there, owners "
-			  "come from the connect events only");
+	/* inet_sock_set_state's text has no skaddr to join start and end by */
+	if (!st->be && st->reader == 't')
+		return tool_fail(-ENOTSUP, "the tracepoint back end reads the binary buffers only "
+				 "(the socket pointer is not in the text)%s",
+				 st->o.reader ? "" : ", and this tracefs has none");
 	return st->be ? kp_setup(st) : tp_setup(st);
 }
 

@@ -186,6 +186,11 @@ for t in tcpconnect tcpaccept; do
 	check "$t -B kprobe without kprobe_events: exit 2, one line" \
 		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "no kprobes" "$2"' sh "$rc" "$tmp/e"
 done
+for t in tcpconnect tcpaccept; do
+	run "$R" "$tmp/o" "$tmp/e" "$BIN/$t" -d 1 -C text
+	check "$t -C text with the tracepoint back end: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "binary buffers only" "$2"' sh "$rc" "$tmp/e"
+done
 E=$tmp/empty
 fake_tree "$E" conn tcp/tcp_receive_reset
 for t in tcpconnect tcpaccept; do
