@@ -601,12 +601,15 @@ check_tool_connect() {
 	done
 	check "kprobe back end: the tool said kprobe" grep -q 'back end kprobe' /tmp/tc.kprobe.err
 	check "no ftnet_tcpconnect/tcpaccept group left" sh -c "! grep -q 'ftnet_tcp\(connect\|accept\)' $T/kprobe_events"
-	# four kprobes to remove (each a synchronize under TCG: 689 ms seen)
-	SIGNAL_MS=1000
+	# Prompt and clean, not a timing target: under TCG the time depends on
+	# the host's load (tcpconnect's tracepoint run: 149 ms on a quiet
+	# host, 629 ms on a busy one; -B kprobe removes four kprobes: 579 to
+	# 1090 ms), so the bound is 2 s here.
+	SIGNAL_MS=2000
 	signal_check "tcpconnect -B kprobe -i 3600" tcpconnect -B kprobe -i 3600
-	SIGNAL_MS=500
 	signal_check "tcpconnect -i 3600 (tracepoint)" tcpconnect -i 3600
 	signal_check "tcpaccept -B kprobe -i 3600" tcpaccept -B kprobe -i 3600
+	SIGNAL_MS=500
 }
 
 # --- hygiene (last) --------------------------------------------------------------
