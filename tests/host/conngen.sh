@@ -40,8 +40,10 @@
 #  - the time limit: -t shorter than a connect timeout exits 3 and takes
 #    the server with it; an outcome other than the one asked (a "timeout"
 #    to a port nobody drops is refused) exits 1 and logs what happened;
-#    bad usage exits 2, -h 0.
-# Runs in about 8 s. Needs root, ip, nft and nstat (iproute2).
+#    bad usage exits 2, -h 0;
+#  - -P 3 (three client/server pairs side by side, IPv6): the same
+#    relations, each pair its own processes and server port.
+# Runs in about 10 s. Needs root, ip, nft and nstat (iproute2).
 
 cd "${FTNET_TOP:=$(pwd)}" || exit 1
 . tests/host/lib.inc
@@ -231,7 +233,10 @@ t_check "... and its log line says result=refused" \
 # -t shorter than the connect timeout: exit 3, the server gone with it
 ip netns exec "$NS" "$GEN" -p "$PORT" -n 1 -T 1 -w 5000 -l "$tmp/log.limit" -t 0.8 2>"$tmp/err.limit"
 t_is "$?" 3 "time limit (-t 0.8, a 5 s connect timeout) exits 3"
-sleep 0.1
+# (SIGKILL is sent before the client exits; allow the kernel a moment to
+# finish the server off under load)
+i=0
+while [ -n "$(ip netns pids "$NS")" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
 t_is "$(ip netns pids "$NS" | wc -l | tr -d ' ')" 0 "time limit: the server was killed with the client"
 
 host_netns_destroy "$NS"
