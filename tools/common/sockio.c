@@ -230,29 +230,36 @@ static void emit(struct sockio *st, const struct call *cl, const struct ftn_even
 
 /* --- consumer callbacks --- */
 
-/* The comm of a task the consumer has no name for yet ("<...>": a new
- * task's first events, before the kernel's saved comms have it): read
- * once from /proc/TID/comm, kept in a small direct-mapped cache. */
-static const char *comm_of(struct sockio *st, const struct ftn_event *ev)
+/* The comm of the calling task. The consumer's name comes from the
+ * kernel's saved comms, which lag behind a new task ("<...>") and may
+ * still hold the name of an older task with the same PID: the caller is
+ * alive during its call, so /proc/TID/comm is read once per task (again
+ * when the kernel's name for that TID changes), in a small direct-mapped
+ * cache; a task already gone keeps the kernel's name. */
+#define COMM_CACHE 1024
+static const char *comm_of(const struct ftn_event *ev)
 {
-	static struct { pid_t tid; char comm[16]; } cache[256];
+	static struct { pid_t tid; char kcomm[16], comm[16]; } cache[COMM_CACHE];
+	const char *kc = ev->comm ? ev->comm : "";
+	unsigned int i = (unsigned int)ev->pid % COMM_CACHE;
 	char path[64];
-	unsigned int i = (unsigned int)ev->pid % 256;
 	FILE *f;
 
-	if (ev->comm && ev->comm[0] && ev->comm[0] != '<')
-		return ev->comm;
-	if (cache[i].tid == ev->pid && ev->pid > 0)
+	if (ev->pid <= 0)
+		return kc;
+	if (cache[i].tid == ev->pid && !strncmp(cache[i].kcomm, kc, sizeof(cache[i].kcomm) - 1))
 		return cache[i].comm;
-	snprintf(path, sizeof(path), "/proc/%d/comm", ev->pid);
-	if (ev->pid <= 0 || !(f = fopen(path, "r")))
-		return ev->comm;
+	snprintf(path, sizeof(path), "%s/%d/comm", getenv("FTNET_PROC") ? getenv("FTNET_PROC") : "/proc",
+		 ev->pid);
+	if (!(f = fopen(path, "r")))
+		return kc;
 	if (fgets(cache[i].comm, sizeof(cache[i].comm), f)) {
 		cache[i].comm[strcspn(cache[i].comm, "\n")] = '\0';
 		cache[i].tid = ev->pid;
+		snprintf(cache[i].kcomm, sizeof(cache[i].kcomm), "%s", kc);
 	}
 	fclose(f);
-	return cache[i].tid == ev->pid ? cache[i].comm : ev->comm;
+	return cache[i].tid == ev->pid ? cache[i].comm : kc;
 }
 
 static void on_resolved(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
@@ -269,7 +276,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	if (ftn_sendrecv_decode(ev, &cl.c) || cl.c.protocol != st->protocol || !cl.c.bytes)
 		return 0;
 	/* process context: the caller owns the socket */
-	ftn_ownermap_note(st->owners, cl.c.sk, ev->pid, comm_of(st, ev));
+	ftn_ownermap_note(st->owners, cl.c.sk, ev->pid, comm_of(ev));
 	if (ftn_ownermap_lookup(st->owners, cl.c.sk, NULL, &cl.own)) {
 		memset(&cl.own, 0, sizeof(cl.own));
 		cl.own.pid = cl.own.tid = ev->pid;
