@@ -28,6 +28,9 @@
 struct call {
 	struct ftn_sendrecv c;
 	struct ftn_sockowner own;
+	int known;              /* sock holds the socket (a call waiting
+				   only for its place in the order) */
+	struct ftn_sock sock;
 };
 
 /* A top row: process and connection (family 0: socket unknown). */
@@ -264,7 +267,9 @@ static const char *comm_of(const struct ftn_event *ev)
 
 static void on_resolved(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
 {
-	emit(ctx, item, ev, s);
+	const struct call *cl = item;
+
+	emit(ctx, cl, ev, cl->known ? &cl->sock : s);
 }
 
 static int on_event(void *ctx, const struct ftn_event *ev)
@@ -283,12 +288,14 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		snprintf(cl.own.comm, sizeof(cl.own.comm), "%s", ev->comm ? ev->comm : "");
 	}
 	s = ftn_sockres_lookup_sk(st->socks, cl.c.sk);
-	if (!ftn_sockres_ptrs_valid(st->socks) && !st->warned++)
+	if (!st->warned && !ftn_sockres_ptrs_valid(st->socks) && (st->warned = 1))
 		tool_fail(0, "/proc/net/%s shows no real socket pointers (kptr_restrict): "
 			  "calls cannot be joined with their sockets",
 			  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
 	/* unknown: wait for the batch end's snapshot; snoop keeps the order
 	 * (what follows a waiting call waits too), top needs none */
+	if ((cl.known = s != NULL))
+		cl.sock = *s;   /* the table may change before the batch end */
 	if ((!s || (!st->top && ftn_sockres_pending(st->socks))) &&
 	    !ftn_sockres_defer(st->socks, s ? 0 : cl.c.sk, &cl, sizeof(cl), st->top ? NULL : ev))
 		return 0;
