@@ -68,7 +68,7 @@ log_snoop() {
 	grep " proto=$1 " "$tmp/log" | sed 's/.* pid=\([0-9]*\) comm=\([^ ]*\) .* laddr=\([^ ]*\) lport=\([0-9]*\) .* tx=\([0-9]*\) rx=\([0-9]*\) sends=\([0-9]*\) recvs=\([0-9]*\)/\1 \2 \3 \4 \5 \6 \7 \8/' | sort
 }
 json_snoop() {
-	grep '"dir"' "$1" |
+	grep '"dir".*"laddr":"' "$1" |
 	sed -e 's/.*"pid":\([0-9]*\),.*"comm":"\([^"]*\)","dir":"\(..\)",.*"laddr":"\([^"]*\)","lport":\([0-9]*\),.*"bytes":\([0-9]*\)}/\1 \2 \4 \5 \3 \6/' |
 	awk -v pids=" $2 " 'index(pids, " " $1 " ") { k = $1 " " $2 " " $3 " " $4; all[k] = 1
 		if ($5 == "TX") { tx[k] += $6; s[k]++ } else { rx[k] += $6; r[k]++ } }

@@ -87,7 +87,7 @@ log_snoop() {
 }
 # json_snoop FILE: the same from a snoop tool's JSON lines
 json_snoop() {
-	grep '"dir"' "$1" |
+	grep '"dir".*"laddr":"' "$1" |
 	sed -e 's/.*"pid":\([0-9]*\),.*"dir":"\(..\)",.*"laddr":"\([^"]*\)","lport":\([0-9]*\),.*"bytes":\([0-9]*\)}/\1 \3 \4 \2 \5/' |
 	awk '{ k = $1 " " $2 " " $3; if ($4 == "TX") { tx[k] += $5; s[k]++ } else { rx[k] += $5; r[k]++ }; all[k] = 1 }
 	     END { for (k in all) print k, tx[k] + 0, rx[k] + 0, s[k] + 0, r[k] + 0 }' | sort
@@ -146,6 +146,24 @@ check "hashed pointers: all $want bytes counted under '-' (got $got)" \
 check "hashed pointers: the unresolved calls reported" grep -q "calls ([0-9]* bytes) on sockets gone before a socket table snapshot saw them: shown under '-'" "$tmp/e"
 check "-v: the back end and why" grep -q "back end: tracepoints sock:sock_send_length and sock:sock_recv_length" "$tmp/e"
 check "-v: the snapshot count" grep -q "^tcptop: [0-9]* socket table snapshots$" "$tmp/e"
+
+# one socket missing from the table (gone before any snapshot): its calls
+# under "-", every other call still joined - also those that waited
+# behind it for their place in the order (snoop)
+M=$tmp/procm
+cp -r "$P" "$M"
+cl=$(awk '/kind=tcp4/ && $7 != "lport=41000" { sub("lport=", "", $7); print $7; exit }' "$S/log")
+hex=$(printf ':%04X ' "$cl")
+grep -v "^ *[0-9]*: 0100007F$hex" "$P/net/tcp" > "$M/net/tcp"
+check "the missing socket's row is gone ($cl)" [ "$(wc -l < "$M/net/tcp")" -lt "$(wc -l < "$P/net/tcp")" ]
+run_raw "$M" "$tmp/o" "$tmp/e" "$BIN/tcpsnoop" -d 1 --json
+log_snoop tcp | grep -v " $cl " > "$tmp/want"
+json_snoop "$tmp/o" > "$tmp/got"
+same "tcpsnoop, one socket unknown: every other call joined, in order" "$tmp/want" "$tmp/got"
+calls=$(log_snoop tcp | awk -v p="$cl" '$3 == p { print $6 + $7 }')
+check "tcpsnoop: the unknown socket's $calls calls shown under '-'" \
+	sh -c '[ "$(grep -c "\"laddr\":null" "$1")" = "$2" ]' sh "$tmp/o" "$calls"
+check "tcpsnoop: the unknown calls reported" grep -q "^tcpsnoop: $calls calls ([0-9]* bytes) on sockets gone" "$tmp/e"
 
 # no back end
 for t in tcptop udptop tcpsnoop udpsnoop; do
