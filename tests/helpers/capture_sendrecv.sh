@@ -6,7 +6,9 @@
 #   sh tests/helpers/capture_sendrecv.sh [OUTDIR]     (root, after make test-bins)
 #
 # In a new network namespace, with both events enabled in a private
-# instance (capsr-PID, a name no ftnet run reaps; filter: IPv4/IPv6, TCP or UDP, ret > 0), build/tests/sendrecv
+# instance (capsr-PID, a name no ftnet run reaps; filter: IPv4/IPv6, TCP or
+# UDP, ret > 0) and sock:inet_sock_set_state (TCP, -> ESTABLISHED and
+# -> CLOSE), build/tests/sendrecv
 # runs a few rounds of each kind; while its sockets are still open the
 # namespace's /proc/net/{tcp,udp}{,6} are read with kptr_restrict at 1 (real
 # pointers for root; the old value is put back), then tracing stops and the
@@ -26,7 +28,7 @@ ip netns add "$ns"
 ip -n "$ns" link set lo up
 mkdir "$I"
 cleanup() {
-	for e in sock_send_length sock_recv_length; do
+	for e in sock_send_length sock_recv_length inet_sock_set_state; do
 		echo 0 > "$I/events/sock/$e/enable" 2>/dev/null || :
 	done
 	rmdir "$I" 2>/dev/null || :
@@ -38,6 +40,8 @@ for e in sock_send_length sock_recv_length; do
 		> "$I/events/sock/$e/filter"
 	echo 1 > "$I/events/sock/$e/enable"
 done
+echo 'protocol == 6 && (newstate == 1 || newstate == 7)' > "$I/events/sock/inet_sock_set_state/filter"
+echo 1 > "$I/events/sock/inet_sock_set_state/enable"
 ip netns exec "$ns" "$top/build/tests/sendrecv" -p 41000 -t 0.04 -r 50 -w 2 -l "$out/log" &
 gen=$!
 sleep 1
@@ -51,6 +55,6 @@ for c in 0 1; do
 	dd if="$I/per_cpu/cpu$c/trace_pipe_raw" of="$out/cpu$c.raw" bs=4096 iflag=nonblock 2>/dev/null || :
 done
 cp "$T/events/header_page" "$T/events/header_event" "$out/"
-for e in sock_send_length sock_recv_length; do cp "$T/events/sock/$e/format" "$out/format.sock_$e"; done
+for e in sock_send_length sock_recv_length inet_sock_set_state; do cp "$T/events/sock/$e/format" "$out/format.sock_$e"; done
 sed 's/.* pid=\([0-9]*\) comm=\([^ ]*\) .*/\1 \2/' "$out/log" | sort -u > "$out/saved_cmdlines"
 ls -l "$out"

@@ -12,6 +12,12 @@
  * put back, at most one refresh per batch; a pointer unknown then waits
  * for the batch end's snapshot). A pointer still unknown there is counted
  * under "-" and reported at the end, never dropped.
+ *
+ * TCP sockets born during the run need no snapshot: sock:inet_sock_set_state
+ * (-> ESTABLISHED) gives their pointer and tuple, kept in a small map until
+ * -> CLOSE. A closed pointer is marked until the next snapshot, so that a
+ * newer socket reusing its memory is never named after the table's stale
+ * row (its calls wait for the batch end's snapshot instead).
  */
 #include "common/sockio.h"
 
@@ -42,6 +48,15 @@ struct key {
 	uint8_t laddr[16], raddr[16];
 	uint16_t lport, rport;
 	uint32_t pad;
+};
+
+/* A TCP socket seen established (s.laddr.family != 0); a socket closed
+ * since the last snapshot (family 0, state 7: a mark); or a free slot
+ * that keeps its sk for the probing (family 0, state 0). */
+struct sockio_born {
+	uint64_t sk;            /* 0: never used */
+	uint64_t snap;          /* snapshots taken when it was established */
+	struct ftn_sock s;
 };
 
 /* --- columns --- */
@@ -231,6 +246,146 @@ static void emit(struct sockio *st, const struct call *cl, const struct ftn_even
 		print_call(st, cl, ev, &k);
 }
 
+/* --- sockets born during the run (TCP) --- */
+
+static size_t born_hash(uint64_t sk, size_t mask)
+{
+	sk ^= sk >> 33;
+	sk *= 0xff51afd7ed558ccdULL;
+	sk ^= sk >> 33;
+	return (size_t)sk & mask;
+}
+
+static struct sockio_born *born_find(const struct sockio *st, uint64_t sk)
+{
+	if (!st->born)
+		return NULL;
+	for (size_t j = born_hash(sk, st->born_mask); st->born[j].sk; j = (j + 1) & st->born_mask)
+		if (st->born[j].sk == sk)
+			return &st->born[j];
+	return NULL;
+}
+
+static int born_live(const struct sockio_born *e)
+{
+	return e->s.laddr.family != 0;
+}
+
+/* a mark, and no snapshot since the close */
+static int born_mark(const struct sockio_born *e)
+{
+	return !e->s.laddr.family && e->s.state == 7;
+}
+
+static int born_mark_current(const struct sockio *st, const struct sockio_born *e)
+{
+	return born_mark(e) && e->snap == ftn_sockres_snapshots(st->socks);
+}
+
+/* Rehash the live entries (and the marks, or with drop_marks only those
+ * no snapshot has followed yet) into a table at most a quarter full.
+ * 0 or -ENOMEM. */
+static int born_rehash(struct sockio *st, int drop_marks)
+{
+	size_t cap = 1024, n = 0, m = 0, j;
+	struct sockio_born *nb;
+
+	for (size_t i = 0; st->born && i <= st->born_mask; i++)
+		n += born_live(&st->born[i]) || (drop_marks ? born_mark_current(st, &st->born[i])
+							    : born_mark(&st->born[i]));
+	while (cap < (n + 1) * 4)
+		cap *= 2;
+	if (!(nb = calloc(cap, sizeof(*nb))))
+		return -ENOMEM;
+	for (size_t i = 0; st->born && i <= st->born_mask; i++) {
+		const struct sockio_born *e = &st->born[i];
+
+		if (!born_live(e) && !(drop_marks ? born_mark_current(st, e) : born_mark(e)))
+			continue;
+		for (j = born_hash(e->sk, cap - 1); nb[j].sk; j = (j + 1) & (cap - 1))
+			;
+		nb[j] = *e;
+		m += born_mark(e);
+	}
+	free(st->born);
+	st->born = nb;
+	st->born_mask = cap - 1;
+	st->nborn = n;
+	st->nclosed = m;
+	return 0;
+}
+
+/* The slot of sk, a new one when absent (NULL: no memory). */
+static struct sockio_born *born_put(struct sockio *st, uint64_t sk)
+{
+	struct sockio_born *e = born_find(st, sk);
+	size_t j;
+
+	if (e)
+		return e;
+	if ((!st->born || (st->nborn + 1) * 2 > st->born_mask + 1) && born_rehash(st, 0))
+		return NULL;    /* no memory: the snapshot path still works */
+	for (j = born_hash(sk, st->born_mask); st->born[j].sk; j = (j + 1) & st->born_mask)
+		;
+	st->nborn++;
+	e = &st->born[j];
+	memset(e, 0, sizeof(*e));
+	e->sk = sk;
+	return e;
+}
+
+/* ESTABLISHED (s) or CLOSE (s NULL) of socket sk */
+static void born_set(struct sockio *st, uint64_t sk, const struct ftn_sock *s)
+{
+	uint64_t snaps = ftn_sockres_snapshots(st->socks);
+	struct sockio_born *e = s ? born_put(st, sk) : born_find(st, sk);
+
+	if (s) {
+		if (!e)
+			return;
+		st->nclosed -= born_mark(e);
+		e->s = *s;
+		e->snap = snaps;
+		return;
+	}
+	/* closed: no snapshot can hold its row (none since it was born, or
+	 * none at all): forget it; else mark it until the next snapshot */
+	if (e && born_live(e) && e->snap == snaps) {
+		memset(&e->s, 0, sizeof(e->s));
+		return;
+	}
+	if (!snaps || !(e = born_put(st, sk)))
+		return;
+	st->nclosed += !born_mark(e);
+	memset(&e->s, 0, sizeof(e->s));
+	e->s.state = 7;
+	e->snap = snaps;
+}
+
+static void on_state(struct sockio *st, const struct ftn_event *ev)
+{
+	struct ftn_probe_sock t;
+	struct ftn_sock s;
+	uint64_t sk, ns;
+
+	if (ftn_event_u64(ev, "skaddr", &sk) || ftn_event_u64(ev, "newstate", &ns) || !sk)
+		return;
+	if (ns != 1) {          /* CLOSE */
+		born_set(st, sk, NULL);
+		return;
+	}
+	if (ftn_sock_event_decode(ev, &t))
+		return;
+	memset(&s, 0, sizeof(s));
+	s.laddr = t.laddr;
+	s.raddr = t.raddr;
+	s.lport = t.lport;
+	s.rport = t.rport;
+	s.state = 1;
+	s.sk = sk;
+	born_set(st, sk, &s);
+}
+
 /* --- consumer callbacks --- */
 
 /* The comm of the calling task. The consumer's name comes from the
@@ -276,8 +431,13 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 {
 	struct sockio *st = ctx;
 	const struct ftn_sock *s;
+	const struct sockio_born *b;
 	struct call cl;
 
+	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
+		on_state(st, ev);
+		return 0;
+	}
 	if (ftn_sendrecv_decode(ev, &cl.c) || cl.c.protocol != st->protocol || !cl.c.bytes)
 		return 0;
 	/* process context: the caller owns the socket */
@@ -287,7 +447,15 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		cl.own.pid = cl.own.tid = ev->pid;
 		snprintf(cl.own.comm, sizeof(cl.own.comm), "%s", ev->comm ? ev->comm : "");
 	}
-	s = ftn_sockres_lookup_sk(st->socks, cl.c.sk);
+	if ((b = born_find(st, cl.c.sk)) && born_live(b)) {
+		s = &b->s;      /* born during the run: its own tuple */
+		st->born_hits++;
+	} else if (b && born_mark_current(st, b)) {
+		s = NULL;       /* closed since the last snapshot: the table's
+				   row may be the old socket's; wait */
+	} else {
+		s = ftn_sockres_lookup_sk(st->socks, cl.c.sk);
+	}
 	if (!st->warned && !ftn_sockres_ptrs_valid(st->socks) && (st->warned = 1))
 		tool_fail(0, "/proc/net/%s shows no real socket pointers (kptr_restrict): "
 			  "calls cannot be joined with their sockets",
@@ -390,6 +558,12 @@ static int on_batch(void *ctx, int64_t now_wall)
 
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
 	ftn_ownermap_batch_end(st->owners);
+	/* a snapshot newer than the closes: their marks are not needed */
+	if (ftn_sockres_snapshots(st->socks) != st->born_snap) {
+		if (st->nclosed)
+			born_rehash(st, 1);
+		st->born_snap = ftn_sockres_snapshots(st->socks);
+	}
 	if (!st->top)
 		return tool_report_batch(st->r, now_wall);
 	if (now_wall >= st->next_wall) {
@@ -441,12 +615,21 @@ static int init(struct sockio *st)
 		if ((err = tool_event_setup(st->inst, "sock", evs[i], filter, 0, name)))
 			return err;
 	}
+	/* TCP sockets born during the run: their tuple without a snapshot */
+	st->states = st->protocol == IPPROTO_TCP && ftn_event_exists("sock", "inet_sock_set_state");
+	if (st->states)
+		return tool_event_setup(st->inst, "sock", "inet_sock_set_state",
+					"protocol == 6 && (newstate == 1 || newstate == 7)", 0,
+					"sock:inet_sock_set_state");
+	if (st->protocol == IPPROTO_TCP)
+		tool_info("no sock:inet_sock_set_state: every socket is found by snapshot");
 	return 0;
 }
 
 static int run(struct sockio *st)
 {
-	static const char *const evs[] = { "sock/sock_send_length", "sock/sock_recv_length", NULL };
+	const char *evs[] = { "sock/sock_send_length", "sock/sock_recv_length",
+			      st->states ? "sock/inet_sock_set_state" : NULL, NULL };
 	/* batches of at most 1 s whatever the interval: a new socket's
 	 * pointer is looked up in a snapshot soon after its first call,
 	 * while the socket still exists */
@@ -495,11 +678,15 @@ static int fini(struct sockio *st, int err)
 			  (unsigned long long)st->unknown_calls, (unsigned long long)st->unknown_bytes);
 	if (st->socks)
 		tool_info("%llu socket table snapshots", (unsigned long long)ftn_sockres_snapshots(st->socks));
+	if (st->states)
+		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",
+			  (unsigned long long)st->born_hits);
 	ferr = tool_report_finish(st->r);
 	ftn_instance_destroy(st->inst);
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);
 	tool_counter_free(st->prom);
+	free(st->born);
 	ftn_sockres_free(st->socks);
 	ftn_ownermap_free(st->owners);
 	return err ? err : ferr;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct sockio_born;
 struct sockio {
 	/* set by the tool */
 	const char *tool;       /* "tcptop" */
@@ -35,6 +36,11 @@ struct sockio {
 	struct tool_counter *counts;    /* top: n = tx + rx, n2 = rx */
 	struct tool_counter *prom;      /* --prom: n = tx, n2 = rx, kept */
 	struct tool_report *r;
+	int states;                     /* TCP: inet_sock_set_state enabled */
+	struct sockio_born *born;       /* TCP: sockets seen established */
+	size_t nborn, nclosed, born_mask;
+	uint64_t born_snap;             /* snapshot count at the last purge */
+	uint64_t born_hits;             /* calls joined through it (-v) */
 	int clear, warned;
 	int64_t next_wall;              /* top: end of the current interval */
 	uint64_t unknown_calls, unknown_bytes;
