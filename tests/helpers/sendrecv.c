@@ -3,7 +3,8 @@
  * sendrecv - known send/receive traffic for the tests of tcptop, udptop,
  * tcpsnoop and udpsnoop.
  *
- *   sendrecv [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] [tcp4] [tcp6] [udp]
+ *   sendrecv [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] [-W FILE]
+ *            [tcp4] [tcp6] [udp]
  *
  * Forks one process per kind asked (default all three), each with its own
  * comm:
@@ -16,7 +17,9 @@
  *        exchanging one datagram each way per round with send/recv, and two
  *        unconnected ones (PORT+4, PORT+5) doing the same with sendto/
  *        recvfrom.
- * Rounds run for -t seconds (default 2) at -r rounds per second (default
+ * With -W, each process waits (at most 60 s) for FILE to exist once its
+ * sockets are set up, before the first round (a tool started in between
+ * finds sockets that existed before it). Rounds run for -t seconds (default 2) at -r rounds per second (default
  * 200). Every call is counted by the process that makes it. Then each
  * process writes one line per socket to LOG (default stdout, appended,
  * one write per line):
@@ -50,12 +53,20 @@ struct sock {
 };
 
 static int logfd = STDOUT_FILENO;
+static const char *gofile;
+
+/* -W: wait for the go file */
+static void wait_go(void)
+{
+	for (int i = 0; gofile && i < 6000 && access(gofile, F_OK); i++)
+		usleep(10000);
+}
 static unsigned char buf[65536];
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sendrecv [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] "
-		"[tcp4] [tcp6] [udp]\n");
+		"[-W FILE] [tcp4] [tcp6] [udp]\n");
 }
 
 static double now_s(void)
@@ -222,6 +233,7 @@ static void run_tcp(int fam, int port, double secs, double rate, double wait)
 	if ((a.fd = accept(lfd, NULL, NULL)) < 0)
 		die("accept");
 	c.connected = a.connected = 1;
+	wait_go();
 	start = now_s();
 	for (i = 0; now_s() - start < secs; i++) {
 		size_t n = round_size(i);
@@ -254,6 +266,7 @@ static void run_udp(int port, double secs, double rate, double wait)
 	s[0].connected = s[1].connected = 1;
 	tl[0] = mkaddr(AF_INET, port + 5, &to[0]);     /* s[2] -> s[3] */
 	tl[1] = mkaddr(AF_INET, port + 4, &to[1]);     /* s[3] -> s[2] */
+	wait_go();
 	start = now_s();
 	for (i = 0; now_s() - start < secs; i++) {
 		size_t n = round_size(i);
@@ -281,7 +294,7 @@ int main(int argc, char **argv)
 	pid_t pids[3];
 	char *e;
 
-	while ((c = getopt(argc, argv, "hl:p:r:t:w:")) != -1) {
+	while ((c = getopt(argc, argv, "hl:p:r:t:w:W:")) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return 0;
 		case 'l':
@@ -291,6 +304,7 @@ int main(int argc, char **argv)
 		case 'p': port = (int)strtol(optarg, &e, 10); if (*e || port < 1 || port > 65530) port = -1; break;
 		case 'r': rate = strtod(optarg, &e); if (*e || rate <= 0 || rate > 1e5) rate = -1; break;
 		case 't': secs = strtod(optarg, &e); if (*e || secs <= 0 || secs > 600) secs = -1; break;
+		case 'W': gofile = optarg; break;
 		case 'w': wait = strtod(optarg, &e); if (*e || wait < 0 || wait > 600) wait = -1; break;
 		default: usage(stderr); return 2;
 		}
@@ -315,7 +329,7 @@ int main(int argc, char **argv)
 		if ((pids[n] = fork()) < 0)
 			die("fork");
 		if (!pids[n]) {
-			alarm((unsigned int)(secs + wait + 30));       /* bounded whatever happens */
+			alarm((unsigned int)(secs + wait + 30 + (gofile ? 60 : 0)));       /* bounded whatever happens */
 			if (k == 2)
 				run_udp(port, secs, rate, wait);
 			run_tcp(k ? AF_INET6 : AF_INET, port + k, secs, rate, wait);

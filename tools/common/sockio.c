@@ -453,6 +453,15 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	} else if (b && born_mark_current(st, b)) {
 		s = NULL;       /* closed since the last snapshot: the table's
 				   row may be the old socket's; wait */
+	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns) {
+		/* a task of another network namespace: its sockets are not in
+		 * our tables, and no snapshot of ours would find them */
+		st->foreign_calls++;
+		st->foreign_bytes += cl.c.bytes;
+		st->unknown_calls--;    /* said apart */
+		st->unknown_bytes -= cl.c.bytes;
+		emit(st, &cl, ev, NULL);
+		return 0;
 	} else {
 		s = ftn_sockres_lookup_sk(st->socks, cl.c.sk);
 	}
@@ -599,6 +608,9 @@ static int init(struct sockio *st)
 	    (st->top && !(st->counts = tool_counter_new(0, 0))) ||
 	    (st->top && st->o.prom && !(st->prom = tool_counter_new(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
+	/* the namespace whose tables we read (0 unknown: every call tries) */
+	if (ftn_netns_of_pid(NULL, 0, &st->netns))
+		st->netns = 0;
 	if (!(st->inst = tool_instance(st->tool)))
 		return -errno;
 	if ((reader = tool_reader(st->inst, &st->o)) < 0)
@@ -676,6 +688,10 @@ static int fini(struct sockio *st, int err)
 		tool_fail(0, "%llu calls (%llu bytes) on sockets gone before a socket table "
 			  "snapshot saw them: shown under '-'",
 			  (unsigned long long)st->unknown_calls, (unsigned long long)st->unknown_bytes);
+	if (st->r && st->foreign_calls)
+		tool_fail(0, "%llu calls (%llu bytes) by tasks of other network namespaces on "
+			  "sockets not born during the run: shown under '-' with their NETNS",
+			  (unsigned long long)st->foreign_calls, (unsigned long long)st->foreign_bytes);
 	if (st->socks)
 		tool_info("%llu socket table snapshots", (unsigned long long)ftn_sockres_snapshots(st->socks));
 	if (st->states)

@@ -44,6 +44,8 @@ struct sockio {
 	int clear, warned;
 	int64_t next_wall;              /* top: end of the current interval */
 	uint64_t unknown_calls, unknown_bytes;
+	uint64_t netns;                 /* our network namespace (its tables) */
+	uint64_t foreign_calls, foreign_bytes;  /* other namespaces' calls */
 };
 
 /* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
