@@ -134,6 +134,21 @@ for proto in tcp udp; do
 	check "${proto}top text: no screen clearing into a file" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$tmp/o"
 done
 
+# --prom: cumulative tx/rx bytes per process and socket, as promtool wants
+run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/udptop" -d 1 -i 1 --prom "$tmp/u.prom"
+check "udptop --prom: exit 0" [ "$rc" = 0 ]
+want=$(log_top udp | awk '{ t += $6; r += $7 } END { print t, r }')
+got=$(awk '/^ftnet_udptop_tx_bytes_total\{/ { t += $2 } /^ftnet_udptop_rx_bytes_total\{/ { r += $2 } END { print t, r }' "$tmp/u.prom")
+check "udptop --prom: tx and rx totals = the log's ($want / $got)" [ "$want" = "$got" ]
+check "udptop --prom: an unconnected socket's remote labels are empty" \
+	grep -q '^ftnet_udptop_tx_bytes_total{pid="[0-9]*",comm="sr-udp",laddr="127.0.0.1",lport="[0-9]*",raddr="",rport=""} [0-9]*$' "$tmp/u.prom"
+if command -v promtool >/dev/null 2>&1; then
+	if promtool check metrics < "$tmp/u.prom" > "$tmp/pt" 2>&1; then ok "udptop --prom: promtool check metrics passes"
+	else not_ok "udptop --prom: promtool check metrics passes"; sed 's/^/#   /' "$tmp/pt"; fi
+else
+	ok "udptop --prom: promtool check metrics # SKIP promtool not installed"
+fi
+
 # filters: -p and -4 in the kernel, -P on the tuple
 tcp4=$(awk '/kind=tcp4/ { sub("pid=", "", $2); print $2; exit }' "$S/log")
 run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/tcpsnoop" -d 1 --json -p "$tcp4" -4
