@@ -171,7 +171,7 @@ check "hashed pointers: all $want bytes counted under '-' (got $got)" \
 	sh -c '[ "$1" = "$2" ] && [ "$3" -ge 2 ]' sh "$want" "$got" "$t_unk"
 check "hashed pointers: the unresolved calls reported" grep -q "calls ([0-9]* bytes) on sockets gone before a socket table snapshot saw them: shown under '-'" "$tmp/e"
 check "-v: the back end and why" grep -q "back end: tracepoints sock:sock_send_length and sock:sock_recv_length" "$tmp/e"
-check "-v: the snapshot count" grep -q "^tcptop: [0-9]* socket table snapshots$" "$tmp/e"
+check "-v: the snapshot count" grep -q "^tcptop: [0-9]* socket table snapshots (" "$tmp/e"
 
 # one socket missing from the table (gone before any snapshot): its calls
 # under "-", every other call still joined - also those that waited

@@ -36,6 +36,7 @@ struct call {
 	struct ftn_sockowner own;
 	int known;              /* sock holds the socket (a call waiting
 				   only for its place in the order) */
+	int ns;                 /* index of its namespace's resolver, -1 ours */
 	struct ftn_sock sock;
 };
 
@@ -420,11 +421,52 @@ static const char *comm_of(const struct ftn_event *ev)
 	return cache[i].tid == ev->pid ? cache[i].comm : kc;
 }
 
+/* The resolver of another namespace (created on its first call, reading
+ * /proc/TID/net of the calling task); -1 past SOCKIO_MAXNS or without
+ * memory. */
+static int ns_index(struct sockio *st, uint64_t netns, pid_t tid)
+{
+	for (int i = 0; i < st->nns; i++)
+		if (st->ns[i].netns == netns)
+			return i;
+	if (st->nns == SOCKIO_MAXNS)
+		return -1;
+	st->ns[st->nns].r = st->protocol == IPPROTO_UDP ? ftn_sockres_alloc_udp(NULL, tid, 1)
+							: ftn_sockres_alloc(NULL, tid, 1);
+	if (!st->ns[st->nns].r)
+		return -1;
+	st->ns[st->nns].netns = netns;
+	return st->nns++;
+}
+
 static void on_resolved(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
 {
+	struct sockio *st = ctx;
 	const struct call *cl = item;
 
-	emit(ctx, cl, ev, cl->known ? &cl->sock : s);
+	/* another namespace's call waited in our queue (for the order): its
+	 * own resolver's one snapshot of this batch end */
+	if (!cl->known && cl->ns >= 0)
+		s = ftn_sockres_lookup_sk(st->ns[cl->ns].r, cl->c.sk);
+	emit(st, cl, ev, cl->known ? &cl->sock : s);
+}
+
+/* End of a batch for every resolver: the other namespaces' first (their
+ * waiting calls are in our queue and resolved through them), then ours. */
+static void batch_end(struct sockio *st)
+{
+	for (int i = 0; i < st->nns; i++)
+		ftn_sockres_batch_end(st->ns[i].r, NULL, NULL);
+	ftn_sockres_batch_end(st->socks, on_resolved, st);
+}
+
+static uint64_t snapshots(const struct sockio *st)
+{
+	uint64_t n = ftn_sockres_snapshots(st->socks);
+
+	for (int i = 0; i < st->nns; i++)
+		n += ftn_sockres_snapshots(st->ns[i].r);
+	return n;
 }
 
 static int on_event(void *ctx, const struct ftn_event *ev)
@@ -434,6 +476,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	const struct sockio_born *b;
 	struct call cl;
 
+	cl.ns = -1;
 	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
 		on_state(st, ev);
 		return 0;
@@ -453,9 +496,13 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	} else if (b && born_mark_current(st, b)) {
 		s = NULL;       /* closed since the last snapshot: the table's
 				   row may be the old socket's; wait */
+	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns &&
+		   (cl.ns = ns_index(st, cl.own.netns, ev->pid)) >= 0) {
+		/* a task of another network namespace: its own tables */
+		s = ftn_sockres_lookup_sk(st->ns[cl.ns].r, cl.c.sk);
 	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns) {
-		/* a task of another network namespace: its sockets are not in
-		 * our tables, and no snapshot of ours would find them */
+		/* too many namespaces: not in our tables, none of ours would
+		 * find it */
 		st->foreign_calls++;
 		st->foreign_bytes += cl.c.bytes;
 		st->unknown_calls--;    /* said apart */
@@ -474,7 +521,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	if ((cl.known = s != NULL))
 		cl.sock = *s;   /* the table may change before the batch end */
 	if ((!s || (!st->top && ftn_sockres_pending(st->socks))) &&
-	    !ftn_sockres_defer(st->socks, s ? 0 : cl.c.sk, &cl, sizeof(cl), st->top ? NULL : ev))
+	    !ftn_sockres_defer(st->socks, s || cl.ns >= 0 ? 0 : cl.c.sk, &cl, sizeof(cl),
+			       st->top ? NULL : ev))
 		return 0;
 	emit(st, &cl, ev, s);   /* (or no memory to wait: shown unresolved) */
 	return 0;
@@ -565,7 +613,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct sockio *st = ctx;
 
-	ftn_sockres_batch_end(st->socks, on_resolved, st);
+	batch_end(st);
 	ftn_ownermap_batch_end(st->owners);
 	/* a snapshot newer than the closes: their marks are not needed */
 	if (ftn_sockres_snapshots(st->socks) != st->born_snap) {
@@ -681,7 +729,7 @@ static int fini(struct sockio *st, int err)
 {
 	int ferr;
 
-	ftn_sockres_batch_end(st->socks, on_resolved, st);
+	batch_end(st);
 	if (st->r && st->top && tool_counter_sum(st->counts, 0))
 		print_interval(st, tool_now_wall());    /* the last, partial one */
 	if (st->r && st->unknown_calls)
@@ -689,11 +737,13 @@ static int fini(struct sockio *st, int err)
 			  "snapshot saw them: shown under '-'",
 			  (unsigned long long)st->unknown_calls, (unsigned long long)st->unknown_bytes);
 	if (st->r && st->foreign_calls)
-		tool_fail(0, "%llu calls (%llu bytes) by tasks of other network namespaces on "
-			  "sockets not born during the run: shown under '-' with their NETNS",
-			  (unsigned long long)st->foreign_calls, (unsigned long long)st->foreign_bytes);
+		tool_fail(0, "%llu calls (%llu bytes) by tasks of network namespaces past the first %d: "
+			  "shown under '-' with their NETNS",
+			  (unsigned long long)st->foreign_calls, (unsigned long long)st->foreign_bytes,
+			  SOCKIO_MAXNS);
 	if (st->socks)
-		tool_info("%llu socket table snapshots", (unsigned long long)ftn_sockres_snapshots(st->socks));
+		tool_info("%llu socket table snapshots (%d other network namespaces)",
+			  (unsigned long long)snapshots(st), st->nns);
 	if (st->states)
 		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",
 			  (unsigned long long)st->born_hits);
@@ -704,6 +754,8 @@ static int fini(struct sockio *st, int err)
 	tool_counter_free(st->prom);
 	free(st->born);
 	ftn_sockres_free(st->socks);
+	for (int i = 0; i < st->nns; i++)
+		ftn_sockres_free(st->ns[i].r);
 	ftn_ownermap_free(st->owners);
 	return err ? err : ferr;
 }

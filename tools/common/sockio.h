@@ -16,6 +16,13 @@
 #include <sys/types.h>
 
 struct sockio_born;
+/* The socket tables of another network namespace, read through
+ * /proc/TID/net of a task seen calling from it. */
+#define SOCKIO_MAXNS 64
+struct sockio_ns {
+	uint64_t netns;
+	struct ftn_sockres *r;
+};
 struct sockio {
 	/* set by the tool */
 	const char *tool;       /* "tcptop" */
@@ -45,7 +52,9 @@ struct sockio {
 	int64_t next_wall;              /* top: end of the current interval */
 	uint64_t unknown_calls, unknown_bytes;
 	uint64_t netns;                 /* our network namespace (its tables) */
-	uint64_t foreign_calls, foreign_bytes;  /* other namespaces' calls */
+	struct sockio_ns ns[SOCKIO_MAXNS];      /* the others seen */
+	int nns;
+	uint64_t foreign_calls, foreign_bytes;  /* namespaces past SOCKIO_MAXNS */
 };
 
 /* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
