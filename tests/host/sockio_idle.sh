@@ -73,7 +73,7 @@ else
 	t_fail "tcptop: bytes per connection = sendrecv's counts"
 	t_diag "want: $want"; t_diag "got:  $got"
 fi
-n=$(sed -n 's/^tcptop: \([0-9]*\) socket table snapshots .*/\1/p' "$tmp/e")
+n=$(sed -n "s/^tcptop: [0-9]* socket table snapshots (\([0-9]*\) of this namespace's.*/\1/p" "$tmp/e")
 t_diag "snapshots: ${n:-none}; intervals: $(grep -c '"total"' "$tmp/o")"
 t_check "tcptop -v: a few snapshots (${n:-none}), not one per interval" \
 	sh -c '[ -n "$1" ] && [ "$1" -ge 1 ] && [ "$1" -le 3 ]' sh "$n"

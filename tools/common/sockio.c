@@ -742,8 +742,9 @@ static int fini(struct sockio *st, int err)
 			  (unsigned long long)st->foreign_calls, (unsigned long long)st->foreign_bytes,
 			  SOCKIO_MAXNS);
 	if (st->socks)
-		tool_info("%llu socket table snapshots (%d other network namespaces)",
-			  (unsigned long long)snapshots(st), st->nns);
+		tool_info("%llu socket table snapshots (%llu of this namespace's tables, "
+			  "%d other network namespaces)", (unsigned long long)snapshots(st),
+			  (unsigned long long)ftn_sockres_snapshots(st->socks), st->nns);
 	if (st->states)
 		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",
 			  (unsigned long long)st->born_hits);
