@@ -149,6 +149,16 @@ else
 	ok "udptop --prom: promtool check metrics # SKIP promtool not installed"
 fi
 
+# a terminal (script(1) gives one): cleared before each interval, not with -C
+if command -v script >/dev/null 2>&1; then
+	run_raw "$P" "$tmp/o" "$tmp/e" script -qec "$BIN/tcptop -d 1 -i 1" /dev/null
+	check "tcptop on a terminal: screen cleared before the interval" grep -q "$(printf '\033')\[H$(printf '\033')\[2J" "$tmp/o"
+	run_raw "$P" "$tmp/o" "$tmp/e" script -qec "$BIN/tcptop -d 1 -i 1 -C" /dev/null
+	check "tcptop -C on a terminal: never cleared" sh -c '! grep -q "$(printf "\033")" "$1" && grep -q "TCPin" "$1"' sh "$tmp/o"
+else
+	ok "tcptop on a terminal # SKIP script(1) not installed (util-linux)"
+fi
+
 # filters: -p and -4 in the kernel, -P on the tuple
 tcp4=$(awk '/kind=tcp4/ { sub("pid=", "", $2); print $2; exit }' "$S/log")
 run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/tcpsnoop" -d 1 --json -p "$tcp4" -4
