@@ -29,6 +29,7 @@ static const struct tool_desc desc = {
 	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER,
 	.shortopts = SOCKIO_SHORTOPTS_TOP,
 	.opt = sockio_opt,
+	.interval = 5,          /* DTrace's tcptop */
 };
 
 int main(int argc, char **argv)

@@ -230,6 +230,10 @@ for a in "-P 0" "-P 70000" "-p x"; do
 	"$BIN/tcptop" $a >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "tcptop $a: exit 2" [ "$rc" = 2 ]
 done
+for t in tcptop udptop; do
+	check "$t -h: interval default 5 s (DTrace's)" sh -c '"$1" -h | grep -q "^  -i SECS     report interval (default 5)"' sh "$BIN/$t"
+done
+check "tcpsnoop -h: batch interval default 1 s" sh -c '"$1" -h | grep -q "^  -i SECS     report interval (default 1)"' sh "$BIN/tcpsnoop"
 "$BIN/tcpsnoop" -C >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "tcpsnoop -C: not one of its options (exit 2)" [ "$rc" = 2 ]
 for t in raw raw2 none; do

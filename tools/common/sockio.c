@@ -768,8 +768,6 @@ int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **a
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
 	st->port = -1;
 	tool_opts_parse(d, &st->o, st, argc, argv);
-	if (st->top && !st->o.interval_set)
-		st->o.interval = 5;             /* DTrace's tcptop */
 	err = init(st);
 	if (!err)
 		err = run(st);
