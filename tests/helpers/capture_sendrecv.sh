@@ -15,12 +15,15 @@
 # pages of per_cpu/cpuN/trace_pipe_raw, header_page, header_event and the
 # two formats are saved with sendrecv's own log (the ground truth) and a
 # saved_cmdlines made from it. The instance and the namespace are removed.
+# The trace is system-wide: a capture that caught another process's TCP or
+# UDP calls fails tests/offline/sockio.sh ("nothing unresolved"); capture
+# again (then FTNET_GOLDEN_UPDATE=1 for the goldens, checked by eye).
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/tests/fixtures/sendrecv}
 T=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
 [ -n "$T" ] || { mount -t tracefs nodev /sys/kernel/tracing; T=/sys/kernel/tracing; }
-I=$T/instances/ftnet-capture-sr-$$
+I=$T/instances/capsr-$$
 ns=ftnet-capsr-$$
 mkdir -p "$out"
 rm -f "$out"/log "$out"/cpu*.raw

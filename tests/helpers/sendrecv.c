@@ -14,9 +14,9 @@
  *        2N back, which the client reads;
  *   tcp6 (sr-tcp6): the same over [::1]:PORT+1;
  *   udp  (sr-udp): two connected sockets (127.0.0.1:PORT+2 <-> PORT+3)
- *        exchanging one datagram each way per round with send/recv, and two
+ *        exchanging one datagram each way per round with send/recv, two
  *        unconnected ones (PORT+4, PORT+5) doing the same with sendto/
- *        recvfrom.
+ *        recvfrom, and two connected IPv6 ones ([::1]:PORT+6 <-> PORT+7).
  * With -W, each process waits (at most 60 s) for FILE to exist once its
  * sockets are set up, before the first round (a tool started in between
  * finds sockets that existed before it). Rounds run for -t seconds (default 2) at -r rounds per second (default
@@ -252,7 +252,7 @@ static void run_tcp(int fam, int port, double secs, double rate, double wait)
 
 static void run_udp(int port, double secs, double rate, double wait)
 {
-	struct sock s[4] = { { 0 } };
+	struct sock s[6] = { { 0 } };
 	struct sockaddr_storage to[2];
 	socklen_t tl[2];
 	double start;
@@ -264,6 +264,11 @@ static void run_udp(int port, double secs, double rate, double wait)
 	xconnect(s[0].fd, AF_INET, port + 3);
 	xconnect(s[1].fd, AF_INET, port + 2);
 	s[0].connected = s[1].connected = 1;
+	s[4].fd = sock_new(AF_INET6, SOCK_DGRAM, port + 6);
+	s[5].fd = sock_new(AF_INET6, SOCK_DGRAM, port + 7);
+	xconnect(s[4].fd, AF_INET6, port + 7);
+	xconnect(s[5].fd, AF_INET6, port + 6);
+	s[4].connected = s[5].connected = 1;
 	tl[0] = mkaddr(AF_INET, port + 5, &to[0]);     /* s[2] -> s[3] */
 	tl[1] = mkaddr(AF_INET, port + 4, &to[1]);     /* s[3] -> s[2] */
 	wait_go();
@@ -279,9 +284,13 @@ static void run_udp(int port, double secs, double rate, double wait)
 		xrecv(&s[3], n, 1);
 		xsend(&s[3], n / 3 + 1, &to[1], tl[1]);
 		xrecv(&s[2], n / 3 + 1, 1);
+		xsend(&s[4], n / 4 + 1, NULL, 0);
+		xrecv(&s[5], n / 4 + 1, 0);
+		xsend(&s[5], n / 5 + 1, NULL, 0);
+		xrecv(&s[4], n / 5 + 1, 0);
 		pace(start, i + 1, rate);
 	}
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 6; k++)
 		log_sock("udp", "sr-udp", "udp", &s[k]);
 	usleep((useconds_t)(wait * 1e6));
 	exit(0);
