@@ -307,6 +307,11 @@ struct ftn_socktab;
  */
 FTN_EXPORT struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
 					 int want_ptrs);
+/* The same of /proc/net/udp and udp6 (same row format: state 1
+ * (ESTABLISHED) for a connected socket, 7 (CLOSE) with a zero remote
+ * endpoint for an unconnected one); ftn_socktab_parse reads them too. */
+FTN_EXPORT struct ftn_socktab *ftn_socktab_snapshot_udp(const char *proc_root, pid_t pid,
+					     int want_ptrs);
 /* Parse tables already read (tests): either text may be NULL. */
 FTN_EXPORT struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6);
 FTN_EXPORT void ftn_socktab_free(struct ftn_socktab *tab);
@@ -334,6 +339,9 @@ FTN_EXPORT int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
  */
 struct ftn_sockres;
 FTN_EXPORT struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs);
+/* The same over /proc/net/udp(6) (ftn_socktab_snapshot_udp). */
+FTN_EXPORT struct ftn_sockres *ftn_sockres_alloc_udp(const char *proc_root, pid_t pid,
+					  int want_ptrs);
 FTN_EXPORT void ftn_sockres_free(struct ftn_sockres *r);
 /* NULL when unknown after this batch's one refresh. */
 FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, uint64_t sk);
@@ -995,6 +1003,29 @@ FTN_EXPORT void ftn_conn_payload(const struct ftn_conn_sk *s, const struct ftn_c
  * state (-1 when s had not been seen). Returns 1 for s's first transition. */
 FTN_EXPORT int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c,
 		       uint64_t ts, int64_t *in_old_ns);
+/* Send and receive calls (sendrecv.c)                                */
+/* ------------------------------------------------------------------ */
+
+/* One sock:sock_send_length / sock:sock_recv_length event (6.3+): fired in
+ * sock_sendmsg / sock_recvmsg, in the caller's task (common_pid is the
+ * caller), with the call's return value. */
+struct ftn_sendrecv {
+	uint64_t sk;            /* the socket: a real pointer (binary records) */
+	int dir;                /* 'S' send, 'R' receive */
+	int family;             /* AF_INET, AF_INET6, ... */
+	int protocol;           /* IPPROTO_TCP, IPPROTO_UDP, ... */
+	int64_t ret;            /* the call's return: bytes or -errno */
+	uint32_t flags;         /* receive flags (MSG_PEEK...); 0 for a send */
+	uint64_t bytes;         /* what the call moved: ret when > 0, 0 for
+				   an error or a MSG_PEEK receive */
+};
+/* 0; -ENOENT for another event (or a record without the fields);
+ * -ENOTSUP for a text event (its pointer is hashed: no join possible). */
+FTN_EXPORT int ftn_sendrecv_decode(const struct ftn_event *ev, struct ftn_sendrecv *out);
+/* The in-kernel filter for both events: protocol (IPPROTO_TCP...), family
+ * (0: AF_INET and AF_INET6), pid > 0: common_pid == pid; only calls that
+ * moved bytes (ret > 0, not MSG_PEEK). Length or -EINVAL / -ENOSPC. */
+FTN_EXPORT int ftn_sendrecv_filter(int protocol, int family, pid_t pid, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

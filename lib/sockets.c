@@ -460,15 +460,18 @@ int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab)
 
 /* -- snapshot ------------------------------------------------------ */
 
-static int read_tables(const char *root, pid_t pid, char **tcp, char **tcp6)
+/* /proc/net/NAME and NAME6 (NAME "tcp" or "udp": the rows have one
+ * format, UDP's st being TCP_ESTABLISHED for a connected socket and
+ * TCP_CLOSE otherwise). */
+static int read_tables(const char *root, pid_t pid, const char *name, char **tcp, char **tcp6)
 {
 	char path[PATH_MAX];
 	int err;
 
 	if (pid > 0)
-		snprintf(path, sizeof(path), "%s/%d/net/tcp", root, (int)pid);
+		snprintf(path, sizeof(path), "%s/%d/net/%s", root, (int)pid, name);
 	else
-		snprintf(path, sizeof(path), "%s/net/tcp", root);
+		snprintf(path, sizeof(path), "%s/net/%s", root, name);
 	err = ftn__file_slurp(path, tcp, NULL);
 	if (err)
 		return err;
@@ -489,7 +492,7 @@ static int read_tables(const char *root, pid_t pid, char **tcp, char **tcp6)
 /* One read of the tables, with kptr_restrict at 1 for its duration when
  * want_ptrs (and we are root and it was 0 or 2). */
 static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
-					 int want_ptrs)
+					 int want_ptrs, const char *name)
 {
 	char kpath[PATH_MAX], *old = NULL, *tcp = NULL, *tcp6 = NULL, *e;
 	struct ftn_socktab *t = NULL;
@@ -520,7 +523,7 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 		}
 	}
 
-	err = read_tables(root, pid, &tcp, &tcp6);
+	err = read_tables(root, pid, name, &tcp, &tcp6);
 
 	if (changed) {
 		/* We write back only a value we read as 0 or 2, never a 1
@@ -549,8 +552,8 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 	return t;
 }
 
-struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
-					 int want_ptrs)
+static struct ftn_socktab *snapshot(const char *proc_root, pid_t pid, int want_ptrs,
+				    const char *name)
 {
 	const char *root = proc_root_of(proc_root);
 	struct ftn_socktab *t;
@@ -558,7 +561,7 @@ struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
 	int tries;
 
 	for (tries = 1;; tries++) {
-		t = snapshot_once(root, pid, want_ptrs);
+		t = snapshot_once(root, pid, want_ptrs, name);
 		if (!t || !want_ptrs || t->ptrs_valid || geteuid() != 0 || tries == 3)
 			return t;
 		/* Hashed pointers although we are root: another ftnet run
@@ -571,6 +574,16 @@ struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
 			return t;
 		ftn_socktab_free(t);
 	}
+}
+
+struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid, int want_ptrs)
+{
+	return snapshot(proc_root, pid, want_ptrs, "tcp");
+}
+
+struct ftn_socktab *ftn_socktab_snapshot_udp(const char *proc_root, pid_t pid, int want_ptrs)
+{
+	return snapshot(proc_root, pid, want_ptrs, "udp");
 }
 
 /* ------------------------------------------------------------------ */
@@ -924,6 +937,7 @@ struct ftn_sockres {
 	char root[PATH_MAX];
 	pid_t pid;
 	int want_ptrs;
+	const char *name;       /* "tcp" or "udp" */
 	struct ftn_socktab *tab;
 	/* The one refresh of this batch is spent. A batch end that resolved
 	 * waiting items took a snapshot: that is the next batch's refresh. */
@@ -935,7 +949,8 @@ struct ftn_sockres {
 	uint64_t snapshots;
 };
 
-struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs)
+static struct ftn_sockres *sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs,
+					 const char *name)
 {
 	struct ftn_sockres *r = calloc(1, sizeof(*r));
 
@@ -944,7 +959,18 @@ struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want
 	snprintf(r->root, sizeof(r->root), "%s", proc_root_of(proc_root));
 	r->pid = pid;
 	r->want_ptrs = want_ptrs;
+	r->name = name;
 	return r;
+}
+
+struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs)
+{
+	return sockres_alloc(proc_root, pid, want_ptrs, "tcp");
+}
+
+struct ftn_sockres *ftn_sockres_alloc_udp(const char *proc_root, pid_t pid, int want_ptrs)
+{
+	return sockres_alloc(proc_root, pid, want_ptrs, "udp");
 }
 
 void ftn_sockres_free(struct ftn_sockres *r)
@@ -959,7 +985,7 @@ void ftn_sockres_free(struct ftn_sockres *r)
 
 static void sockres_refresh(struct ftn_sockres *r)
 {
-	struct ftn_socktab *t = ftn_socktab_snapshot(r->root, r->pid, r->want_ptrs);
+	struct ftn_socktab *t = snapshot(r->root, r->pid, r->want_ptrs, r->name);
 
 	/* A failed read keeps the old table: stale rows beat none. */
 	if (t) {

@@ -171,6 +171,7 @@ struct tool_desc {
 	 * in one line (tool_fail) and return -EINVAL */
 	int (*opt)(void *ctx, int c, const char *arg);
 	int min_args, max_args; /* operands allowed after the options */
+	double interval;        /* -i default when not 1 s (0: 1 s) */
 };
 
 /*

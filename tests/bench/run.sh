@@ -46,3 +46,7 @@ sh tests/bench/retrans_bench.sh
 echo
 # tcplife / tcpstates at 20k connections/s beside bpftrace (root only)
 sh tests/bench/conn_bench.sh
+
+echo
+# tcptop at 100k send/receive calls/s beside bpftrace; traced-system cost (root only)
+sh tests/bench/sockio_bench.sh

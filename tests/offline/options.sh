@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # every tool: -h, misuse and the common options (the tools' own tests
 # check only what is theirs)
-for t in tcpdrop tcpretrans kprobe tpoint tcpstates tcplife; do
+for t in tcpdrop tcpretrans kprobe tpoint tcpstates tcplife tcpconnect tcpaccept tcptop udptop tcpsnoop udpsnoop; do
 	T=$BIN/$t
 	"$T" -h >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "$t -h: exit 0, usage on stdout only" \
@@ -35,7 +35,7 @@ for t in tcpdrop tcpretrans kprobe tpoint tcpstates tcplife; do
 	check "$t -d without a value: exit 2, says so" \
 		sh -c '[ "$1" = 2 ] && grep -q "needs a value" "$2"' sh "$rc" "$tmp/e"
 done
-for t in tcpdrop tcpretrans; do
+for t in tcpdrop tcpretrans tcptop udptop; do
 	"$BIN/$t" --top 0 >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "$t --top 0: exit 2" [ "$rc" = 2 ]
 	"$BIN/$t" -i 1e999 >"$tmp/o" 2>"$tmp/e"; rc=$?

@@ -43,9 +43,15 @@ void tool_usage(const struct tool_desc *d, FILE *f)
 	fputs("\n", f);
 	if (d->options)
 		fputs(d->options, f);
-	for (size_t i = 0; i < sizeof(common_help) / sizeof(common_help[0]); i++)
-		if (!common_help[i].flag || (d->common & common_help[i].flag))
+	for (size_t i = 0; i < sizeof(common_help) / sizeof(common_help[0]); i++) {
+		if (common_help[i].flag && !(d->common & common_help[i].flag))
+			continue;
+		if (common_help[i].flag == TOOL_OPT_INTERVAL && d->interval > 0)
+			fprintf(f, "  -i SECS     report interval (default %g): output and --prom each SECS\n",
+				d->interval);
+		else
 			fputs(common_help[i].help, f);
+	}
 	fputs("\nExit status: 0 ok, 1 runtime failure, 2 usage or unsupported on this\n"
 	      "kernel, 3 not permitted (not root). Options, JSON schema and metrics:\n", f);
 	fprintf(f, "ftnet(7); this tool: %s(8).\n", d->name);
@@ -109,7 +115,7 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 	cur_desc = d;
 	tool_init(d->name, 0);
 	memset(o, 0, sizeof(*o));
-	o->interval = 1.0;
+	o->interval = d->interval > 0 ? d->interval : 1.0;
 
 	/* "+" (stop at the first operand) first, then ":" (missing argument
 	 * reported as ':'), the common letters, the tool's */

@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sockio.c - the engine of tcptop, udptop, tcpsnoop and udpsnoop.
+ *
+ * Events: sock:sock_send_length and sock:sock_recv_length in the binary
+ * buffers (the text output hashes the socket pointer), filtered in the
+ * kernel on protocol, family, common_pid and "moved bytes" (ftnet.h,
+ * ftn_sendrecv_filter). Both fire in the calling task, so the caller is
+ * the owner: it is noted into the owner map (tid -> process, netns, read
+ * once per task). The tuple comes from the resolver (a /proc/net/tcp(6) or
+ * udp(6) snapshot keyed by pointer, kptr_restrict lifted for the read and
+ * put back, at most one refresh per batch; a pointer unknown then waits
+ * for the batch end's snapshot). A pointer still unknown there is counted
+ * under "-" and reported at the end, never dropped.
+ *
+ * TCP sockets born during the run need no snapshot: sock:inet_sock_set_state
+ * (-> ESTABLISHED) gives their pointer and tuple, kept in a small map until
+ * -> CLOSE. A closed pointer is marked until the next snapshot, so that a
+ * newer socket reusing its memory is never named after the table's stale
+ * row (its calls wait for the batch end's snapshot instead).
+ */
+#include "common/sockio.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A call waiting for its socket (or behind one that waits: snoop keeps
+ * the order). */
+struct call {
+	struct ftn_sendrecv c;
+	struct ftn_sockowner own;
+	int known;              /* sock holds the socket (a call waiting
+				   only for its place in the order) */
+	int ns;                 /* index of its namespace's resolver, -1 ours */
+	struct ftn_sock sock;
+};
+
+/* A top row: process and connection (family 0: socket unknown). */
+struct key {
+	uint64_t netns;
+	int32_t pid;
+	int32_t family;
+	char comm[16];
+	uint8_t laddr[16], raddr[16];
+	uint16_t lport, rport;
+	uint32_t pad;
+};
+
+/* A TCP socket seen established (s.laddr.family != 0); a socket closed
+ * since the last snapshot (family 0, state 7: a mark); or a free slot
+ * that keeps its sk for the probing (family 0, state 0). */
+struct sockio_born {
+	uint64_t sk;            /* 0: never used */
+	uint64_t snap;          /* snapshots taken when it was established */
+	struct ftn_sock s;
+};
+
+/* --- columns --- */
+
+enum { T_NETNS, T_PID, T_COMM, T_FAM, T_LADDR, T_LPORT, T_RADDR, T_RPORT, T_TXKB, T_RXKB,
+       T_TX, T_RX };
+static const struct tool_col top_cols[] = {
+	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 },
+	{ "PID", "pid", 7, TOOL_COL_INT, 0, 0 },
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
+	{ NULL, "family", 0, TOOL_COL_INT, 0, 0 },
+	{ "LADDR", "laddr", -15, TOOL_COL_STR, 0, 0 },
+	{ "LPORT", "lport", 5, TOOL_COL_INT, 0, 0 },
+	{ "RADDR", "raddr", -15, TOOL_COL_STR, 0, 0 },
+	{ "RPORT", "rport", 5, TOOL_COL_INT, 0, 0 },
+	{ "TX_KB", NULL, 8, TOOL_COL_UINT, 0, 0 },
+	{ "RX_KB", NULL, 8, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "tx_bytes", 0, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "rx_bytes", 0, TOOL_COL_UINT, 0, 0 },
+};
+static const char *const prom_labels[] = { "pid", "comm", "laddr", "lport", "raddr", "rport", NULL };
+
+enum { S_TIME, S_TS, S_PID, S_TID, S_COMM, S_DIR, S_FAM, S_LADDR, S_LPORT, S_RADDR, S_RPORT,
+       S_BYTES };
+static const struct tool_col snoop_cols[] = {
+	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 },
+	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
+	{ "PID", "pid", 7, TOOL_COL_INT, 0, 0 },
+	{ NULL, "tid", 0, TOOL_COL_INT, 0, 0 },
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
+	{ "DIR", "dir", -3, TOOL_COL_STR, 0, 0 },
+	{ NULL, "family", 0, TOOL_COL_INT, 0, 0 },
+	{ "LADDR", "laddr", -15, TOOL_COL_STR, 0, 0 },
+	{ "LPORT", "lport", 5, TOOL_COL_INT, 0, 0 },
+	{ "RADDR", "raddr", -15, TOOL_COL_STR, 0, 0 },
+	{ "RPORT", "rport", 5, TOOL_COL_INT, 0, 0 },
+	{ "BYTES", "bytes", 7, TOOL_COL_UINT, 0, 0 },
+};
+
+static const char *proto_name(const struct sockio *st)
+{
+	return st->protocol == IPPROTO_UDP ? "UDP" : "TCP";
+}
+
+/* --- options --- */
+
+int sockio_opt(void *ctx, int c, const char *arg)
+{
+	struct sockio *st = ctx;
+	unsigned long v;
+
+	switch (c) {
+	case '4': case '6': st->family = c == '4' ? AF_INET : AF_INET6; return 0;
+	case 'C': st->noclear = 1; return 0;
+	case 'p':
+		return tool_parse_pid(arg, &st->pid) ? tool_fail(-EINVAL, "invalid PID '%s'", arg) : 0;
+	case 'P':
+		if (tool_parse_uint(arg, 1, 65535, &v))
+			return tool_fail(-EINVAL, "invalid port '%s' (1-65535)", arg);
+		st->port = (long)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --- rows --- */
+
+static void key_addr(const uint8_t *b, int family, struct ftn_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = family;
+	memcpy(family == AF_INET6 ? (void *)&a->v6 : (void *)&a->v4, b, family == AF_INET6 ? 16 : 4);
+}
+
+/* An unconnected UDP socket has no remote end: null, not 0.0.0.0:0. */
+static int key_connected(const struct key *k)
+{
+	static const uint8_t zero[16];
+
+	return k->rport || memcmp(k->raddr, zero, sizeof(zero));
+}
+
+static void fill_key(struct key *k, const struct call *cl, const struct ftn_sock *s)
+{
+	memset(k, 0, sizeof(*k));
+	k->netns = cl->own.netns;
+	k->pid = cl->own.pid;
+	memcpy(k->comm, cl->own.comm, sizeof(k->comm));
+	if (!s)
+		return;
+	k->family = s->laddr.family;
+	memcpy(k->laddr, k->family == AF_INET6 ? (const void *)&s->laddr.v6 : (const void *)&s->laddr.v4,
+	       k->family == AF_INET6 ? 16 : 4);
+	memcpy(k->raddr, k->family == AF_INET6 ? (const void *)&s->raddr.v6 : (const void *)&s->raddr.v4,
+	       k->family == AF_INET6 ? 16 : 4);
+	k->lport = s->lport;
+	k->rport = s->rport;
+}
+
+/* The tuple columns of a key, from column first (family, laddr, lport,
+ * raddr, rport in a row). */
+static void print_tuple(struct tool_report *r, int first, const struct key *k)
+{
+	char lb[64], rb[64];
+	struct ftn_addr a;
+	int conn = key_connected(k);
+
+	if (!k->family) {
+		for (int i = 0; i < 5; i++)
+			tool_report_null(r, first + i);
+		return;
+	}
+	tool_report_int(r, first, k->family == AF_INET6 ? 6 : 4);
+	key_addr(k->laddr, k->family, &a);
+	tool_report_str(r, first + 1, ftn_addr_str(&a, lb, sizeof(lb)));
+	tool_report_int(r, first + 2, k->lport);
+	key_addr(k->raddr, k->family, &a);
+	tool_report_str(r, first + 3, conn ? ftn_addr_str(&a, rb, sizeof(rb)) : NULL);
+	conn ? tool_report_int(r, first + 4, k->rport) : tool_report_null(r, first + 4);
+}
+
+static void print_call(struct sockio *st, const struct call *cl, const struct ftn_event *ev,
+		       const struct key *k)
+{
+	struct tool_report *r = st->r;
+
+	tool_report_row(r, TOOL_ROW_EVENT);
+	if (ev)
+		tool_report_time(r, S_TIME, ftn_instance_to_wall(st->inst, ev->ts_ns));
+	else
+		tool_report_null(r, S_TIME);
+	ev ? tool_report_num(r, S_TS, (double)ev->ts_ns / 1e9) : tool_report_null(r, S_TS);
+	tool_report_int(r, S_PID, cl->own.pid);
+	tool_report_int(r, S_TID, cl->own.tid);
+	tool_report_str(r, S_COMM, cl->own.comm);
+	tool_report_str(r, S_DIR, cl->c.dir == 'S' ? "TX" : "RX");
+	print_tuple(r, S_FAM, k);
+	tool_report_uint(r, S_BYTES, cl->c.bytes);
+	tool_report_row_end(r);
+}
+
+static void count_call(struct sockio *st, const struct call *cl, const struct key *k)
+{
+	uint64_t rx = cl->c.dir == 'R' ? cl->c.bytes : 0, tx = cl->c.bytes - rx;
+	struct tool_counter_row *row;
+	char b[4][64];
+	struct ftn_addr a;
+	int is_new;
+
+	if (!tool_counter_add(st->counts, k, sizeof(*k), cl->c.bytes, rx, &is_new))
+		tool_report_uncounted(st->r, 1, "out of memory");
+	if (!st->prom || !(row = tool_counter_add(st->prom, k, sizeof(*k), tx, rx, &is_new)) || !is_new)
+		return;
+	snprintf(b[0], sizeof(b[0]), "%d", (int)k->pid);
+	tool_counter_set_label(st->prom, row, 0, b[0]);
+	tool_counter_set_label(st->prom, row, 1, k->comm);
+	if (!k->family)
+		return;
+	key_addr(k->laddr, k->family, &a);
+	tool_counter_set_label(st->prom, row, 2, ftn_addr_str(&a, b[1], sizeof(b[1])));
+	snprintf(b[2], sizeof(b[2]), "%u", k->lport);
+	tool_counter_set_label(st->prom, row, 3, b[2]);
+	if (!key_connected(k))
+		return;
+	key_addr(k->raddr, k->family, &a);
+	tool_counter_set_label(st->prom, row, 4, ftn_addr_str(&a, b[1], sizeof(b[1])));
+	snprintf(b[3], sizeof(b[3]), "%u", k->rport);
+	tool_counter_set_label(st->prom, row, 5, b[3]);
+}
+
+/* A call with its socket known (or known to be unknown: s NULL). */
+static void emit(struct sockio *st, const struct call *cl, const struct ftn_event *ev,
+		 const struct ftn_sock *s)
+{
+	struct key k;
+
+	if (!s) {
+		st->unknown_calls++;
+		st->unknown_bytes += cl->c.bytes;
+	} else if (st->port >= 0 && s->lport != st->port && s->rport != st->port) {
+		return;
+	}
+	fill_key(&k, cl, s);
+	if (st->top)
+		count_call(st, cl, &k);
+	else
+		print_call(st, cl, ev, &k);
+}
+
+/* --- sockets born during the run (TCP) --- */
+
+static size_t born_hash(uint64_t sk, size_t mask)
+{
+	sk ^= sk >> 33;
+	sk *= 0xff51afd7ed558ccdULL;
+	sk ^= sk >> 33;
+	return (size_t)sk & mask;
+}
+
+static struct sockio_born *born_find(const struct sockio *st, uint64_t sk)
+{
+	if (!st->born)
+		return NULL;
+	for (size_t j = born_hash(sk, st->born_mask); st->born[j].sk; j = (j + 1) & st->born_mask)
+		if (st->born[j].sk == sk)
+			return &st->born[j];
+	return NULL;
+}
+
+static int born_live(const struct sockio_born *e)
+{
+	return e->s.laddr.family != 0;
+}
+
+/* a mark, and no snapshot since the close */
+static int born_mark(const struct sockio_born *e)
+{
+	return !e->s.laddr.family && e->s.state == 7;
+}
+
+static int born_mark_current(const struct sockio *st, const struct sockio_born *e)
+{
+	return born_mark(e) && e->snap == ftn_sockres_snapshots(st->socks);
+}
+
+/* Rehash the live entries (and the marks, or with drop_marks only those
+ * no snapshot has followed yet) into a table at most a quarter full.
+ * 0 or -ENOMEM. */
+static int born_rehash(struct sockio *st, int drop_marks)
+{
+	size_t cap = 1024, n = 0, m = 0, j;
+	struct sockio_born *nb;
+
+	for (size_t i = 0; st->born && i <= st->born_mask; i++)
+		n += born_live(&st->born[i]) || (drop_marks ? born_mark_current(st, &st->born[i])
+							    : born_mark(&st->born[i]));
+	while (cap < (n + 1) * 4)
+		cap *= 2;
+	if (!(nb = calloc(cap, sizeof(*nb))))
+		return -ENOMEM;
+	for (size_t i = 0; st->born && i <= st->born_mask; i++) {
+		const struct sockio_born *e = &st->born[i];
+
+		if (!born_live(e) && !(drop_marks ? born_mark_current(st, e) : born_mark(e)))
+			continue;
+		for (j = born_hash(e->sk, cap - 1); nb[j].sk; j = (j + 1) & (cap - 1))
+			;
+		nb[j] = *e;
+		m += born_mark(e);
+	}
+	free(st->born);
+	st->born = nb;
+	st->born_mask = cap - 1;
+	st->nborn = n;
+	st->nclosed = m;
+	return 0;
+}
+
+/* The slot of sk, a new one when absent (NULL: no memory). */
+static struct sockio_born *born_put(struct sockio *st, uint64_t sk)
+{
+	struct sockio_born *e = born_find(st, sk);
+	size_t j;
+
+	if (e)
+		return e;
+	if ((!st->born || (st->nborn + 1) * 2 > st->born_mask + 1) && born_rehash(st, 0))
+		return NULL;    /* no memory: the snapshot path still works */
+	for (j = born_hash(sk, st->born_mask); st->born[j].sk; j = (j + 1) & st->born_mask)
+		;
+	st->nborn++;
+	e = &st->born[j];
+	memset(e, 0, sizeof(*e));
+	e->sk = sk;
+	return e;
+}
+
+/* ESTABLISHED (s) or CLOSE (s NULL) of socket sk */
+static void born_set(struct sockio *st, uint64_t sk, const struct ftn_sock *s)
+{
+	uint64_t snaps = ftn_sockres_snapshots(st->socks);
+	struct sockio_born *e = s ? born_put(st, sk) : born_find(st, sk);
+
+	if (s) {
+		if (!e)
+			return;
+		st->nclosed -= born_mark(e);
+		e->s = *s;
+		e->snap = snaps;
+		return;
+	}
+	/* closed: no snapshot can hold its row (none since it was born, or
+	 * none at all): forget it; else mark it until the next snapshot */
+	if (e && born_live(e) && e->snap == snaps) {
+		memset(&e->s, 0, sizeof(e->s));
+		return;
+	}
+	if (!snaps || !(e = born_put(st, sk)))
+		return;
+	st->nclosed += !born_mark(e);
+	memset(&e->s, 0, sizeof(e->s));
+	e->s.state = 7;
+	e->snap = snaps;
+}
+
+static void on_state(struct sockio *st, const struct ftn_event *ev)
+{
+	struct ftn_probe_sock t;
+	struct ftn_sock s;
+	uint64_t sk, ns;
+
+	if (ftn_event_u64(ev, "skaddr", &sk) || ftn_event_u64(ev, "newstate", &ns) || !sk)
+		return;
+	if (ns != 1) {          /* CLOSE */
+		born_set(st, sk, NULL);
+		return;
+	}
+	if (ftn_sock_event_decode(ev, &t))
+		return;
+	memset(&s, 0, sizeof(s));
+	s.laddr = t.laddr;
+	s.raddr = t.raddr;
+	s.lport = t.lport;
+	s.rport = t.rport;
+	s.state = 1;
+	s.sk = sk;
+	born_set(st, sk, &s);
+}
+
+/* --- consumer callbacks --- */
+
+/* The comm of the calling task. The consumer's name comes from the
+ * kernel's saved comms, which lag behind a new task ("<...>") and may
+ * still hold the name of an older task with the same PID: the caller is
+ * alive during its call, so /proc/TID/comm is read once per task (again
+ * when the kernel's name for that TID changes), in a small direct-mapped
+ * cache; a task already gone keeps the kernel's name. */
+#define COMM_CACHE 1024
+static const char *comm_of(const struct ftn_event *ev)
+{
+	static struct { pid_t tid; char kcomm[16], comm[16]; } cache[COMM_CACHE];
+	const char *kc = ev->comm ? ev->comm : "";
+	unsigned int i = (unsigned int)ev->pid % COMM_CACHE;
+	char path[64];
+	FILE *f;
+
+	if (ev->pid <= 0)
+		return kc;
+	if (cache[i].tid == ev->pid && !strncmp(cache[i].kcomm, kc, sizeof(cache[i].kcomm) - 1))
+		return cache[i].comm;
+	snprintf(path, sizeof(path), "%s/%d/comm", getenv("FTNET_PROC") ? getenv("FTNET_PROC") : "/proc",
+		 ev->pid);
+	if (!(f = fopen(path, "r")))
+		return kc;
+	if (fgets(cache[i].comm, sizeof(cache[i].comm), f)) {
+		cache[i].comm[strcspn(cache[i].comm, "\n")] = '\0';
+		cache[i].tid = ev->pid;
+		snprintf(cache[i].kcomm, sizeof(cache[i].kcomm), "%s", kc);
+	}
+	fclose(f);
+	return cache[i].tid == ev->pid ? cache[i].comm : kc;
+}
+
+/* The resolver of another namespace (created on its first call, reading
+ * /proc/TID/net of the calling task); -1 past SOCKIO_MAXNS or without
+ * memory. */
+static int ns_index(struct sockio *st, uint64_t netns, pid_t tid)
+{
+	for (int i = 0; i < st->nns; i++)
+		if (st->ns[i].netns == netns)
+			return i;
+	if (st->nns == SOCKIO_MAXNS)
+		return -1;
+	st->ns[st->nns].r = st->protocol == IPPROTO_UDP ? ftn_sockres_alloc_udp(NULL, tid, 1)
+							: ftn_sockres_alloc(NULL, tid, 1);
+	if (!st->ns[st->nns].r)
+		return -1;
+	st->ns[st->nns].netns = netns;
+	return st->nns++;
+}
+
+static void on_resolved(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
+{
+	struct sockio *st = ctx;
+	const struct call *cl = item;
+
+	/* another namespace's call waited in our queue (for the order): its
+	 * own resolver's one snapshot of this batch end */
+	if (!cl->known && cl->ns >= 0)
+		s = ftn_sockres_lookup_sk(st->ns[cl->ns].r, cl->c.sk);
+	emit(st, cl, ev, cl->known ? &cl->sock : s);
+}
+
+/* End of a batch for every resolver: the other namespaces' first (their
+ * waiting calls are in our queue and resolved through them), then ours. */
+static void batch_end(struct sockio *st)
+{
+	for (int i = 0; i < st->nns; i++)
+		ftn_sockres_batch_end(st->ns[i].r, NULL, NULL);
+	ftn_sockres_batch_end(st->socks, on_resolved, st);
+}
+
+static uint64_t snapshots(const struct sockio *st)
+{
+	uint64_t n = ftn_sockres_snapshots(st->socks);
+
+	for (int i = 0; i < st->nns; i++)
+		n += ftn_sockres_snapshots(st->ns[i].r);
+	return n;
+}
+
+static int on_event(void *ctx, const struct ftn_event *ev)
+{
+	struct sockio *st = ctx;
+	const struct ftn_sock *s;
+	const struct sockio_born *b;
+	struct call cl;
+
+	cl.ns = -1;
+	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
+		on_state(st, ev);
+		return 0;
+	}
+	if (ftn_sendrecv_decode(ev, &cl.c) || cl.c.protocol != st->protocol || !cl.c.bytes)
+		return 0;
+	/* process context: the caller owns the socket */
+	ftn_ownermap_note(st->owners, cl.c.sk, ev->pid, comm_of(ev));
+	if (ftn_ownermap_lookup(st->owners, cl.c.sk, NULL, &cl.own)) {
+		memset(&cl.own, 0, sizeof(cl.own));
+		cl.own.pid = cl.own.tid = ev->pid;
+		snprintf(cl.own.comm, sizeof(cl.own.comm), "%s", ev->comm ? ev->comm : "");
+	}
+	if ((b = born_find(st, cl.c.sk)) && born_live(b)) {
+		s = &b->s;      /* born during the run: its own tuple */
+		st->born_hits++;
+	} else if (b && born_mark_current(st, b)) {
+		s = NULL;       /* closed since the last snapshot: the table's
+				   row may be the old socket's; wait */
+	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns &&
+		   (cl.ns = ns_index(st, cl.own.netns, ev->pid)) >= 0) {
+		/* a task of another network namespace: its own tables */
+		s = ftn_sockres_lookup_sk(st->ns[cl.ns].r, cl.c.sk);
+	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns) {
+		/* too many namespaces: not in our tables, none of ours would
+		 * find it */
+		st->foreign_calls++;
+		st->foreign_bytes += cl.c.bytes;
+		st->unknown_calls--;    /* said apart */
+		st->unknown_bytes -= cl.c.bytes;
+		emit(st, &cl, ev, NULL);
+		return 0;
+	} else {
+		s = ftn_sockres_lookup_sk(st->socks, cl.c.sk);
+	}
+	if (!st->warned && !ftn_sockres_ptrs_valid(st->socks) && (st->warned = 1))
+		tool_fail(0, "/proc/net/%s shows no real socket pointers (kptr_restrict): "
+			  "calls cannot be joined with their sockets",
+			  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
+	/* unknown: wait for the batch end's snapshot; snoop keeps the order
+	 * (what follows a waiting call waits too), top needs none */
+	if ((cl.known = s != NULL))
+		cl.sock = *s;   /* the table may change before the batch end */
+	if ((!s || (!st->top && ftn_sockres_pending(st->socks))) &&
+	    !ftn_sockres_defer(st->socks, s || cl.ns >= 0 ? 0 : cl.c.sk, &cl, sizeof(cl),
+			       st->top ? NULL : ev))
+		return 0;
+	emit(st, &cl, ev, s);   /* (or no memory to wait: shown unresolved) */
+	return 0;
+}
+
+static void on_lost(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_lost(((struct sockio *)ctx)->r, cpu, n);
+}
+
+static void loadavg(char *buf, size_t size)
+{
+	char b[128] = "";
+	FILE *f = fopen("/proc/loadavg", "r");
+	double l[3];
+
+	if (f && fgets(b, sizeof(b), f) && sscanf(b, "%lf %lf %lf", &l[0], &l[1], &l[2]) == 3)
+		snprintf(buf, size, "%.2f, %.2f, %.2f", l[0], l[1], l[2]);
+	else
+		snprintf(buf, size, "-");
+	if (f)
+		fclose(f);
+}
+
+/* One interval of a top tool: header, rows largest first, the rest. */
+static void print_interval(struct sockio *st, int64_t now_wall)
+{
+	struct tool_counter_row **rows;
+	uint64_t rest[2] = { 0, 0 }, all = tool_counter_sum(st->counts, 0);
+	uint64_t rx = tool_counter_sum(st->counts, 1), tx = all - rx;
+	long n = tool_counter_sorted(st->counts, 0, st->o.top, &rows, rest);
+	struct tool_report *r = st->r;
+	FILE *f = tool_report_file(r);
+	char t[16], la[64];
+
+	if (n < 0) {
+		tool_report_uncounted(r, all, "out of memory");
+		n = 0;
+	}
+	if (tool_report_json(r)) {
+		tool_report_interval_begin(r, now_wall, all, n > 0);
+	} else {
+		if (st->clear)
+			fputs("\033[H\033[2J", f);
+		loadavg(la, sizeof(la));
+		fprintf(f, "%s  load: %s  %sin: %llu KB  %sout: %llu KB\n",
+			tool_time_hms(now_wall, t, sizeof(t)), la, proto_name(st),
+			(unsigned long long)(rx / 1024), proto_name(st),
+			(unsigned long long)(tx / 1024));
+		if (n > 0 || rest[0]) {
+			putc('\n', f);
+			tool_report_header(r);
+		}
+		tool_report_add_events(r, all);
+	}
+	for (long i = 0; i <= n; i++) {
+		const struct key *k = i < n ? rows[i]->key : NULL;
+		uint64_t b = i < n ? rows[i]->n : rest[0], brx = i < n ? rows[i]->n2 : rest[1];
+
+		if (!k && !b)
+			break;
+		tool_report_row(r, TOOL_ROW_INTERVAL);
+		if (k) {
+			k->netns ? tool_report_uint(r, T_NETNS, k->netns) : tool_report_null(r, T_NETNS);
+			tool_report_int(r, T_PID, k->pid);
+			tool_report_str(r, T_COMM, k->comm);
+			print_tuple(r, T_FAM, k);
+		} else {        /* what --top leaves out, summed */
+			tool_report_null(r, T_NETNS);
+			tool_report_null(r, T_PID);
+			tool_report_str(r, T_COMM, "other");
+			for (int c = T_FAM; c <= T_RPORT; c++)
+				tool_report_null(r, c);
+		}
+		tool_report_uint(r, T_TXKB, (b - brx) / 1024);
+		tool_report_uint(r, T_RXKB, brx / 1024);
+		tool_report_uint(r, T_TX, b - brx);
+		tool_report_uint(r, T_RX, brx);
+		tool_report_row_end(r);
+	}
+	if (!tool_report_json(r))
+		putc('\n', f);
+	tool_report_interval_end(r);
+	tool_counter_reset(st->counts);
+}
+
+static int on_batch(void *ctx, int64_t now_wall)
+{
+	struct sockio *st = ctx;
+
+	batch_end(st);
+	ftn_ownermap_batch_end(st->owners);
+	/* a snapshot newer than the closes: their marks are not needed */
+	if (ftn_sockres_snapshots(st->socks) != st->born_snap) {
+		if (st->nclosed)
+			born_rehash(st, 1);
+		st->born_snap = ftn_sockres_snapshots(st->socks);
+	}
+	if (!st->top)
+		return tool_report_batch(st->r, now_wall);
+	if (now_wall >= st->next_wall) {
+		print_interval(st, now_wall);
+		st->next_wall += (int64_t)(st->o.interval * 1e9);
+		if (st->next_wall <= now_wall)
+			st->next_wall = now_wall + (int64_t)(st->o.interval * 1e9);
+	}
+	return 0;
+}
+
+/* --- phases --- */
+
+static int init(struct sockio *st)
+{
+	static const char *const evs[] = { "sock_send_length", "sock_recv_length" };
+	char filter[256];
+	int err, reader;
+
+	if ((err = tool_tracefs()))
+		return err;
+	for (int i = 0; i < 2; i++)
+		if (!ftn_event_exists("sock", evs[i]))
+			return tool_fail(-ENOTSUP, "no sock:%s tracepoint on this kernel (6.3+); the "
+					 "kprobe back end is not available in this version", evs[i]);
+	tool_info("back end: tracepoints sock:sock_send_length and sock:sock_recv_length "
+		  "(the caller's task, the bytes each call moved)");
+	if ((err = ftn_sendrecv_filter(st->protocol, st->family, st->pid, filter, sizeof(filter))) < 0)
+		return tool_fail(err, "cannot build the filter: %s", strerror(-err));
+	if (!(st->owners = ftn_ownermap_alloc(NULL, 0)) ||
+	    !(st->socks = st->protocol == IPPROTO_UDP ? ftn_sockres_alloc_udp(NULL, 0, 1)
+						       : ftn_sockres_alloc(NULL, 0, 1)) ||
+	    (st->top && !(st->counts = tool_counter_new(0, 0))) ||
+	    (st->top && st->o.prom && !(st->prom = tool_counter_new(6, 1))))
+		return tool_fail(-ENOMEM, "out of memory");
+	/* the namespace whose tables we read (0 unknown: every call tries) */
+	if (ftn_netns_of_pid(NULL, 0, &st->netns))
+		st->netns = 0;
+	if (!(st->inst = tool_instance(st->tool)))
+		return -errno;
+	if ((reader = tool_reader(st->inst, &st->o)) < 0)
+		return reader;
+	if (reader != 'r')
+		return tool_fail(-ENOTSUP, "needs the binary buffers (per_cpu/cpuN/trace_pipe_raw): "
+				 "the text output hashes socket pointers");
+	tool_info("sockets from /proc/net/%s(6) by pointer",
+		  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
+	for (int i = 0; i < 2; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "sock:%s", evs[i]);
+		if ((err = tool_event_setup(st->inst, "sock", evs[i], filter, 0, name)))
+			return err;
+	}
+	/* TCP sockets born during the run: their tuple without a snapshot */
+	st->states = st->protocol == IPPROTO_TCP && ftn_event_exists("sock", "inet_sock_set_state");
+	if (st->states)
+		return tool_event_setup(st->inst, "sock", "inet_sock_set_state",
+					"protocol == 6 && (newstate == 1 || newstate == 7)", 0,
+					"sock:inet_sock_set_state");
+	if (st->protocol == IPPROTO_TCP)
+		tool_info("no sock:inet_sock_set_state: every socket is found by snapshot");
+	return 0;
+}
+
+static int run(struct sockio *st)
+{
+	const char *evs[] = { "sock/sock_send_length", "sock/sock_recv_length",
+			      st->states ? "sock/inet_sock_set_state" : NULL, NULL };
+	/* batches of at most 1 s whatever the interval: a new socket's
+	 * pointer is looked up in a snapshot soon after its first call,
+	 * while the socket still exists */
+	struct ftn_consumer_opts co = {
+		.period_s = st->top && st->o.interval > 1 ? 1 : st->o.interval,
+		.duration_s = st->o.duration,
+	};
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct tool_report_cfg cfg = {
+		.tool = st->tool, .unit = st->top ? "bytes" : "calls",
+		.cols = st->top ? top_cols : snoop_cols,
+		.ncols = st->top ? (int)(sizeof(top_cols) / sizeof(top_cols[0]))
+				 : (int)(sizeof(snoop_cols) / sizeof(snoop_cols[0])),
+	};
+	char name[2][64];
+	int err;
+
+	if (!(st->r = tool_report_new(&cfg, &st->o)))
+		return -errno;
+	snprintf(name[0], sizeof(name[0]), "ftnet_%s_tx_bytes_total", st->tool);
+	snprintf(name[1], sizeof(name[1]), "ftnet_%s_rx_bytes_total", st->tool);
+	if (st->prom &&
+	    ((err = tool_report_prom_counter(st->r, name[0], "Payload bytes sent, by process and socket.",
+					     st->prom, 0, prom_labels, 20)) ||
+	     (err = tool_report_prom_counter(st->r, name[1], "Payload bytes received, by process and socket.",
+					     st->prom, 1, prom_labels, 20))))
+		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
+	st->clear = st->top && !st->noclear && !tool_report_json(st->r) && isatty(STDOUT_FILENO);
+	st->next_wall = tool_now_wall() + (int64_t)(st->o.interval * 1e9);
+	if ((err = tool_report_start(st->r, !st->top, "Tracing %s send/receive calls%s.",
+				     proto_name(st), st->top ? ", bytes per process and socket each interval" : "")))
+		return err;
+	return tool_consume(st->inst, 'r', evs, &co, &ops, st);
+}
+
+static int fini(struct sockio *st, int err)
+{
+	int ferr;
+
+	batch_end(st);
+	if (st->r && st->top && tool_counter_sum(st->counts, 0))
+		print_interval(st, tool_now_wall());    /* the last, partial one */
+	if (st->r && st->unknown_calls)
+		tool_fail(0, "%llu calls (%llu bytes) on sockets gone before a socket table "
+			  "snapshot saw them: shown under '-'",
+			  (unsigned long long)st->unknown_calls, (unsigned long long)st->unknown_bytes);
+	if (st->r && st->foreign_calls)
+		tool_fail(0, "%llu calls (%llu bytes) by tasks of network namespaces past the first %d: "
+			  "shown under '-' with their NETNS",
+			  (unsigned long long)st->foreign_calls, (unsigned long long)st->foreign_bytes,
+			  SOCKIO_MAXNS);
+	if (st->socks)
+		tool_info("%llu socket table snapshots (%llu of this namespace's tables, "
+			  "%d other network namespaces)", (unsigned long long)snapshots(st),
+			  (unsigned long long)ftn_sockres_snapshots(st->socks), st->nns);
+	if (st->states)
+		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",
+			  (unsigned long long)st->born_hits);
+	ferr = tool_report_finish(st->r);
+	ftn_instance_destroy(st->inst);
+	tool_report_free(st->r);
+	tool_counter_free(st->counts);
+	tool_counter_free(st->prom);
+	free(st->born);
+	ftn_sockres_free(st->socks);
+	for (int i = 0; i < st->nns; i++)
+		ftn_sockres_free(st->ns[i].r);
+	ftn_ownermap_free(st->owners);
+	return err ? err : ferr;
+}
+
+int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv)
+{
+	int err;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
+	st->port = -1;
+	tool_opts_parse(d, &st->o, st, argc, argv);
+	err = init(st);
+	if (!err)
+		err = run(st);
+	return tool_exit_code(fini(st, err));
+}

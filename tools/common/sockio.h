@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sockio.h - what tcptop, udptop, tcpsnoop and udpsnoop share: send and
+ * receive calls (sock:sock_send_length / sock_recv_length, binary records)
+ * joined with the socket table by pointer, owned by the calling process,
+ * then either summed per process and connection each interval (top) or
+ * printed one line per call (snoop). Each tool is its usage text and a
+ * call to sockio_main.
+ */
+#ifndef FTNET_TOOLS_SOCKIO_H
+#define FTNET_TOOLS_SOCKIO_H
+
+#include "common.h"
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sockio_born;
+/* The socket tables of another network namespace, read through
+ * /proc/TID/net of a task seen calling from it. */
+#define SOCKIO_MAXNS 64
+struct sockio_ns {
+	uint64_t netns;
+	struct ftn_sockres *r;
+};
+struct sockio {
+	/* set by the tool */
+	const char *tool;       /* "tcptop" */
+	int protocol;           /* IPPROTO_TCP or IPPROTO_UDP */
+	int top;                /* 1: per interval, largest first; 0: per call */
+
+	/* options */
+	struct tool_opts o;
+	pid_t pid;              /* -p, 0 any */
+	long port;              /* -P, -1 any */
+	int family;             /* -4 / -6, 0 both */
+	int noclear;            /* -C (top) */
+
+	/* the run */
+	struct ftn_instance *inst;
+	struct ftn_sockres *socks;
+	struct ftn_ownermap *owners;
+	struct tool_counter *counts;    /* top: n = tx + rx, n2 = rx */
+	struct tool_counter *prom;      /* --prom: n = tx, n2 = rx, kept */
+	struct tool_report *r;
+	int states;                     /* TCP: inet_sock_set_state enabled */
+	struct sockio_born *born;       /* TCP: sockets seen established */
+	size_t nborn, nclosed, born_mask;
+	uint64_t born_snap;             /* snapshot count at the last purge */
+	uint64_t born_hits;             /* calls joined through it (-v) */
+	int clear, warned;
+	int64_t next_wall;              /* top: end of the current interval */
+	uint64_t unknown_calls, unknown_bytes;
+	uint64_t netns;                 /* our network namespace (its tables) */
+	struct sockio_ns ns[SOCKIO_MAXNS];      /* the others seen */
+	int nns;
+	uint64_t foreign_calls, foreign_bytes;  /* namespaces past SOCKIO_MAXNS */
+};
+
+/* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
+ * for tool_desc.opt with ctx the struct sockio. */
+int sockio_opt(void *ctx, int c, const char *arg);
+#define SOCKIO_SHORTOPTS_TOP "46Cp:P:"
+#define SOCKIO_SHORTOPTS_SNOOP "46p:P:"
+#define SOCKIO_OPTIONS \
+	"  -p PID      only calls made by task PID (in-kernel filter on common_pid: the\n" \
+	"              process's main thread; other threads have task IDs of their own)\n" \
+	"  -P PORT     only sockets with local or remote port PORT\n" \
+	"  -4, -6      IPv4 or IPv6 sockets only (in-kernel filter)\n"
+#define SOCKIO_OPTIONS_TOP \
+	"  -C          do not clear the screen between intervals (never cleared when\n" \
+	"              standard output is not a terminal, or with --json)\n"
+
+/* Parse, set up, trace until -d or a signal, tear down: the exit code. */
+int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv);
+
+#endif /* FTNET_TOOLS_SOCKIO_H */
