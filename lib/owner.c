@@ -36,6 +36,9 @@ struct task_ent {
 	pid_t tid;              /* 0: free slot */
 	pid_t tgid;
 	uint64_t netns;
+	int64_t read_ns;        /* when /proc was read: pids are reused and
+				   tasks exec, so an entry is good for
+				   TASK_TTL_NS only */
 	char comm[16];          /* status "Name:": the comm now, where the
 				   ring buffer's saved_cmdlines may hold an
 				   older one (before exec or prctl) */
@@ -203,28 +206,38 @@ void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk)
 	}
 }
 
+#define TASK_TTL_NS (1000LL * 1000 * 1000)
+
 /* Tgid and network namespace of a task, from /proc/TID/status and ns/net,
  * cached. 0 when the task is gone (then nothing is cached). */
 static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
 {
 	char path[PATH_MAX], buf[4096], *p;
-	struct task_ent *t, *nt;
+	struct task_ent *t = NULL, *nt;
 	size_t j, cap, i;
+	int64_t now;
 	long tgid;
 
 	if (tid <= 0)
 		return NULL;
+	now = ftn__clock_ns(CLOCK_MONOTONIC);
 	if (m->task)
 		for (j = ftn__mix64((uint64_t)tid) & m->task_mask; m->task[j].tid;
 		     j = (j + 1) & m->task_mask)
-			if (m->task[j].tid == tid)
-				return &m->task[j];
+			if (m->task[j].tid == tid) {
+				t = &m->task[j];
+				if (now - t->read_ns < TASK_TTL_NS)
+					return t;
+				break;
+			}
 	snprintf(path, sizeof(path), "%s/%d/status", m->root, (int)tid);
 	if (ftn__read_file(path, buf, sizeof(buf)) <= 0)
 		return NULL;
 	p = strstr(buf, "\nTgid:");
 	if (!p || (tgid = strtol(p + 6, NULL, 10)) <= 0)
 		return NULL;
+	if (t)                  /* stale entry: read again in place */
+		goto fill;
 	/* Tasks come and go; a full table starts over rather than grow. */
 	if (!m->task || (m->ntask + 1) * 2 > m->task_mask + 1) {
 		cap = m->task ? (m->task_mask + 1) * 2 : 256;
@@ -252,13 +265,15 @@ static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
 	for (j = ftn__mix64((uint64_t)tid) & m->task_mask; m->task[j].tid; j = (j + 1) & m->task_mask)
 		;
 	t = &m->task[j];
+	m->ntask++;
+fill:
 	t->tid = tid;
 	t->tgid = (pid_t)tgid;
+	t->read_ns = now;
 	t->comm[0] = '\0';
 	if (!strncmp(buf, "Name:\t", 6))
 		sscanf(buf + 6, "%15[^\n]", t->comm);
 	ftn_netns_of_pid(m->root, tid, &t->netns);
-	m->ntask++;
 	return t;
 }
 

@@ -889,6 +889,18 @@ static void test_ownermap_fake(const char *tmp)
 	t.rport = 5001;
 	ok(ftn_ownermap_lookup(m, 0, &t, &o) == -ENOENT, "ownermap: a tuple with no row is -ENOENT");
 	ok(ftn_ownermap_lookup(m, 0, NULL, &o) == -ENOENT, "ownermap: sk 0 without tuple is -ENOENT");
+	/* tid 4243 ends and its number goes to a task of another process:
+	 * the cached tgid is not trusted past a second. */
+	snprintf(path, sizeof(path), "%s/4243/status", root);
+	put_file(path, "Name:\tnewproc\nUmask:\t0022\nState:\tS\nTgid:\t4243\nPid:\t4243\n");
+	ftn_ownermap_note(m, 0xdd00, 4243, "x");
+	r = ftn_ownermap_lookup(m, 0xdd00, NULL, &o);
+	ok(r == 0 && o.pid == 4242, "ownermap: a task's tgid is cached (no reread within a second)");
+	sleep_ms(1100);
+	ftn_ownermap_note(m, 0xdd00, 4243, "x");
+	r = ftn_ownermap_lookup(m, 0xdd00, NULL, &o);
+	ok(r == 0 && o.pid == 4243 && !strcmp(o.comm, "newproc"),
+	   "ownermap: after a second a reused tid is read again (new tgid and comm)");
 	ftn_ownermap_forget(m, 0xaa00);
 	ok(ftn_ownermap_lookup(m, 0xaa00, NULL, &o) == -ENOENT, "ownermap: forgotten socket is unknown");
 	ftn_ownermap_batch_end(m);
