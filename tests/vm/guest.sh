@@ -1,8 +1,15 @@
 #!/bin/sh
 # tests/vm/guest.sh - the checks that run INSIDE the qemu guest booted by
-# tests/vm/run.sh (Debian 6.1 kernel: kprobes, hist triggers, sch_netem).
-# Runs as PID 1's child under busybox sh; prints TAP lines that the init
-# script prefixes with the marker and the host renumbers.
+# tests/vm/run.sh, once per kernel (Debian 6.1 and 6.12: kprobes, hist
+# triggers, sch_netem). Runs as PID 1's child under busybox sh; prints TAP
+# lines that the init script prefixes with the marker and the host renumbers
+# and names with the kernel ("vm 6.12: ...").
+#
+# Adding checks: write one function check_tool_NAME (or check_NAME) and add
+# one call line to the list at the end; it runs once in every kernel's boot.
+# Where kernels differ, branch on the kernel: kv_ge 6 10 (true on 6.10+),
+# $KSERIES ("6.1", "6.12") for messages - never skip a check on one kernel
+# because it fails there: make it right for that kernel.
 #
 # Layout in the guest: our binaries in $FTNET_TOP/bin (on PATH) and
 # $FTNET_TOP/build/tests, the real iproute2 tc in /sbin/tc, tracefs at
@@ -18,6 +25,12 @@ I=$T/instances/ftnet-vmtest-$$ # private instance
 PORT=5000
 n=0
 nfail=0
+KREL=$(uname -r)                     # 6.12.117+deb12-amd64
+KSERIES=$(echo "$KREL" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+KMAJ=${KSERIES%.*} KMIN=${KSERIES#*.}
+kv_ge() { # MAJ MIN: the running kernel is MAJ.MIN or newer
+	[ "$KMAJ" -gt "$1" ] || { [ "$KMAJ" -eq "$1" ] && [ "$KMIN" -ge "$2" ]; }
+}
 
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; nfail=$((nfail + 1)); }
@@ -62,11 +75,19 @@ retrans_segs() { # Tcp RetransSegs from /proc/net/snmp (header line, then values
 # --- environment -------------------------------------------------------------
 
 check_env() {
-	diag "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus"
+	diag "kernel $KREL (series $KSERIES), $(grep -c ^processor /proc/cpuinfo) cpus"
 	check "tracefs mounted at $T" test -f $T/trace
 	check "lo is up with 127.0.0.1 and ::1" \
 		sh -c 'ip addr show dev lo | grep -q "inet 127.0.0.1" && ip addr show dev lo | grep -q "inet6 ::1"'
 	check "sch_netem module loaded" grep -q '^sch_netem ' /proc/modules
+}
+
+# What this kernel's tracing offers (probe syntaxes, tracepoint fields,
+# reason tables, traceable functions): "# fact ..." lines in the log, the
+# source of the kernel table in tests/vm/README.md. Its probes are defined
+# and removed at once in their own group; check_leftovers proves it.
+check_kernel_facts() {
+	sh "$FTNET_TOP/tests/vm/kfacts.sh" $T
 }
 
 # --- kprobes -------------------------------------------------------------------
@@ -508,18 +529,34 @@ check_leftovers() {
 	if [ -z "$left" ]; then ok "no ftnet-* instance remains"; else nok "no ftnet-* instance remains ($left)"; fi
 }
 
-check_env
-check_kprobe_events
-if [ -f $T/kprobe_events ]; then
-	check_kprobe_trace
-	check_error_log
+# --- the checks, in order: each runs once per kernel boot ---------------------
+# FTNET_VM_CHECKS on the host (written to /etc/ftnet-checks) runs only the
+# named functions, for iterating on one tool's checks; check_leftovers
+# always runs last.
+
+all_checks() {
+	check_env
+	check_kernel_facts
+	check_kprobe_events
+	if [ -f $T/kprobe_events ]; then
+		check_kprobe_trace
+		check_error_log
+	else
+		skip "kprobe trace checks" "this kernel has no kprobe_events"
+	fi
+	check_hist_files
+	check_netem_retrans
+	check_tool_tcpretrans
+	check_tool_kprobe
+	check_tool_tcpdrop
+}
+
+only=$(cat /etc/ftnet-checks 2>/dev/null)
+if [ -n "$only" ]; then
+	diag "only: $only"
+	for c in $only; do "$c"; done
 else
-	skip "kprobe trace checks" "this kernel has no kprobe_events"
+	all_checks
 fi
-check_hist_files
-check_netem_retrans
-check_tool_tcpretrans
-check_tool_kprobe
-check_tool_tcpdrop
 check_leftovers
 [ $nfail -eq 0 ]
