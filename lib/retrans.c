@@ -9,8 +9,15 @@
  * it is called by tcp_retransmit_skb and by tcp_send_loss_probe (tail loss
  * probes), and the compiler may inline it into tcp_retransmit_skb (Debian's
  * 6.1 does: a probe on it alone saw only loss probes). So both functions
- * are probed, "rt" on the outer one and "rt2" on the inner one, and an rt2
- * of the same skb right after an rt on that CPU is the same retransmit.
+ * are probed, "rt" on the outer one and "rt2" on the inner one. An rt2
+ * called from tcp_retransmit_skb is the rt before it: rt2 reads its return
+ * address ($stack0 at the entry, shown as a symbol), and one inside
+ * tcp_retransmit_skb is not counted again (Debian's 6.12 does not inline:
+ * every retransmit fires both). Where the caller is not readable (kernel
+ * symbols hidden, or a kretprobe on the function put its trampoline
+ * there), an rt2 of the same skb within 1 ms after an rt on that CPU is
+ * taken for the same retransmit: under qemu TCG the two entries were seen
+ * up to 17 ms apart, so the caller is what decides wherever it can.
  * SYN-ACKs are counted in tcp_rtx_synack ("synack"), which never passes
  * there. "tlp" (tcp_send_loss_probe) is the probe itself, not a count.
  */
@@ -53,7 +60,8 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 			if ((err = ftn_probe_arg(3, a3, sizeof(a3))) < 0 ||
 			    (err = ftn_probe_skb_fetchargs(2, extra, sizeof(extra) - 48)) < 0)
 				return err;
-			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32", a3);
+			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3,
+				 strcmp(event, "rt2") ? "" : " caller=$stack0:symbol");
 		}
 		/* a request sock's tuple is always read: /proc has no pointer
 		 * to join it with */
@@ -92,6 +100,19 @@ static int decode_tp(const struct ftn_event *ev, struct ftn_retrans *r)
 	return 1;
 }
 
+/* Who called __tcp_retransmit_skb (rt2's caller= field): 1
+ * tcp_retransmit_skb (its rt was counted), -1 another function (a loss
+ * probe's retransmit), 0 not known (an address, a return trampoline, no
+ * field). */
+static int rt2_caller(const struct ftn_event *ev)
+{
+	const char *c = ftn_event_str(ev, "caller");
+
+	if (!c || !strncmp(c, "0x", 2) || strstr(c, "trampoline"))
+		return 0;
+	return !strncmp(c, "tcp_retransmit_skb+", 19) ? 1 : -1;
+}
+
 int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r)
 {
@@ -104,9 +125,11 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 	r->type = ev->name[0] == 't' ? 'L' : ev->name[0] == 's' ? 'S' : 'R';
 	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
 		struct dec_last *l = &d->last[ev->cpu & (DEC_CPUS - 1)];
+		int from = inner ? rt2_caller(ev) : 0;
 
-		/* 1 ms: a loss probe resends an skb 10 ms after its last send */
-		if (inner && l->skb == skb && ev->ts_ns - l->ts < 1000000) {
+		/* 1 ms: a loss probe resends an skb 2 jiffies or more after
+		 * its last send */
+		if (from > 0 || (inner && !from && l->skb == skb && ev->ts_ns - l->ts < 1000000)) {
 			l->skb = 0;
 			return 0;
 		}
