@@ -544,31 +544,41 @@ check_leftovers() {
 }
 
 # --- the checks, in order: each runs once per kernel boot ---------------------
-# FTNET_VM_CHECKS on the host (written to /etc/ftnet-checks) runs only the
-# named functions, for iterating on one tool's checks; check_leftovers
-# always runs last.
+# New check functions go ABOVE this section (a function defined below it
+# does not exist yet when the list runs), and one "run_check NAME" line
+# each in all_checks. FTNET_VM_CHECKS on the host (written to
+# /etc/ftnet-checks) runs only the named functions, for iterating on one
+# tool's checks; check_leftovers always runs last.
+
+run_check() { # NAME: the function, or a failure saying it does not exist
+	if command -v "$1" >/dev/null 2>&1; then
+		"$1"
+	else
+		nok "check function $1 exists in guest.sh"
+	fi
+}
 
 all_checks() {
-	check_env
-	check_kernel_facts
-	check_kprobe_events
+	run_check check_env
+	run_check check_kernel_facts
+	run_check check_kprobe_events
 	if [ -f $T/kprobe_events ]; then
-		check_kprobe_trace
-		check_error_log
+		run_check check_kprobe_trace
+		run_check check_error_log
 	else
 		skip "kprobe trace checks" "this kernel has no kprobe_events"
 	fi
-	check_hist_files
-	check_netem_retrans
-	check_tool_tcpretrans
-	check_tool_kprobe
-	check_tool_tcpdrop
+	run_check check_hist_files
+	run_check check_netem_retrans
+	run_check check_tool_tcpretrans
+	run_check check_tool_kprobe
+	run_check check_tool_tcpdrop
 }
 
 only=$(cat /etc/ftnet-checks 2>/dev/null)
 if [ -n "$only" ]; then
 	diag "only: $only"
-	for c in $only; do "$c"; done
+	for c in $only; do run_check "$c"; done
 else
 	all_checks
 fi
