@@ -240,6 +240,24 @@ segs_sum() {
 		END { print s + 0 }' "$1"
 }
 
+# rt_diff A B: on a count mismatch, the tuples+states whose counts differ
+# between two tcpretrans --json runs, with their events (the evidence)
+rt_diff() {
+	key() { grep '"type":"[RS]"' "$1" |
+		sed 's/.*"type":"\([RS]\)".*\("family":[^,]*,"saddr":[^,]*,"sport":[^,]*,"daddr":[^,]*,"dport":[^,]*\).*\("state":"[^"]*"\).*/\1 \2 \3/'; }
+	key "$1" >/tmp/rt.ka
+	key "$2" >/tmp/rt.kb
+	diag "events of ${1##*/} vs ${2##*/} that differ (count count type tuple state):"
+	awk 'NR == FNR { a[$0]++; next } { b[$0]++ }
+		END { for (k in a) if (a[k] != b[k]) print a[k] + 0, b[k] + 0, k
+			for (k in b) if (!(k in a)) print 0, b[k], k }' /tmp/rt.ka /tmp/rt.kb >/tmp/rt.kd
+	head -10 /tmp/rt.kd | sed 's/^/#   /'
+	sed -n 's/.*"sport":\([0-9]*\),.*"dport":\([0-9]*\).*/\1 \2/p' /tmp/rt.kd | head -2 |
+		while read -r sp dp; do
+			grep -h "\"sport\":$sp,.*\"dport\":$dp," "$1" "$2" | cut -c1-300 | sed 's/^/#     /'
+		done
+}
+
 # synack_loss_on: a prio qdisc on lo whose band 3 (netem loss 30%)
 # gets exactly the SYN-ACKs (u32 on the TCP flags byte, IPv4 and IPv6);
 # everything else goes to band 2 (priomap all 1), untouched.
@@ -321,6 +339,7 @@ tcpretrans_round() { # round number
 		eval "got_$b=$got; nS_$b=$nS"
 		line="$line; $b $got (S $nS)"
 		check "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
+		[ "$got" = "$want" ] || [ $b = tracepoint ] || rt_diff /tmp/rt.tracepoint.json /tmp/rt.$b.json
 		check "round $rd: $b saw SYN-ACK retransmits in SYN_RECV ($nS)" \
 			sh -c "[ $nS -gt 0 ] && ! grep '\"type\":\"S\"' /tmp/rt.$b.json | grep -qv '\"state\":\"SYN_RECV\"'"
 	done

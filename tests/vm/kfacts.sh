@@ -74,7 +74,7 @@ fields() {
 		return
 	fi
 	fact "$1 fields" "$(sed -n 's/^[[:space:]]*field:\([^;]*\);.*/\1/p' "$f" |
-		sed 's/\[.*\]$//; s/.*[ *]//' | grep -v '^common_' | tr '\n' ' ' | sed 's/ $//')"
+		sed 's/.*[ *]//' | grep -v '^common_' | tr '\n' ' ' | sed 's/ $//')"
 }
 for e in tcp/tcp_retransmit_skb tcp/tcp_send_reset tcp/tcp_receive_reset \
 	tcp/tcp_destroy_sock tcp/tcp_retransmit_synack sock/inet_sock_set_state \

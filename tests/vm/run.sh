@@ -56,7 +56,7 @@ log_apt="$cache/apt.log"
 # (on bookworm the 6.12 packages come from bookworm-security, which
 # Debian's default sources.list already has). The real package is resolved
 # each run and its unpacked tree reused while it stays the same.
-kernels=${FTNET_VM_KERNELS:-6.1}
+kernels=${FTNET_VM_KERNELS:-6.1 6.12}
 meta_of() { # series -> meta package
 	case $1 in
 	6.1) echo linux-image-amd64 ;;
@@ -227,7 +227,7 @@ add_mod() { # name
 # kernel's are removed first). Needs $moddir; returns 1 with $why set.
 stage_modules() {
 	rm -f "$root"/lib/modules/*.ko
-	mods=
+	mods= shipped=
 	for m in $want_mods; do
 		add_mod "$m"
 	done
@@ -243,7 +243,9 @@ stage_modules() {
 		mod_cat "$p" >"$root/lib/modules/$m.ko" ||
 			{ why="cannot unpack module $m ($p)"; return 1; }
 		echo "$m.ko" >>"$root/etc/ftnet-modules"
+		shipped="$shipped ${p##*/}"
 	done
+	echo "# $kv: modules$shipped (to the guest as plain .ko)"
 }
 
 cat >"$root/init" <<EOF
