@@ -172,7 +172,8 @@ int ftn_retrans_filter(const char *event, int family, char *buf, size_t size)
 	/* tcp_retransmit_synack has family since 5.x; before, none */
 	if (!has_field(event, "family"))
 		fam = "";
-	/* Kernels whose tcp_retransmit_skb has err (6.10+) fire it also when
+	/* Kernels whose tcp_retransmit_skb has err (newer than 6.12: not in
+	 * Debian's 6.12.117, in 6.18) fire it also when
 	 * __tcp_retransmit_skb gives up before counting (-EBUSY: the last copy
 	 * still queued in the host, -EAGAIN: out of window, -ENOMEM, -EINVAL,
 	 * -EHOSTUNREACH: no route): those stay in the kernel. A transmit that
