@@ -558,6 +558,10 @@ check_leftovers() {
 	if [ -f $T/uprobe_events ]; then
 		check "uprobe_events holds no ftnet_ group" sh -c "! grep -q '^[pr]:ftnet_' $T/uprobe_events"
 	fi
+	# eprobes, fprobes, tracepoint probes (kfacts.sh) live only here
+	if [ -f $T/dynamic_events ]; then
+		check "dynamic_events holds no ftnet_ probe" sh -c "! grep -q '^[a-z]:ftnet_' $T/dynamic_events"
+	fi
 	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
 	if [ -z "$left" ]; then ok "no ftnet-* instance remains"; else nok "no ftnet-* instance remains ($left)"; fi
 }
