@@ -67,6 +67,11 @@ tcp_transfer() {
 	wc -c </tmp/nc.out
 }
 
+snmp_val() { # PROTO FIELD: a counter of /proc/net/snmp (header line, then values)
+	awk -v p="$1:" -v k="$2" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) if ($i == k) c = i; h = 1 }
+		else { print $c; exit } }' /proc/net/snmp
+}
+
 retrans_segs() { # Tcp RetransSegs from /proc/net/snmp (header line, then values)
 	awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 }
 		else { print $c; exit } }' /proc/net/snmp
@@ -467,27 +472,39 @@ check_tool_kprobe() {
 }
 
 # signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends within
-# 500 ms of SIGINT, exits 0 and leaves nothing - on the kernel that has
+# 500 ms of SIGINT, exits 0 and leaves nothing - on the kernels that have
 # kprobes and hist triggers (the host tier times the other tools).
-# /proc/uptime counts in 10 ms steps.
+# /proc/uptime counts in 10 ms steps. Under TCG on a loaded host a vCPU
+# can stall for longer than that (guest time runs on: the teardown's
+# cross-CPU code patching waits for the other vCPU), so a slow attempt is
+# tried again, at most three in all, every one said: a tool that waited
+# for its interval would fail all three; each attempt must exit 0 and
+# leave nothing.
 signal_check() {
 	desc=$1; shift
-	"$@" >/tmp/sg.out 2>/tmp/sg.err &
-	sp=$!
-	i=0
-	while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.3
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	kill -INT $sp
-	i=0
-	while kill -0 $sp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	wait $sp; rc=$?
-	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
-	check "$desc: ends within 500 ms of SIGINT (took $ms ms)" [ "$ms" -le 500 ]
-	check "$desc: exit 0 after SIGINT (got $rc)" [ "$rc" = 0 ]
-	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/sg.err
-	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
+	tries= a=0 rcs=0
+	while [ $a -lt 3 ]; do
+		a=$((a + 1))
+		"$@" >/tmp/sg.out 2>/tmp/sg.err &
+		sp=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.3
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		kill -INT $sp
+		i=0
+		while kill -0 $sp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		wait $sp; rc=$?
+		ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+		tries="$tries ${ms}"
+		[ "$rc" = 0 ] || { rcs=$rc; sed 's/^/# /' /tmp/sg.err; }
+		left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
+		[ -z "$left" ] && ! grep -q ftnet_ $T/kprobe_events || break
+		[ "$ms" -le 500 ] && break
+	done
+	check "$desc: ends within 500 ms of SIGINT (took $ms ms; attempts:$tries)" [ "$ms" -le 500 ]
+	check "$desc: exit 0 after SIGINT, every attempt (got $rcs)" [ "$rcs" = 0 ]
 	check "$desc: no instance left after SIGINT ($left)" [ -z "$left" ]
 	check "$desc: no probe group left after SIGINT" sh -c "! grep -q ftnet_ $T/kprobe_events"
 }
@@ -523,14 +540,21 @@ check_tool_tcpdrop() {
 	while [ $i -lt 100 ] && [ "$(cat /tmp/td.h.err /tmp/td.s.err /tmp/td.t.err 2>/dev/null | grep -c '^Tracing')" -lt 3 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
+	u0=$(snmp_val Udp NoPorts)
 	sent=$("$uf" 127.0.0.1 9 $N 20000)
 	wait $p1; r1=$?; wait $p2; r2=$?; wait $p3
+	# The kernel counts each NO_SOCKET drop in __udp4_lib_rcv as Udp
+	# NoPorts: the ground truth. Under TCG on a loaded host a few of the
+	# $N datagrams can be dropped earlier (the loopback backlog is full:
+	# another location, another reason) and are neither.
+	D=$(($(snmp_val Udp NoPorts) - u0))
 	check "tcpdrop (hist) and tcpdrop --stream exited 0 ($r1 $r2)" [ "$r1" = 0 -a "$r2" = 0 ]
 	check "tcpdrop used a hist trigger on $KSERIES" grep -q 'hist trigger' /tmp/td.h.err
 	h=$(sum_udp_rows /tmp/td.h.json); st=$(sum_udp_rows /tmp/td.s.json)
-	diag "sent $sent datagrams; hist counted $h, --stream counted $st"
-	check "hist mode counted exactly $N NO_SOCKET drops at __udp4_lib_rcv ($h)" [ "$h" = "$N" ]
-	check "--stream counted exactly $N ($st)" [ "$st" = "$N" ]
+	diag "sent $sent datagrams, Udp NoPorts +$D; hist counted $h, --stream counted $st"
+	check "most of the $N datagrams reached the closed port (Udp NoPorts +$D)" [ $((D * 10)) -ge $((N * 9)) -a "$D" -le "$N" ]
+	check "hist mode counted exactly the $D NO_SOCKET drops at __udp4_lib_rcv ($h)" [ "$h" = "$D" ]
+	check "--stream counted exactly $D ($st)" [ "$st" = "$D" ]
 	lh=$(grep -o '"location":"__udp4_lib_rcv+0x[0-9a-f]*"' /tmp/td.h.json | sort -u)
 	ls=$(grep -o '"location":"__udp4_lib_rcv+0x[0-9a-f]*"' /tmp/td.s.json | sort -u)
 	check "hist and stream name the same location ($lh)" [ -n "$lh" -a "$lh" = "$ls" ]
@@ -540,7 +564,7 @@ check_tool_tcpdrop() {
 		# the kernel names the location itself ("sym+0xoff/0xsize" in
 		# text): tpoint's output and tcpdrop's binary records agree
 		tl=$(($(grep -cF "\"location\":\"$loc/" /tmp/td.t.json) + $(grep -cF "\"location\":\"$loc\"" /tmp/td.t.json)))
-		check "the text output names the location on $KSERIES (%pS): $tl of $N at $loc" [ "$tl" = "$N" ]
+		check "the text output names the location on $KSERIES (%pS): $tl of $D at $loc" [ "$tl" = "$D" ]
 	elif grep -q '"location":"[0-9a-f]\{16\}"' /tmp/td.t.json; then
 		ok "the text output hashes the location on $KSERIES (%p: what tcpdrop avoids)"
 	else
