@@ -12,8 +12,8 @@
  * are probed, "rt" on the outer one and "rt2" on the inner one. An rt2
  * called from tcp_retransmit_skb is the rt before it: rt2 reads its return
  * address ($stack0 at the entry, shown as a symbol), and one inside
- * tcp_retransmit_skb is not counted again (Debian's 6.12 does not inline:
- * every retransmit fires both). Where the caller is not readable (kernel
+ * tcp_retransmit_skb is not counted again when the rt of its skb was seen
+ * (Debian's 6.12 does not inline: every retransmit fires both). Where the caller is not readable (kernel
  * symbols hidden, or a kretprobe on the function put its trampoline
  * there), an rt2 of the same skb within 1 ms after an rt on that CPU is
  * taken for the same retransmit: under qemu TCG the two entries were seen
@@ -31,10 +31,13 @@
 
 #define TCP_SYN_RECV 3
 #define DEC_CPUS 512            /* power of two */
+#define DEC_PEND 64             /* rt skbs whose nested rt2 may follow */
 
 struct ftn_retrans_dec {
 	int bare_hex;           /* pre-4.17 probes print bare hex */
 	struct dec_last { uint64_t skb, ts; } last[DEC_CPUS];  /* last rt per CPU */
+	uint64_t pend[DEC_PEND];        /* skbs of the latest rt events, any CPU */
+	unsigned int npend;             /* next slot */
 };
 
 static const struct {
@@ -113,6 +116,21 @@ static int rt2_caller(const struct ftn_event *ev)
 	return !strncmp(c, "tcp_retransmit_skb+", 19) ? 1 : -1;
 }
 
+/* An rt of skb is waiting for its nested rt2 (on any CPU: a task can
+ * move between the two entries): take it. */
+static int pend_take(struct ftn_retrans_dec *d, uint64_t skb)
+{
+	for (unsigned int i = 1; i <= DEC_PEND; i++) {
+		uint64_t *p = &d->pend[(d->npend - i) % DEC_PEND];
+
+		if (*p == skb) {
+			*p = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r)
 {
@@ -127,12 +145,21 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		struct dec_last *l = &d->last[ev->cpu & (DEC_CPUS - 1)];
 		int from = inner ? rt2_caller(ev) : 0;
 
-		/* 1 ms: a loss probe resends an skb 2 jiffies or more after
-		 * its last send */
-		if (from > 0 || (inner && !from && l->skb == skb && ev->ts_ns - l->ts < 1000000)) {
+		/* from tcp_retransmit_skb: its rt was counted - if it was seen.
+		 * A kprobe hit the kernel skips without a trace (ftrace
+		 * recursion guard) must not take the retransmit with it. */
+		if (from > 0 && skb && pend_take(d, skb)) {
 			l->skb = 0;
 			return 0;
 		}
+		/* 1 ms: a loss probe resends an skb 2 jiffies or more after
+		 * its last send */
+		if (inner && !from && l->skb == skb && ev->ts_ns - l->ts < 1000000) {
+			l->skb = 0;
+			return 0;
+		}
+		if (!inner)
+			d->pend[d->npend++ % DEC_PEND] = skb;
 		l->skb = inner ? 0 : skb;
 		l->ts = ev->ts_ns;
 		r->segs = ftn_event_u64(ev, "pcount", &pc) || !pc ? 1

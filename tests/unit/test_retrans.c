@@ -61,6 +61,15 @@ int main(void)
 	dec(d, RT("7.000000", "0xff40053801ac3000"), &r);
 	ok(dec(d, RT2("7.000200", "0xff40053801ac3000", " caller=0xffffffffac493e80"), &r) == 0,
 	   "caller an address (symbols hidden): the 1 ms rule decides");
+	/* the rt hit was not traced (the kernel skipped it): the nested rt2
+	 * is the only record of the retransmit */
+	ok(dec(d, RT2("8.000000", "0xff40053801ac3200", " caller=tcp_retransmit_skb+0x18/0xe0"), &r) == 1,
+	   "rt2 from tcp_retransmit_skb with no rt of that skb seen counts");
+	/* the task moved to another CPU between the two entries */
+	ok(dec(d, RT("9.000000", "0xff40053801ac3400"), &r) == 1, "rt on CPU 0");
+	ok(dec(d, "tcpgen-168 [001] ..... 9.000300: rt2: (__tcp_retransmit_skb+0x4/0x860) "
+		  "skb=0xff40053801ac3400 pcount=1 segs=1 caller=tcp_retransmit_skb+0x18/0xe0", &r) == 0,
+	   "its rt2 on CPU 1 is the same retransmit");
 	ftn_retrans_dec_free(d);
 	return tap_done();
 }
