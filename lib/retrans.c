@@ -12,8 +12,9 @@
  * are probed, "rt" on the outer one and "rt2" on the inner one. An rt2
  * called from tcp_retransmit_skb is the rt before it: rt2 reads its return
  * address ($stack0 at the entry, shown as a symbol), and one inside
- * tcp_retransmit_skb is not counted again when the rt of its skb was seen
- * (Debian's 6.12 does not inline: every retransmit fires both). Where the caller is not readable (kernel
+ * tcp_retransmit_skb is not counted again when the rt of its skb is open
+ * on that CPU (Debian's 6.12 does not inline: every retransmit fires
+ * both). Where the caller is not readable (kernel
  * symbols hidden, or a kretprobe on the function put its trampoline
  * there), an rt2 of the same skb within 1 ms after an rt on that CPU is
  * taken for the same retransmit: under qemu TCG the two entries were seen
@@ -31,13 +32,14 @@
 
 #define TCP_SYN_RECV 3
 #define DEC_CPUS 512            /* power of two */
-#define DEC_PEND 64             /* rt skbs whose nested rt2 may follow */
+#define DEC_NEST 4              /* rt calls open at once on one CPU */
+#define DEC_OPEN_NS 100000000   /* an rt older than 100 ms is not open */
 
 struct ftn_retrans_dec {
 	int bare_hex;           /* pre-4.17 probes print bare hex */
-	struct dec_last { uint64_t skb, ts; } last[DEC_CPUS];  /* last rt per CPU */
-	uint64_t pend[DEC_PEND];        /* skbs of the latest rt events, any CPU */
-	unsigned int npend;             /* next slot */
+	/* per CPU, the rt calls whose rt2 has not come yet, innermost last
+	 * (an interrupt can retransmit between the two entries of a call) */
+	struct dec_cpu { int n; struct { uint64_t skb, ts; } rt[DEC_NEST]; } cpu[DEC_CPUS];
 };
 
 static const struct {
@@ -116,17 +118,26 @@ static int rt2_caller(const struct ftn_event *ev)
 	return !strncmp(c, "tcp_retransmit_skb+", 19) ? 1 : -1;
 }
 
-/* An rt of skb is waiting for its nested rt2 (on any CPU: a task can
- * move between the two entries): take it. */
-static int pend_take(struct ftn_retrans_dec *d, uint64_t skb)
+/* Whether an rt2 is the inner call of an rt already counted, on this CPU
+ * (the two entries of one call run on one CPU). from tcp_retransmit_skb
+ * (from > 0): the open rt of the same skb, the innermost one; rt calls
+ * opened after it are closed with it (their rt2 hits were not traced).
+ * Without an open rt (its hit was not traced: the kernel skips a kprobe
+ * hit without a trace when the ftrace recursion guard trips) the rt2 is
+ * the only record and counts. Caller not known (from == 0): the innermost
+ * open rt, same skb, within 1 ms (a loss probe resends an skb 2 jiffies or
+ * more after its last send). A loss probe's rt2 (from < 0) closes nothing. */
+static int rt2_nested(struct dec_cpu *c, uint64_t skb, uint64_t ts, int from)
 {
-	for (unsigned int i = 1; i <= DEC_PEND; i++) {
-		uint64_t *p = &d->pend[(d->npend - i) % DEC_PEND];
+	int i;
 
-		if (*p == skb) {
-			*p = 0;
-			return 1;
-		}
+	for (i = c->n - 1; i >= 0 && from >= 0; i--) {
+		if (c->rt[i].skb != skb || ts - c->rt[i].ts >= (from ? DEC_OPEN_NS : 1000000))
+			continue;
+		if (!from && i != c->n - 1)
+			break;
+		c->n = i;
+		return 1;
 	}
 	return 0;
 }
@@ -142,26 +153,18 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		return decode_tp(ev, r);
 	r->type = ev->name[0] == 't' ? 'L' : ev->name[0] == 's' ? 'S' : 'R';
 	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
-		struct dec_last *l = &d->last[ev->cpu & (DEC_CPUS - 1)];
-		int from = inner ? rt2_caller(ev) : 0;
+		struct dec_cpu *c = &d->cpu[ev->cpu & (DEC_CPUS - 1)];
 
-		/* from tcp_retransmit_skb: its rt was counted - if it was seen.
-		 * A kprobe hit the kernel skips without a trace (ftrace
-		 * recursion guard) must not take the retransmit with it. */
-		if (from > 0 && skb && pend_take(d, skb)) {
-			l->skb = 0;
+		if (!inner) {
+			if (c->n == DEC_NEST)
+				memmove(c->rt, c->rt + 1, sizeof(c->rt) - sizeof(c->rt[0]));
+			else
+				c->n++;
+			c->rt[c->n - 1].skb = skb;
+			c->rt[c->n - 1].ts = ev->ts_ns;
+		} else if (rt2_nested(c, skb, ev->ts_ns, rt2_caller(ev))) {
 			return 0;
 		}
-		/* 1 ms: a loss probe resends an skb 2 jiffies or more after
-		 * its last send */
-		if (inner && !from && l->skb == skb && ev->ts_ns - l->ts < 1000000) {
-			l->skb = 0;
-			return 0;
-		}
-		if (!inner)
-			d->pend[d->npend++ % DEC_PEND] = skb;
-		l->skb = inner ? 0 : skb;
-		l->ts = ev->ts_ns;
 		r->segs = ftn_event_u64(ev, "pcount", &pc) || !pc ? 1
 			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
 			? (uint32_t)pc : (uint32_t)segs;
