@@ -723,7 +723,7 @@ struct ftn_retrans {
 /* The filter for tcp:EVENT (tcp_retransmit_skb, tcp_retransmit_synack)
  * on this kernel: family (AF_INET, AF_INET6, 0 any) when the event has it,
  * and where the tracepoint fires also for attempts the kernel does not
- * count (6.10+: err), those left out. "" when nothing. 0 or -ENOSPC. */
+ * count (err: newer than 6.12), those left out. "" when nothing. 0 or -ENOSPC. */
 FTN_EXPORT int ftn_retrans_filter(const char *event, int family, char *buf, size_t size);
 /* Decoder state: which retransmit a nested rt/rt2 pair already gave. */
 struct ftn_retrans_dec;

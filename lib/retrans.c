@@ -9,8 +9,16 @@
  * it is called by tcp_retransmit_skb and by tcp_send_loss_probe (tail loss
  * probes), and the compiler may inline it into tcp_retransmit_skb (Debian's
  * 6.1 does: a probe on it alone saw only loss probes). So both functions
- * are probed, "rt" on the outer one and "rt2" on the inner one, and an rt2
- * of the same skb right after an rt on that CPU is the same retransmit.
+ * are probed, "rt" on the outer one and "rt2" on the inner one. An rt2
+ * called from tcp_retransmit_skb is the rt before it: rt2 reads its return
+ * address ($stack0 at the entry, shown as a symbol), and one inside
+ * tcp_retransmit_skb is not counted again when the rt of its skb is open
+ * on that CPU (Debian's 6.12 does not inline: every retransmit fires
+ * both). Where the caller is not readable (kernel
+ * symbols hidden, or a kretprobe on the function put its trampoline
+ * there), an rt2 of the same skb within 1 ms after an rt on that CPU is
+ * taken for the same retransmit: under qemu TCG the two entries were seen
+ * up to 17 ms apart, so the caller is what decides wherever it can.
  * SYN-ACKs are counted in tcp_rtx_synack ("synack"), which never passes
  * there. "tlp" (tcp_send_loss_probe) is the probe itself, not a count.
  */
@@ -24,10 +32,14 @@
 
 #define TCP_SYN_RECV 3
 #define DEC_CPUS 512            /* power of two */
+#define DEC_NEST 4              /* rt calls open at once on one CPU */
+#define DEC_OPEN_NS 100000000   /* an rt older than 100 ms is not open */
 
 struct ftn_retrans_dec {
 	int bare_hex;           /* pre-4.17 probes print bare hex */
-	struct dec_last { uint64_t skb, ts; } last[DEC_CPUS];  /* last rt per CPU */
+	/* per CPU, the rt calls whose rt2 has not come yet, innermost last
+	 * (an interrupt can retransmit between the two entries of a call) */
+	struct dec_cpu { int n; struct { uint64_t skb, ts; } rt[DEC_NEST]; } cpu[DEC_CPUS];
 };
 
 static const struct {
@@ -53,7 +65,8 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 			if ((err = ftn_probe_arg(3, a3, sizeof(a3))) < 0 ||
 			    (err = ftn_probe_skb_fetchargs(2, extra, sizeof(extra) - 48)) < 0)
 				return err;
-			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32", a3);
+			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3,
+				 strcmp(event, "rt2") ? "" : " caller=$stack0:symbol");
 		}
 		/* a request sock's tuple is always read: /proc has no pointer
 		 * to join it with */
@@ -92,6 +105,43 @@ static int decode_tp(const struct ftn_event *ev, struct ftn_retrans *r)
 	return 1;
 }
 
+/* Who called __tcp_retransmit_skb (rt2's caller= field): 1
+ * tcp_retransmit_skb (its rt was counted), -1 another function (a loss
+ * probe's retransmit), 0 not known (an address, a return trampoline, no
+ * field). */
+static int rt2_caller(const struct ftn_event *ev)
+{
+	const char *c = ftn_event_str(ev, "caller");
+
+	if (!c || !strncmp(c, "0x", 2) || strstr(c, "trampoline"))
+		return 0;
+	return !strncmp(c, "tcp_retransmit_skb+", 19) ? 1 : -1;
+}
+
+/* Whether an rt2 is the inner call of an rt already counted, on this CPU
+ * (the two entries of one call run on one CPU). from tcp_retransmit_skb
+ * (from > 0): the open rt of the same skb, the innermost one; rt calls
+ * opened after it are closed with it (their rt2 hits were not traced).
+ * Without an open rt (its hit was not traced: the kernel skips a kprobe
+ * hit without a trace when the ftrace recursion guard trips) the rt2 is
+ * the only record and counts. Caller not known (from == 0): the innermost
+ * open rt, same skb, within 1 ms (a loss probe resends an skb 2 jiffies or
+ * more after its last send). A loss probe's rt2 (from < 0) closes nothing. */
+static int rt2_nested(struct dec_cpu *c, uint64_t skb, uint64_t ts, int from)
+{
+	int i;
+
+	for (i = c->n - 1; i >= 0 && from >= 0; i--) {
+		if (c->rt[i].skb != skb || ts - c->rt[i].ts >= (from ? DEC_OPEN_NS : 1000000))
+			continue;
+		if (!from && i != c->n - 1)
+			break;
+		c->n = i;
+		return 1;
+	}
+	return 0;
+}
+
 int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r)
 {
@@ -103,15 +153,18 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		return decode_tp(ev, r);
 	r->type = ev->name[0] == 't' ? 'L' : ev->name[0] == 's' ? 'S' : 'R';
 	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
-		struct dec_last *l = &d->last[ev->cpu & (DEC_CPUS - 1)];
+		struct dec_cpu *c = &d->cpu[ev->cpu & (DEC_CPUS - 1)];
 
-		/* 1 ms: a loss probe resends an skb 10 ms after its last send */
-		if (inner && l->skb == skb && ev->ts_ns - l->ts < 1000000) {
-			l->skb = 0;
+		if (!inner) {
+			if (c->n == DEC_NEST)
+				memmove(c->rt, c->rt + 1, sizeof(c->rt) - sizeof(c->rt[0]));
+			else
+				c->n++;
+			c->rt[c->n - 1].skb = skb;
+			c->rt[c->n - 1].ts = ev->ts_ns;
+		} else if (rt2_nested(c, skb, ev->ts_ns, rt2_caller(ev))) {
 			return 0;
 		}
-		l->skb = inner ? 0 : skb;
-		l->ts = ev->ts_ns;
 		r->segs = ftn_event_u64(ev, "pcount", &pc) || !pc ? 1
 			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
 			? (uint32_t)pc : (uint32_t)segs;
@@ -149,7 +202,8 @@ int ftn_retrans_filter(const char *event, int family, char *buf, size_t size)
 	/* tcp_retransmit_synack has family since 5.x; before, none */
 	if (!has_field(event, "family"))
 		fam = "";
-	/* Kernels whose tcp_retransmit_skb has err (6.10+) fire it also when
+	/* Kernels whose tcp_retransmit_skb has err (newer than 6.12: not in
+	 * Debian's 6.12.117, in 6.18) fire it also when
 	 * __tcp_retransmit_skb gives up before counting (-EBUSY: the last copy
 	 * still queued in the host, -EAGAIN: out of window, -ENOMEM, -EINVAL,
 	 * -EHOSTUNREACH: no route): those stay in the kernel. A transmit that

@@ -1,8 +1,15 @@
 #!/bin/sh
 # tests/vm/guest.sh - the checks that run INSIDE the qemu guest booted by
-# tests/vm/run.sh (Debian 6.1 kernel: kprobes, hist triggers, sch_netem).
-# Runs as PID 1's child under busybox sh; prints TAP lines that the init
-# script prefixes with the marker and the host renumbers.
+# tests/vm/run.sh, once per kernel (Debian 6.1 and 6.12: kprobes, hist
+# triggers, sch_netem). Runs as PID 1's child under busybox sh; prints TAP
+# lines that the init script prefixes with the marker and the host renumbers
+# and names with the kernel ("vm 6.12: ...").
+#
+# Adding checks: write one function check_tool_NAME (or check_NAME) and add
+# one call line to the list at the end; it runs once in every kernel's boot.
+# Where kernels differ, branch on the kernel: kv_ge 6 10 (true on 6.10+),
+# $KSERIES ("6.1", "6.12") for messages - never skip a check on one kernel
+# because it fails there: make it right for that kernel.
 #
 # Layout in the guest: our binaries in $FTNET_TOP/bin (on PATH) and
 # $FTNET_TOP/build/tests, the real iproute2 tc in /sbin/tc, tracefs at
@@ -18,6 +25,12 @@ I=$T/instances/ftnet-vmtest-$$ # private instance
 PORT=5000
 n=0
 nfail=0
+KREL=$(uname -r)                     # 6.12.117+deb12-amd64
+KSERIES=$(echo "$KREL" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+KMAJ=${KSERIES%.*} KMIN=${KSERIES#*.}
+kv_ge() { # MAJ MIN: the running kernel is MAJ.MIN or newer
+	[ "$KMAJ" -gt "$1" ] || { [ "$KMAJ" -eq "$1" ] && [ "$KMIN" -ge "$2" ]; }
+}
 
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); echo "not ok $n - $*"; nfail=$((nfail + 1)); }
@@ -54,6 +67,11 @@ tcp_transfer() {
 	wc -c </tmp/nc.out
 }
 
+snmp_val() { # PROTO FIELD: a counter of /proc/net/snmp (header line, then values)
+	awk -v p="$1:" -v k="$2" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) if ($i == k) c = i; h = 1 }
+		else { print $c; exit } }' /proc/net/snmp
+}
+
 retrans_segs() { # Tcp RetransSegs from /proc/net/snmp (header line, then values)
 	awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 }
 		else { print $c; exit } }' /proc/net/snmp
@@ -62,11 +80,19 @@ retrans_segs() { # Tcp RetransSegs from /proc/net/snmp (header line, then values
 # --- environment -------------------------------------------------------------
 
 check_env() {
-	diag "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus"
+	diag "kernel $KREL (series $KSERIES), $(grep -c ^processor /proc/cpuinfo) cpus"
 	check "tracefs mounted at $T" test -f $T/trace
 	check "lo is up with 127.0.0.1 and ::1" \
 		sh -c 'ip addr show dev lo | grep -q "inet 127.0.0.1" && ip addr show dev lo | grep -q "inet6 ::1"'
 	check "sch_netem module loaded" grep -q '^sch_netem ' /proc/modules
+}
+
+# What this kernel's tracing offers (probe syntaxes, tracepoint fields,
+# reason tables, traceable functions): "# fact ..." lines in the log, the
+# source of the kernel table in tests/vm/README.md. Its probes are defined
+# and removed at once in their own group; check_leftovers proves it.
+check_kernel_facts() {
+	sh "$FTNET_TOP/tests/vm/kfacts.sh" $T
 }
 
 # --- kprobes -------------------------------------------------------------------
@@ -219,6 +245,24 @@ segs_sum() {
 		END { print s + 0 }' "$1"
 }
 
+# rt_diff A B: on a count mismatch, the tuples+states whose counts differ
+# between two tcpretrans --json runs, with their events (the evidence)
+rt_diff() {
+	key() { grep '"type":"[RS]"' "$1" |
+		sed 's/.*"type":"\([RS]\)".*\("family":[^,]*,"saddr":[^,]*,"sport":[^,]*,"daddr":[^,]*,"dport":[^,]*\).*\("state":"[^"]*"\).*/\1 \2 \3/'; }
+	key "$1" >/tmp/rt.ka
+	key "$2" >/tmp/rt.kb
+	diag "events of ${1##*/} vs ${2##*/} that differ (count count type tuple state):"
+	awk 'NR == FNR { a[$0]++; next } { b[$0]++ }
+		END { for (k in a) if (a[k] != b[k]) print a[k] + 0, b[k] + 0, k
+			for (k in b) if (!(k in a)) print 0, b[k], k }' /tmp/rt.ka /tmp/rt.kb >/tmp/rt.kd
+	head -10 /tmp/rt.kd | sed 's/^/#   /'
+	sed -n 's/.*"sport":\([0-9]*\),.*"dport":\([0-9]*\).*/\1 \2/p' /tmp/rt.kd | head -2 |
+		while read -r sp dp; do
+			grep -h "\"sport\":$sp,.*\"dport\":$dp," "$1" "$2" | cut -c1-300 | sed 's/^/#     /'
+		done
+}
+
 # synack_loss_on: a prio qdisc on lo whose band 3 (netem loss 30%)
 # gets exactly the SYN-ACKs (u32 on the TCP flags byte, IPv4 and IPv6);
 # everything else goes to band 2 (priomap all 1), untouched.
@@ -300,6 +344,7 @@ tcpretrans_round() { # round number
 		eval "got_$b=$got; nS_$b=$nS"
 		line="$line; $b $got (S $nS)"
 		check "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
+		[ "$got" = "$want" ] || [ $b = tracepoint ] || rt_diff /tmp/rt.tracepoint.json /tmp/rt.$b.json
 		check "round $rd: $b saw SYN-ACK retransmits in SYN_RECV ($nS)" \
 			sh -c "[ $nS -gt 0 ] && ! grep '\"type\":\"S\"' /tmp/rt.$b.json | grep -qv '\"state\":\"SYN_RECV\"'"
 	done
@@ -427,27 +472,39 @@ check_tool_kprobe() {
 }
 
 # signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends within
-# 500 ms of SIGINT, exits 0 and leaves nothing - on the kernel that has
+# 500 ms of SIGINT, exits 0 and leaves nothing - on the kernels that have
 # kprobes and hist triggers (the host tier times the other tools).
-# /proc/uptime counts in 10 ms steps.
+# /proc/uptime counts in 10 ms steps. Under TCG on a loaded host a vCPU
+# can stall for longer than that (guest time runs on: the teardown's
+# cross-CPU code patching waits for the other vCPU), so a slow attempt is
+# tried again, at most three in all, every one said: a tool that waited
+# for its interval would fail all three; each attempt must exit 0 and
+# leave nothing.
 signal_check() {
 	desc=$1; shift
-	"$@" >/tmp/sg.out 2>/tmp/sg.err &
-	sp=$!
-	i=0
-	while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.3
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	kill -INT $sp
-	i=0
-	while kill -0 $sp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	wait $sp; rc=$?
-	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
-	check "$desc: ends within ${SIGNAL_MS:-500} ms of SIGINT (took $ms ms)" [ "$ms" -le "${SIGNAL_MS:-500}" ]
-	check "$desc: exit 0 after SIGINT (got $rc)" [ "$rc" = 0 ]
-	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/sg.err
-	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
+	tries= a=0 rcs=0
+	while [ $a -lt 3 ]; do
+		a=$((a + 1))
+		"$@" >/tmp/sg.out 2>/tmp/sg.err &
+		sp=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.3
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		kill -INT $sp
+		i=0
+		while kill -0 $sp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		wait $sp; rc=$?
+		ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+		tries="$tries ${ms}"
+		[ "$rc" = 0 ] || { rcs=$rc; sed 's/^/# /' /tmp/sg.err; }
+		left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
+		[ -z "$left" ] && ! grep -q ftnet_ $T/kprobe_events || break
+		[ "$ms" -le "${SIGNAL_MS:-500}" ] && break
+	done
+	check "$desc: ends within ${SIGNAL_MS:-500} ms of SIGINT (took $ms ms; attempts:$tries)" [ "$ms" -le "${SIGNAL_MS:-500}" ]
+	check "$desc: exit 0 after SIGINT, every attempt (got $rcs)" [ "$rcs" = 0 ]
 	check "$desc: no instance left after SIGINT ($left)" [ -z "$left" ]
 	check "$desc: no probe group left after SIGINT" sh -c "! grep -q ftnet_ $T/kprobe_events"
 }
@@ -459,8 +516,9 @@ sum_udp_rows() {
 		sed 's/.*"count":\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }'
 }
 
-# On 6.1 the text output hashes kfree_skb's location; tcpdrop must still
-# name it, counting in the kernel (hist) by default and streaming binary
+# On 6.1 the text output hashes kfree_skb's location (%p); Debian's 6.12
+# (like 6.13+ upstream) prints it with %pS. tcpdrop must name it either
+# way, counting in the kernel (hist) by default and streaming binary
 # records with --stream - with the same counts.
 check_tool_tcpdrop() {
 	tool_help tcpdrop || return
@@ -471,27 +529,47 @@ check_tool_tcpdrop() {
 	p1=$!
 	tcpdrop -v -d 8 --json -r NO_SOCKET --stream >/tmp/td.s.json 2>/tmp/td.s.err &
 	p2=$!
-	tpoint -d 8 --json skb:kfree_skb 'reason == 2' >/tmp/td.t.json 2>/tmp/td.t.err &
+	# NO_SOCKET's number differs by kernel (2 on 6.1, 3 on 6.12): from
+	# the format's own table
+	nosock=$(grep '^print fmt' $T/events/skb/kfree_skb/format | tr '{' '\n' |
+		sed -n 's/^ *\([0-9][0-9]*\), *"NO_SOCKET".*/\1/p')
+	diag "kfree_skb reason NO_SOCKET = $nosock on $KSERIES"
+	tpoint -d 8 --json skb:kfree_skb "reason == $nosock" >/tmp/td.t.json 2>/tmp/td.t.err &
 	p3=$!
 	i=0
 	while [ $i -lt 100 ] && [ "$(cat /tmp/td.h.err /tmp/td.s.err /tmp/td.t.err 2>/dev/null | grep -c '^Tracing')" -lt 3 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
+	u0=$(snmp_val Udp NoPorts)
 	sent=$("$uf" 127.0.0.1 9 $N 20000)
 	wait $p1; r1=$?; wait $p2; r2=$?; wait $p3
+	# The kernel counts each NO_SOCKET drop in __udp4_lib_rcv as Udp
+	# NoPorts: the ground truth. Under TCG on a loaded host a few of the
+	# $N datagrams can be dropped earlier (the loopback backlog is full:
+	# another location, another reason) and are neither.
+	D=$(($(snmp_val Udp NoPorts) - u0))
 	check "tcpdrop (hist) and tcpdrop --stream exited 0 ($r1 $r2)" [ "$r1" = 0 -a "$r2" = 0 ]
-	check "tcpdrop used a hist trigger on 6.1" grep -q 'hist trigger' /tmp/td.h.err
+	check "tcpdrop used a hist trigger on $KSERIES" grep -q 'hist trigger' /tmp/td.h.err
 	h=$(sum_udp_rows /tmp/td.h.json); st=$(sum_udp_rows /tmp/td.s.json)
-	diag "sent $sent datagrams; hist counted $h, --stream counted $st"
-	check "hist mode counted exactly $N NO_SOCKET drops at __udp4_lib_rcv ($h)" [ "$h" = "$N" ]
-	check "--stream counted exactly $N ($st)" [ "$st" = "$N" ]
+	diag "sent $sent datagrams, Udp NoPorts +$D; hist counted $h, --stream counted $st"
+	check "most of the $N datagrams reached the closed port (Udp NoPorts +$D)" [ $((D * 10)) -ge $((N * 9)) -a "$D" -le "$N" ]
+	check "hist mode counted exactly the $D NO_SOCKET drops at __udp4_lib_rcv ($h)" [ "$h" = "$D" ]
+	check "--stream counted exactly $D ($st)" [ "$st" = "$D" ]
 	lh=$(grep -o '"location":"__udp4_lib_rcv+0x[0-9a-f]*"' /tmp/td.h.json | sort -u)
 	ls=$(grep -o '"location":"__udp4_lib_rcv+0x[0-9a-f]*"' /tmp/td.s.json | sort -u)
 	check "hist and stream name the same location ($lh)" [ -n "$lh" -a "$lh" = "$ls" ]
-	if grep -q '"location":"[0-9a-f]\{16\}"' /tmp/td.t.json; then
-		ok "the text output hashes the location on 6.1 (what tcpdrop avoids)"
+	loc=${lh#\"location\":\"}
+	loc=${loc%\"}
+	if grep '^print fmt' $T/events/skb/kfree_skb/format | grep -q 'location=%pS'; then
+		# the kernel names the location itself ("sym+0xoff/0xsize" in
+		# text): tpoint's output and tcpdrop's binary records agree
+		tl=$(($(grep -cF "\"location\":\"$loc/" /tmp/td.t.json) + $(grep -cF "\"location\":\"$loc\"" /tmp/td.t.json)))
+		check "the text output names the location on $KSERIES (%pS): $tl of $D at $loc" [ "$tl" = "$D" ]
+	elif grep -q '"location":"[0-9a-f]\{16\}"' /tmp/td.t.json; then
+		ok "the text output hashes the location on $KSERIES (%p: what tcpdrop avoids)"
 	else
-		nok "the text output hashes the location on 6.1"; head -2 /tmp/td.t.json | sed 's/^/# /'
+		nok "the text output hashes the location on $KSERIES (%p)"
+		head -2 /tmp/td.t.json | sed 's/^/# /'
 	fi
 	check "no lost events" sh -c '! grep -q "\"lost\":[1-9]" /tmp/td.h.json /tmp/td.s.json'
 	signal_check "tcpdrop (hist) -i 3600" tcpdrop -i 3600
@@ -753,24 +831,54 @@ check_leftovers() {
 	if [ -f $T/uprobe_events ]; then
 		check "uprobe_events holds no ftnet_ group" sh -c "! grep -q '^[pr]:ftnet_' $T/uprobe_events"
 	fi
+	# eprobes, fprobes, tracepoint probes (kfacts.sh) live only here
+	if [ -f $T/dynamic_events ]; then
+		check "dynamic_events holds no ftnet_ probe" sh -c "! grep -q '^[a-z]:ftnet_' $T/dynamic_events"
+	fi
 	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
 	if [ -z "$left" ]; then ok "no ftnet-* instance remains"; else nok "no ftnet-* instance remains ($left)"; fi
 }
 
-check_env
-check_kprobe_events
-if [ -f $T/kprobe_events ]; then
-	check_kprobe_trace
-	check_error_log
+# --- the checks, in order: each runs once per kernel boot ---------------------
+# New check functions go ABOVE this section (a function defined below it
+# does not exist yet when the list runs), and one "run_check NAME" line
+# each in all_checks. FTNET_VM_CHECKS on the host (written to
+# /etc/ftnet-checks) runs only the named functions, for iterating on one
+# tool's checks; check_leftovers always runs last.
+
+run_check() { # NAME: the function, or a failure saying it does not exist
+	if command -v "$1" >/dev/null 2>&1; then
+		"$1"
+	else
+		nok "check function $1 exists in guest.sh"
+	fi
+}
+
+all_checks() {
+	run_check check_env
+	run_check check_kernel_facts
+	run_check check_kprobe_events
+	if [ -f $T/kprobe_events ]; then
+		run_check check_kprobe_trace
+		run_check check_error_log
+	else
+		skip "kprobe trace checks" "this kernel has no kprobe_events"
+	fi
+	run_check check_hist_files
+	run_check check_netem_retrans
+	run_check check_tool_tcpretrans
+	run_check check_tool_kprobe
+	run_check check_tool_tcpdrop
+	run_check check_tool_conn
+	run_check check_tool_connect
+}
+
+only=$(cat /etc/ftnet-checks 2>/dev/null)
+if [ -n "$only" ]; then
+	diag "only: $only"
+	for c in $only; do run_check "$c"; done
 else
-	skip "kprobe trace checks" "this kernel has no kprobe_events"
+	all_checks
 fi
-check_hist_files
-check_netem_retrans
-check_tool_tcpretrans
-check_tool_kprobe
-check_tool_tcpdrop
-check_tool_conn
-check_tool_connect
 check_leftovers
 [ $nfail -eq 0 ]

@@ -1,15 +1,18 @@
 #!/bin/sh
-# tests/vm/run.sh - the kprobe test tier: boot Debian's 6.1 kernel (kprobes,
-# kretprobes, hist triggers, sch_netem) under qemu TCG with a busybox
+# tests/vm/run.sh - the kprobe test tier: boot Debian's 6.1 and 6.12 kernels
+# (kprobes, kretprobes, hist triggers, sch_netem; 6.12 also fprobe events and
+# BTF argument names) one after the other under qemu TCG, each with a busybox
 # initramfs that holds our binaries, run tests/vm/guest.sh inside, and turn
-# its output back into TAP lines here.
+# its output back into TAP lines here, each naming its kernel ("vm 6.12: ").
 #
 # Run by tests/run.sh as `sh tests/vm/run.sh` from the repo root with
 # FTNET_TOP set. Knobs (see tests/vm/README.md):
-#   FTNET_VM_CACHE    kernel .deb, unpacked kernel, initramfs, logs
+#   FTNET_VM_KERNELS  kernel series to boot (default "6.1 6.12")
+#   FTNET_VM_CACHE    kernel .debs, unpacked kernels, initramfs, logs
 #                     (default /var/cache/ftnet-vm; outside the tree on purpose)
 #   FTNET_VM_TIMEOUT  hard limit in seconds for one qemu run (default 600)
-#   FTNET_VM_KEEP=1   keep the serial log and the initramfs staging tree
+#   FTNET_VM_KEEP=1   keep the serial logs and the initramfs staging tree
+#   FTNET_VM_CHECKS   only these guest.sh check functions (iterating on one)
 #
 # The development kernel has no kprobes, so this is the only place the kprobe
 # back ends meet a real kernel. KVM hung at boot on these machines: TCG only.
@@ -18,7 +21,6 @@ top=${FTNET_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cache=${FTNET_VM_CACHE:-/var/cache/ftnet-vm}
 tmo=${FTNET_VM_TIMEOUT:-600}
 keep=${FTNET_VM_KEEP:-0}
-meta=linux-image-amd64
 marker=FTNVM:
 t_start=$(date +%s)
 
@@ -45,15 +47,27 @@ mkdir -p "$cache/dl" || skip "cannot create $cache"
 log_apt="$cache/apt.log"
 : >"$log_apt" # this run's apt output only
 
-# --- the kernel -------------------------------------------------------------
-# linux-image-amd64 is a meta package: the kernel itself is its dependency
-# linux-image-6.1.0-NN-amd64 (or -unsigned), and NN moves with Debian's
-# point releases, so it is resolved each run and the unpacked tree is reused
-# while it stays the same.
-resolve_pkg() {
-	apt-cache depends "$meta" 2>/dev/null | awk '
-		$1 == "Depends:" && $2 ~ /^linux-image-[0-9].*-amd64(-unsigned)?$/ {
-			print $2; exit }'
+# --- the kernels -----------------------------------------------------------
+# Each kernel is named by its series (the TAP prefix "vm 6.1: ...") and has a
+# meta package whose dependency is the real image package, which moves with
+# Debian's point releases:
+#   6.1   linux-image-amd64      -> linux-image-6.1.0-NN-amd64
+#   6.12  linux-image-6.12-amd64 -> linux-image-6.12.NNN+deb12-amd64
+# (on bookworm the 6.12 packages come from bookworm-security, which
+# Debian's default sources.list already has). The real package is resolved
+# each run and its unpacked tree reused while it stays the same.
+kernels=${FTNET_VM_KERNELS:-6.1 6.12}
+meta_of() { # series -> meta package
+	case $1 in
+	6.1) echo linux-image-amd64 ;;
+	*) echo "linux-image-$1-amd64" ;;
+	esac
+}
+
+resolve_pkg() { # series: the image package its meta package depends on
+	apt-cache depends "$(meta_of "$1")" 2>/dev/null | awk -v s="$1" '
+		$1 == "Depends:" && index($2, "linux-image-" s ".") == 1 &&
+		$2 ~ /-amd64(-unsigned)?$/ { print $2; exit }'
 }
 
 fetch_pkg() { # pkg -> prints the .deb path
@@ -61,59 +75,72 @@ fetch_pkg() { # pkg -> prints the .deb path
 	ls -t "$cache/dl/$1"_*.deb 2>/dev/null | head -1
 }
 
-pkg=$(resolve_pkg)
-if [ -z "$pkg" ]; then
+updated=0
+apt_update() { # once per run, only when a lookup or a download failed
+	[ $updated = 1 ] && return
+	updated=1
 	apt-get update >>"$log_apt" 2>&1
-	pkg=$(resolve_pkg)
-fi
-kdir=
-if [ -n "$pkg" ]; then
-	kdir=$cache/$pkg
-	if ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
-		deb=$(fetch_pkg "$pkg")
-		if [ -z "$deb" ]; then
-			# Stale package lists name a version the mirror no longer has.
-			apt-get update >>"$log_apt" 2>&1
-			pkg=$(resolve_pkg)
-			kdir=
-			[ -n "$pkg" ] && kdir=$cache/$pkg && deb=$(fetch_pkg "$pkg")
-		fi
-		if [ -n "$deb" ]; then
-			rm -rf "$kdir.tmp"
-			if dpkg -x "$deb" "$kdir.tmp" >>"$log_apt" 2>&1; then
-				rm -rf "$kdir"
-				mv "$kdir.tmp" "$kdir"
-				# The old ABI's tree and .deb are dead weight now.
-				for old in "$cache"/linux-image-*; do
-					case $old in "$kdir"|"$kdir".*) ;; *) rm -rf "$old" ;; esac
-				done
-				for old in "$cache"/dl/*.deb; do
-					[ "$old" = "$deb" ] || rm -f "$old"
-				done
-			else
+}
+
+# get_kernel SERIES: sets kdir (the unpacked package), vmlinuz, kver, moddir,
+# pkg; or why (a sentence) and returns 1.
+get_kernel() {
+	s=$1 kdir= vmlinuz= why=
+	pkg=$(resolve_pkg "$s")
+	if [ -z "$pkg" ]; then
+		apt_update
+		pkg=$(resolve_pkg "$s")
+	fi
+	if [ -n "$pkg" ]; then
+		kdir=$cache/$pkg
+		if ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
+			deb=$(fetch_pkg "$pkg")
+			if [ -z "$deb" ]; then
+				# Stale package lists name a version the mirror no longer has.
+				apt_update
+				pkg=$(resolve_pkg "$s")
+				kdir=
+				[ -n "$pkg" ] && kdir=$cache/$pkg && deb=$(fetch_pkg "$pkg")
+			fi
+			if [ -n "$deb" ]; then
 				rm -rf "$kdir.tmp"
+				if dpkg -x "$deb" "$kdir.tmp" >>"$log_apt" 2>&1; then
+					rm -rf "$kdir"
+					mv "$kdir.tmp" "$kdir"
+					# This series' old ABI tree and .deb are dead weight
+					# now; other series' are not touched
+					# (linux-image-6.1.* never matches linux-image-6.12.*).
+					for old in "$cache"/linux-image-"$s".*; do
+						case $old in "$kdir"|"$kdir".*) ;; *) rm -rf "$old" ;; esac
+					done
+					for old in "$cache"/dl/linux-image-"$s".*.deb; do
+						[ "$old" = "$deb" ] || rm -f "$old"
+					done
+				else
+					rm -rf "$kdir.tmp"
+				fi
 			fi
 		fi
 	fi
-fi
-# Offline with no package lists: any kernel unpacked earlier still serves.
-# An empty $kdir is guarded: "$kdir"/boot would be the host's own /boot.
-if [ -z "$kdir" ] || ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
-	kdir=$(ls -d "$cache"/linux-image-*-amd64* 2>/dev/null | grep -v '\.tmp$' | tail -1)
-fi
-vmlinuz=
-[ -n "$kdir" ] && vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
-[ -n "$vmlinuz" ] ||
-	skip "cannot fetch the $meta kernel package (apt-get download ${pkg:-?} failed; see $log_apt)"
-kver=${vmlinuz##*/vmlinuz-}
-moddir=$kdir/lib/modules/$kver
-pkg=${kdir##*/}
+	# Offline with no package lists: a tree of this series unpacked earlier
+	# still serves. An empty $kdir is guarded: "$kdir"/boot would be the
+	# host's own /boot.
+	if [ -z "$kdir" ] || ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
+		kdir=$(ls -d "$cache"/linux-image-"$s".*-amd64* 2>/dev/null | grep -v '\.tmp$' | tail -1)
+	fi
+	[ -n "$kdir" ] && vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
+	if [ -z "$vmlinuz" ]; then
+		why="cannot fetch the $s kernel: $(meta_of "$s") -> ${pkg:-no package} (see $log_apt)"
+		return 1
+	fi
+	kver=${vmlinuz##*/vmlinuz-}
+	moddir=$kdir/lib/modules/$kver
+	pkg=${kdir##*/}
+}
 
 # --- the initramfs ----------------------------------------------------------
 work=$cache/run.$$
 root=$work/root
-initrd=$work/initrd.gz
-log=$work/serial.log
 # Work trees of runs that are gone (killed, or kept by FTNET_VM_KEEP or a
 # failure) are removed here, so they live until the next run.
 for d in "$cache"/run.*; do
@@ -129,7 +156,7 @@ mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
 trap 'rm -rf "$work"; exit 1' INT TERM HUP
 cleanup() {
 	if [ "$keep" = 1 ]; then
-		echo "# kept $work (serial.log, root/, initrd.gz)"
+		echo "# kept $work (serial.SERIES.log, initrd.SERIES.gz, root/)"
 	else
 		rm -rf "$work"
 	fi
@@ -161,15 +188,17 @@ for f in "$top"/bin/* "$top"/build/tests/*; do
 	*) copy_elf "$f" "/ftnet/build/tests/${f##*/}" ;;
 	esac
 done
-cp "$top/tests/vm/guest.sh" "$root/ftnet/tests/vm/guest.sh"
+cp "$top/tests/vm/guest.sh" "$top/tests/vm/kfacts.sh" "$root/ftnet/tests/vm/"
+echo "${FTNET_VM_CHECKS:-}" >"$root/etc/ftnet-checks"
 
 # Modules and their dependencies, dependencies first: the guest has no
 # modprobe. The .deb ships no modules.dep (its postinst runs depmod) and the
 # host may have no kmod, so dependencies come from each module's own
-# .modinfo section ("depends=a,b", NUL-separated strings).
+# .modinfo section ("depends=a,b", NUL-separated strings). 6.1 ships plain
+# .ko files, 6.12 .ko.xz (CONFIG_MODULE_COMPRESS_XZ); busybox insmod reads
+# no compressed module, so the guest gets plain .ko files.
 # sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem
 want_mods="sch_netem sch_prio cls_u32"
-mods=
 mod_cat() { # path: the module's bytes, decompressed
 	case $1 in
 	*.xz) xz -dc "$1" ;;
@@ -183,10 +212,10 @@ mod_find() { # name: path of NAME.ko* (file names may use - for _)
 }
 add_mod() { # name
 	case " $mods " in *" $1 "*) return 0 ;; esac
-	grep -q "/$1\.ko\$" "$moddir/modules.builtin" 2>/dev/null && return 0
+	grep -q "/$1\.ko\(\.[a-z]*\)\{0,1\}\$" "$moddir/modules.builtin" 2>/dev/null && return 0
 	p=$(mod_find "$1")
 	if [ -z "$p" ]; then
-		echo "# warning: module $1 not found under $moddir"
+		echo "# warning: $kv: module $1 not found under $moddir"
 		return 0
 	fi
 	for d in $(mod_cat "$p" | tr '\0' '\n' | sed -n 's/^depends=//p' | head -1 | tr , ' '); do
@@ -194,16 +223,30 @@ add_mod() { # name
 	done
 	mods="$mods $1"
 }
-for m in $want_mods; do
-	add_mod "$m"
-done
-: >"$root/etc/ftnet-modules"
-for m in $mods; do
-	# Busybox insmod may not decompress: ship plain .ko files.
-	mod_cat "$(mod_find "$m")" >"$root/lib/modules/$m.ko" ||
-		{ cleanup; skip "cannot unpack module $m"; }
-	echo "$m.ko" >>"$root/etc/ftnet-modules"
-done
+# stage_modules: this kernel's modules into the staging tree (the previous
+# kernel's are removed first). Needs $moddir; returns 1 with $why set.
+stage_modules() {
+	rm -f "$root"/lib/modules/*.ko
+	mods= shipped=
+	for m in $want_mods; do
+		add_mod "$m"
+	done
+	: >"$root/etc/ftnet-modules"
+	for m in $mods; do
+		p=$(mod_find "$m")
+		case $p in
+		*.xz) command -v xz >/dev/null 2>&1 ||
+			{ why="module $m is .ko.xz and xz is not installed (xz-utils)"; return 1; } ;;
+		*.zst) command -v zstd >/dev/null 2>&1 ||
+			{ why="module $m is .ko.zst and zstd is not installed"; return 1; } ;;
+		esac
+		mod_cat "$p" >"$root/lib/modules/$m.ko" ||
+			{ why="cannot unpack module $m ($p)"; return 1; }
+		echo "$m.ko" >>"$root/etc/ftnet-modules"
+		shipped="$shipped ${p##*/}"
+	done
+	echo "# $kv: modules$shipped (to the guest as plain .ko)"
+}
 
 cat >"$root/init" <<EOF
 #!/bin/busybox sh
@@ -232,9 +275,6 @@ poweroff -f
 EOF
 chmod 755 "$root/init"
 
-( cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 ) >"$initrd" ||
-	{ cleanup; skip "cannot build the initramfs"; }
-
 # --- boot -------------------------------------------------------------------
 # Kernel warnings (loglevel 5) reach the log, so a lockup shows its stack;
 # softlockup_panic ends a locked-up guest at once (panic=-1 + -no-reboot)
@@ -248,54 +288,75 @@ boot() {
 	qrc=$?
 	t1=$(date +%s)
 }
-boot
-# Once (seen 1 run in ~12 here), the emulated 6.1 guest kernel locked up
-# with a task of ours stuck inside it. A guest kernel lockup is retried
-# once, and said; a second one fails the tier like any unfinished run.
-if grep -q 'soft lockup' "$log" && ! grep -q 'END rc=' "$log"; then
-	echo "# guest kernel soft lockup: $(LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | grep -m1 'soft lockup')"
-	LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | grep -A25 -m1 'soft lockup' | sed 's/^/#   /'
-	cp "$log" "$cache/lockup.$$.log" 2>/dev/null &&
-		echo "# its serial log: $cache/lockup.$$.log; booting the guest once more"
-	boot
-fi
 
 # --- results ----------------------------------------------------------------
-# The serial console ends lines with CRLF; a kernel message may start on the
-# same line as a marker line, so the marker is searched anywhere.
-n=0 fails=0 finished=0 grc=
-tr -d '\r' <"$log" | sed -n "s/^.*$marker //p" >"$work/guest.out"
-n=$((n + 1))
-if grep -q '^BEGIN' "$work/guest.out"; then
-	echo "ok $n - vm guest booted $pkg ($kver) under TCG"
-else
-	echo "not ok $n - vm guest booted $pkg ($kver) under TCG"
-	fails=$((fails + 1))
-fi
-while IFS= read -r line; do
-	case $line in
-	"ok"*|"not ok"*)
-		desc=$(echo "$line" | sed 's/^\(not \)\{0,1\}ok\( [0-9][0-9]*\)\{0,1\} *//')
+# Every TAP line of one kernel's run names the kernel ("vm 6.12: ..."); the
+# numbering runs on across kernels.
+n=0 fails=0
+tap_ok() { n=$((n + 1)); echo "ok $n - vm $kv: $*"; }
+tap_nok() { n=$((n + 1)); echo "not ok $n - vm $kv: $*"; fails=$((fails + 1)); }
+
+# report: the guest's output for kernel $kv, from $log
+report() {
+	finished=0 grc=
+	# The serial console ends lines with CRLF; a kernel message may start
+	# on the same line as a marker line, so the marker is searched anywhere.
+	tr -d '\r' <"$log" | sed -n "s/^.*$marker //p" >"$work/guest.$kv.out"
+	if grep -q '^BEGIN' "$work/guest.$kv.out"; then
+		tap_ok "guest booted $pkg ($kver) under TCG"
+	else
+		tap_nok "guest booted $pkg ($kver) under TCG"
+	fi
+	while IFS= read -r line; do
+		case $line in
+		"ok"*|"not ok"*)
+			desc=$(echo "$line" | sed 's/^\(not \)\{0,1\}ok\( [0-9][0-9]*\)\{0,1\} *\(- \)\{0,1\}//')
+			case $line in "not ok"*) tap_nok "$desc" ;; *) tap_ok "$desc" ;; esac ;;
+		"#"*) echo "# $kv:${line#\#}" ;;
+		"END rc="*) finished=1; grc=${line#END rc=} ;;
+		esac
+	done <"$work/guest.$kv.out"
+	echo "# $kv: qemu exit $qrc, boot + guest run $((t1 - t0)) s (timeout ${tmo}s)"
+	if [ "$finished" != 1 ]; then
+		tap_nok "guest did not finish"
+		# Only printable ASCII: the firmware's escape sequences would garble TAP.
+		LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | tail -30 | sed 's/^/#   /'
+		keep=1
+	elif [ "$grc" != 0 ] && [ "$kfails" -eq "$fails" ]; then
+		# Failed without saying which check: a crash, never silent.
+		tap_nok "guest script exited $grc"
+	fi
+	[ "$kfails" -eq "$fails" ] || keep=1
+}
+
+# --- one boot per kernel ----------------------------------------------------
+for kv in $kernels; do
+	kfails=$fails
+	if ! get_kernel "$kv" || ! stage_modules; then
 		n=$((n + 1))
-		case $line in "not ok"*) echo "not ok $n $desc"; fails=$((fails + 1)) ;;
-		*) echo "ok $n $desc" ;; esac ;;
-	"#"*) echo "$line" ;;
-	"END rc="*) finished=1; grc=${line#END rc=} ;;
-	esac
-done <"$work/guest.out"
-echo "# qemu exit $qrc, boot + guest run $((t1 - t0)) s (timeout ${tmo}s), whole tier $((t1 - t_start)) s"
-if [ "$finished" != 1 ]; then
-	n=$((n + 1))
-	echo "not ok $n - vm guest did not finish"
-	# Only printable ASCII: the firmware's escape sequences would garble TAP.
-	LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | tail -30 | sed 's/^/#   /'
-	fails=$((fails + 1))
-	keep=1
-elif [ "$grc" != 0 ] && [ "$fails" -eq 0 ]; then
-	# Failed without saying which check: a crash, never silent.
-	n=$((n + 1))
-	echo "not ok $n - vm guest script exited $grc"
-	fails=$((fails + 1))
-fi
+		echo "ok $n - vm $kv: kernel tier # SKIP $why"
+		continue
+	fi
+	initrd=$work/initrd.$kv.gz
+	log=$work/serial.$kv.log
+	if ! ( cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 ) >"$initrd"; then
+		tap_nok "build the initramfs"
+		continue
+	fi
+	boot
+	# Once (seen 1 run in ~12 here), the emulated 6.1 guest kernel locked
+	# up with a task of ours stuck inside it. A guest kernel lockup is
+	# retried once per kernel, and said; a second one fails that kernel's
+	# run like any unfinished run.
+	if grep -q 'soft lockup' "$log" && ! grep -q 'END rc=' "$log"; then
+		echo "# $kv: guest kernel soft lockup: $(LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | grep -m1 'soft lockup')"
+		LC_ALL=C tr -cd '\11\12\40-\176' <"$log" | grep -A25 -m1 'soft lockup' | sed 's/^/#   /'
+		cp "$log" "$cache/lockup.$kv.$$.log" 2>/dev/null &&
+			echo "# $kv: its serial log: $cache/lockup.$kv.$$.log; booting the guest once more"
+		boot
+	fi
+	report
+done
+echo "# whole tier $(($(date +%s) - t_start)) s (kernels: $kernels)"
 cleanup
 [ "$fails" -eq 0 ]
