@@ -118,6 +118,9 @@ int tool_parse_pid(const char *s, pid_t *out);
 /* An unsigned integer lo <= v <= hi (decimal, or 0x hex): 0 or -EINVAL. */
 int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi,
 		    unsigned long *out);
+/* A port list "80,443" for option -opt, appended to v[*n] (at most max):
+ * 0, or -EINVAL after saying which port is wrong (tool_fail). */
+int tool_parse_ports(const char *arg, char opt, uint16_t *v, int max, int *n);
 
 /* Common options a tool takes (tool_desc.common). */
 enum tool_opt_flags {

@@ -582,9 +582,6 @@ static int kp_setup(struct state *st)
 static int on_opt(void *ctx, int c, const char *arg)
 {
 	struct state *st = ctx;
-	unsigned long v;
-	char *list, *tok, *save = NULL;
-
 	switch (c) {
 	case '4': case '6': st->family = c == '4' ? AF_INET : AF_INET6; return 0;
 	case 'B': st->backend = arg; return 0;
@@ -595,23 +592,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case 'p':
 		return tool_parse_pid(arg, &st->pid) ? tool_fail(-EINVAL, "invalid PID '%s'", arg) : 0;
 	case 'P':
-		if (!(list = strdup(arg)))
-			return tool_fail(-EINVAL, "out of memory");
-		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			int full = st->nports == MAX_PORTS;
-
-			if (full || tool_parse_uint(tok, 1, 65535, &v)) {
-				if (full)
-					tool_fail(-EINVAL, "-P: at most %d ports", MAX_PORTS);
-				else
-					tool_fail(-EINVAL, "invalid port '%s'", tok);
-				free(list);
-				return -EINVAL;
-			}
-			st->ports[st->nports++] = (uint16_t)v;
-		}
-		free(list);
-		return st->nports ? 0 : tool_fail(-EINVAL, "invalid port list '%s'", arg);
+		return tool_parse_ports(arg, 'P', st->ports, MAX_PORTS, &st->nports);
 	case 't': st->elapsed = 1; return 0;
 	case 'T': st->elapsed = 0; return 0;
 	}

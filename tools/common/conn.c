@@ -16,28 +16,6 @@
 
 const char *const tool_conn_backends[] = { "tracepoint", "kprobe", NULL };
 
-static int ports_parse(const char *arg, uint16_t *v, int *n, char opt)
-{
-	char *dup = strdup(arg), *p, *save = NULL;
-	unsigned long u;
-	int err = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	for (p = strtok_r(dup, ",", &save); p && !err; p = strtok_r(NULL, ",", &save)) {
-		if (tool_parse_uint(p, 1, 65535, &u))
-			err = tool_fail(-EINVAL, "-%c: invalid port '%s'", opt, p);
-		else if (*n == TOOL_CONN_MAXPORTS)
-			err = tool_fail(-EINVAL, "-%c: at most %d ports", opt, TOOL_CONN_MAXPORTS);
-		else
-			v[(*n)++] = (uint16_t)u;
-	}
-	if (!err && !*n)
-		err = tool_fail(-EINVAL, "-%c: no port in '%s'", opt, arg);
-	free(dup);
-	return err;
-}
-
 int tool_conn_opt(struct tool_conn *c, int ch, const char *arg)
 {
 	switch (ch) {
@@ -47,8 +25,8 @@ int tool_conn_opt(struct tool_conn *c, int ch, const char *arg)
 			return tool_fail(-EINVAL, "unknown back end '%s' (tracepoint, kprobe)", arg);
 		c->backend = arg;
 		return 0;
-	case 'D': return ports_parse(arg, c->dports, &c->ndports, 'D');
-	case 'L': return ports_parse(arg, c->lports, &c->nlports, 'L');
+	case 'D': return tool_parse_ports(arg, 'D', c->dports, TOOL_CONN_MAXPORTS, &c->ndports);
+	case 'L': return tool_parse_ports(arg, 'L', c->lports, TOOL_CONN_MAXPORTS, &c->nlports);
 	case 'N': case 'p':
 		if (tool_parse_pid(arg, ch == 'N' ? &c->netns_pid : &c->pid))
 			return tool_fail(-EINVAL, "-%c: invalid PID '%s'", ch, arg);

@@ -264,6 +264,28 @@ int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned 
 	return 0;
 }
 
+int tool_parse_ports(const char *arg, char opt, uint16_t *v, int max, int *n)
+{
+	char *dup = strdup(arg ? arg : ""), *p, *save = NULL;
+	unsigned long u;
+	int err = 0;
+
+	if (!dup)
+		return tool_fail(-EINVAL, "out of memory");
+	for (p = strtok_r(dup, ",", &save); p && !err; p = strtok_r(NULL, ",", &save)) {
+		if (tool_parse_uint(p, 1, 65535, &u))
+			err = tool_fail(-EINVAL, "-%c: invalid port '%s'", opt, p);
+		else if (*n >= max)
+			err = tool_fail(-EINVAL, "-%c: at most %d ports", opt, max);
+		else
+			v[(*n)++] = (uint16_t)u;
+	}
+	if (!err && !*n)
+		err = tool_fail(-EINVAL, "-%c: no port in '%s'", opt, arg ? arg : "");
+	free(dup);
+	return err;
+}
+
 int tool_parse_pid(const char *s, pid_t *out)
 {
 	unsigned long v;
