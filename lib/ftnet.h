@@ -388,6 +388,41 @@ FTN_EXPORT int ftn_owners_refresh(struct ftn_owners *o);
 FTN_EXPORT int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		      char *comm, size_t comm_size);
 
+/*
+ * Owner map (owner.c): the process owning a socket, for events that run in
+ * softirq (most state changes, received RSTs), where the task on the CPU
+ * is unrelated. Tools note owners from process-context events (connect,
+ * accept, close, sendmsg: the task on the CPU is the owner) and look up
+ * the rest: sockets never noted are found through their /proc/net/tcp(6)
+ * row (by tuple, else by pointer) -> inode -> /proc/[pid]/fd, at most one
+ * /proc read per batch on misses. Unknown is -ENOENT: print "-", never the
+ * task that happened to be on the CPU.
+ */
+struct ftn_sockowner {
+	pid_t pid;              /* the process (tgid), 0 unknown */
+	pid_t tid;              /* the task it was seen as */
+	char comm[16];
+	uint64_t netns;         /* inode of its network namespace, 0 unknown */
+};
+struct ftn_ownermap;
+/* proc_root NULL: "/proc" ($FTNET_PROC overrides). nspid: the process
+ * whose network namespace's /proc/net/tcp(6) is read on a miss (0: ours). */
+FTN_EXPORT struct ftn_ownermap *ftn_ownermap_alloc(const char *proc_root, pid_t nspid);
+FTN_EXPORT void ftn_ownermap_free(struct ftn_ownermap *m);
+/* An event in process context: task tid (the event's common_pid, comm its
+ * comm) owns sk from now on. */
+FTN_EXPORT void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const char *comm);
+/* 0 and *out, or -ENOENT. t (may be NULL): the socket's tuple, which finds
+ * its /proc row without kernel pointers. */
+FTN_EXPORT int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
+			const struct ftn_probe_sock *t, struct ftn_sockowner *out);
+/* The socket is gone (tcp_destroy_sock, state CLOSE). */
+FTN_EXPORT void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk);
+/* End of a batch: allows the next /proc read on a miss. */
+FTN_EXPORT void ftn_ownermap_batch_end(struct ftn_ownermap *m);
+/* Inode of pid's network namespace (0: ours). 0 or -errno. */
+FTN_EXPORT int ftn_netns_of_pid(const char *proc_root, pid_t pid, uint64_t *ino);
+
 /* ------------------------------------------------------------------ */
 /* Addresses and TCP states                                           */
 /* ------------------------------------------------------------------ */

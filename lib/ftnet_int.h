@@ -72,6 +72,17 @@ int ftn__write_file(const char *path, const char *str, int flags);
 int64_t ftn__clock_ns(clockid_t id);
 /* "/proc", or $FTNET_PROC (tests: a fake /proc). */
 const char *ftn__proc_root(void);
+/* splitmix64 finaliser, the hash of every pointer/inode keyed table:
+ * good spread for keys whose low bits are mostly alignment zeros. */
+static inline uint64_t ftn__mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
 /* ftn__file_slurp of a file below the tracefs root / an instance. */
 int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
 		       char **out, size_t *len);

@@ -32,17 +32,7 @@ static const char *proc_root_of(const char *proc_root)
 	return proc_root && *proc_root ? proc_root : ftn__proc_root();
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64 finaliser: good spread for pointers and inodes, whose
-	 * low bits are mostly alignment zeros. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
+#define mix64 ftn__mix64
 
 static size_t pow2_at_least(size_t n)
 {

@@ -702,6 +702,21 @@ static void test_real_proc(void)
 	ok(o && ftn_owners_lookup(o, st_l.st_ino, &pid, NULL, 0) == 0 && pid == getpid(),
 	   "real: owner of own listener (cached)");
 	ftn_owners_free(o);
+	{
+		/* The owner map on the real /proc: the client socket found by
+		 * its tuple, owned by this process in our namespace. */
+		struct ftn_ownermap *m = ftn_ownermap_alloc(NULL, 0);
+		struct ftn_probe_sock pt = { .family = AF_INET, .lport = cport, .rport = lport };
+		struct ftn_sockowner ow;
+		uint64_t ns = 0;
+
+		ftn_addr_parse("127.0.0.1", AF_INET, &pt.laddr);
+		ftn_addr_parse("127.0.0.1", AF_INET, &pt.raddr);
+		ftn_netns_of_pid(NULL, 0, &ns);
+		ok(m && ftn_ownermap_lookup(m, 0, &pt, &ow) == 0 && ow.pid == getpid() &&
+		   ow.netns == ns && ns != 0, "real: ownermap finds our client by its tuple");
+		ftn_ownermap_free(m);
+	}
 	free(self_comm);
 	close(afd);
 	close(cfd);
@@ -806,6 +821,96 @@ static void test_sockres_fake(const char *tmp)
 	free(t61h);
 }
 
+/* The owner map: noted owners (with the tgid of a thread), /proc lookups by
+ * pointer and by tuple, unknown sockets, forgetting. */
+static void test_ownermap_fake(const char *tmp)
+{
+	char root[256], path[PATH_MAX], *t61 = fixture("linux-6.1/proc_net_tcp.kptr1");
+	struct ftn_sockowner o;
+	struct ftn_probe_sock t;
+	struct ftn_ownermap *m;
+	uint64_t ino = 0, k;
+	int r, all;
+
+	snprintf(root, sizeof(root), "%s/mapproc", tmp);
+	mkdirs(root, "net");
+	mkdirs(root, "sys/kernel");
+	mkdirs(root, "4242/fd");
+	mkdirs(root, "4242/ns");
+	mkdirs(root, "4243/ns");
+	snprintf(path, sizeof(path), "%s/sys/kernel/kptr_restrict", root);
+	put_file(path, "1\n");
+	snprintf(path, sizeof(path), "%s/net/tcp", root);
+	put_file(path, t61);
+	snprintf(path, sizeof(path), "%s/self", root);
+	if (symlink("4242", path))
+		printf("# symlink self failed\n");
+	fake_fd(root, "4242", 3, "socket:[10889]");
+	snprintf(path, sizeof(path), "%s/4242/comm", root);
+	put_file(path, "server\n");
+	snprintf(path, sizeof(path), "%s/4242/status", root);
+	put_file(path, "Name:\tserver\nUmask:\t0022\nState:\tS\nTgid:\t4242\nPid:\t4242\n");
+	snprintf(path, sizeof(path), "%s/4243/status", root);
+	put_file(path, "Name:\tworker\nUmask:\t0022\nState:\tS\nTgid:\t4242\nPid:\t4243\n");
+	snprintf(path, sizeof(path), "%s/4242/ns/net", root);
+	if (symlink("net:[4026531999]", path))
+		printf("# symlink ns failed\n");
+	snprintf(path, sizeof(path), "%s/4243/ns/net", root);
+	if (symlink("net:[4026531999]", path))
+		printf("# symlink ns failed\n");
+
+	ok(ftn_netns_of_pid(root, 4242, &ino) == 0 && ino == 4026531999ULL, "netns of a pid");
+	ok(ftn_netns_of_pid(root, 0, &ino) == 0 && ino == 4026531999ULL, "netns of pid 0 is self's");
+	ok(ftn_netns_of_pid(root, 31337, &ino) == -ENOENT && ino == 0, "netns of a gone pid: -ENOENT");
+
+	m = ftn_ownermap_alloc(root, 0);
+	ok(m != NULL, "ownermap: alloc");
+	if (!m)
+		return;
+	ftn_ownermap_note(m, 0xaa00, 4243, "worker");
+	r = ftn_ownermap_lookup(m, 0xaa00, NULL, &o);
+	ok(r == 0 && o.pid == 4242 && o.tid == 4243 && !strcmp(o.comm, "worker") &&
+	   o.netns == 4026531999ULL, "ownermap: a noted thread's owner is its process");
+	ftn_ownermap_note(m, 0xbb00, 9999, "gone");
+	r = ftn_ownermap_lookup(m, 0xbb00, NULL, &o);
+	ok(r == 0 && o.pid == 9999 && o.netns == 0, "ownermap: a task gone before the read keeps its tid");
+	r = ftn_ownermap_lookup(m, 0xff1113cc82675100ULL, NULL, &o);
+	ok(r == 0 && o.pid == 4242 && !strcmp(o.comm, "server") && o.netns == 4026531999ULL,
+	   "ownermap: never noted: /proc row by pointer -> inode -> fd");
+	memset(&t, 0, sizeof(t));
+	t.family = AF_INET;
+	ftn_addr_parse("127.0.0.1", AF_INET, &t.laddr);
+	ftn_addr_parse("127.0.0.1", AF_INET, &t.raddr);
+	t.lport = 49274;
+	t.rport = 5000;
+	r = ftn_ownermap_lookup(m, 0x77700, &t, &o);
+	ok(r == 0 && o.pid == 4242, "ownermap: unknown pointer found by its tuple");
+	ok(ftn_ownermap_lookup(m, 0xcc00, NULL, &o) == -ENOENT, "ownermap: unknown socket is -ENOENT");
+	t.rport = 5001;
+	ok(ftn_ownermap_lookup(m, 0, &t, &o) == -ENOENT, "ownermap: a tuple with no row is -ENOENT");
+	ok(ftn_ownermap_lookup(m, 0, NULL, &o) == -ENOENT, "ownermap: sk 0 without tuple is -ENOENT");
+	ftn_ownermap_forget(m, 0xaa00);
+	ok(ftn_ownermap_lookup(m, 0xaa00, NULL, &o) == -ENOENT, "ownermap: forgotten socket is unknown");
+	ftn_ownermap_batch_end(m);
+
+	/* Many sockets in one table, half of them forgotten: every other one
+	 * is still found (deletion keeps probe chains whole). */
+	for (k = 1; k <= 3000; k++)
+		ftn_ownermap_note(m, k << 6, 4242, "server");
+	for (k = 1; k <= 3000; k += 2)
+		ftn_ownermap_forget(m, k << 6);
+	all = 1;
+	for (k = 1; k <= 3000; k++) {
+		r = ftn_ownermap_lookup(m, k << 6, NULL, &o);
+		if ((k & 1) ? r != -ENOENT : (r != 0 || o.pid != 4242))
+			all = 0;
+	}
+	ok(all, "ownermap: 3000 noted, odd ones forgotten, even ones all found");
+	ftn_ownermap_free(m);
+	ftn_ownermap_free(NULL);
+	free(t61);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/ftnet-test-sockets.XXXXXX";
@@ -822,6 +927,7 @@ int main(void)
 	test_snapshot_fake(tmp);
 	test_owners_fake(tmp);
 	test_sockres_fake(tmp);
+	test_ownermap_fake(tmp);
 	rm_rf(tmp);
 	test_real_proc();
 	return tap_done();

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * owner.c - the process that owns a socket, for events that do not say.
+ *
+ * A TCP event in process context (connect, accept, close, sendmsg) runs in
+ * the owner's task, but most state changes and every received RST run in
+ * softirq, where the task on the CPU is whoever was interrupted (swapper,
+ * or an unrelated process). Printing that task is the classic wrong answer.
+ * The map keeps sk -> owner from the process-context events the tool saw,
+ * and for sockets it never saw there asks /proc: the socket's row in
+ * /proc/net/tcp(6) (by tuple, or by pointer) gives its inode, and
+ * /proc/[pid]/fd gives the process holding that inode. /proc is read at
+ * most once per batch on misses, so a flood of unknown sockets costs one
+ * scan per batch, not one per event.
+ */
+#include "ftnet_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A cache, not a record: past this many live sockets the map starts over
+ * (lookups then fall back to /proc), so a tool that never sees the close
+ * of its sockets cannot grow without bound. */
+#define OWNERMAP_MAX (1u << 20)
+
+struct owner_ent {
+	uint64_t sk;            /* 0: free slot */
+	struct ftn_sockowner o;
+};
+
+/* tid -> (tgid, netns): one /proc read per task, not per event. */
+struct task_ent {
+	pid_t tid;              /* 0: free slot */
+	pid_t tgid;
+	uint64_t netns;
+};
+
+struct ftn_ownermap {
+	char root[PATH_MAX - 64];       /* room for "/PID/status" */
+	pid_t nspid;
+	uint64_t nsino;         /* netns of nspid's table, 0 unknown */
+	struct owner_ent *slot;
+	size_t n, mask;
+	struct task_ent *task;
+	size_t ntask, task_mask;
+	struct ftn_sockres *res;
+	struct ftn_owners *owners;
+};
+
+static const char *root_of(const char *proc_root)
+{
+	return proc_root && *proc_root ? proc_root : ftn__proc_root();
+}
+
+int ftn_netns_of_pid(const char *proc_root, pid_t pid, uint64_t *ino)
+{
+	char path[PATH_MAX], link[64], *e;
+	unsigned long long v;
+	ssize_t r;
+	int n;
+
+	if (!ino)
+		return -EINVAL;
+	*ino = 0;
+	if (pid > 0)
+		n = snprintf(path, sizeof(path), "%s/%d/ns/net", root_of(proc_root), (int)pid);
+	else
+		n = snprintf(path, sizeof(path), "%s/self/ns/net", root_of(proc_root));
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	r = readlink(path, link, sizeof(link) - 1);
+	if (r < 0)
+		return -errno;
+	link[r] = '\0';
+	/* "net:[4026531840]" */
+	if (strncmp(link, "net:[", 5))
+		return -EPROTO;
+	errno = 0;
+	v = strtoull(link + 5, &e, 10);
+	if (errno || e == link + 5 || *e != ']' || !v)
+		return -EPROTO;
+	*ino = v;
+	return 0;
+}
+
+struct ftn_ownermap *ftn_ownermap_alloc(const char *proc_root, pid_t nspid)
+{
+	const char *root = root_of(proc_root);
+	struct ftn_ownermap *m;
+
+	if (strlen(root) >= sizeof(m->root)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	strcpy(m->root, root);
+	m->nspid = nspid;
+	m->res = ftn_sockres_alloc(m->root, nspid, 1);
+	m->owners = ftn_owners_alloc(m->root);
+	if (!m->res || !m->owners) {
+		ftn_ownermap_free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* The namespace a /proc/net/tcp row belongs to is nspid's. */
+	ftn_netns_of_pid(m->root, nspid, &m->nsino);
+	return m;
+}
+
+void ftn_ownermap_free(struct ftn_ownermap *m)
+{
+	if (!m)
+		return;
+	ftn_sockres_free(m->res);
+	ftn_owners_free(m->owners);
+	free(m->slot);
+	free(m->task);
+	free(m);
+}
+
+static struct owner_ent *ent_find(const struct ftn_ownermap *m, uint64_t sk)
+{
+	size_t j;
+
+	if (!m->slot || !sk)
+		return NULL;
+	for (j = ftn__mix64(sk) & m->mask; m->slot[j].sk; j = (j + 1) & m->mask)
+		if (m->slot[j].sk == sk)
+			return &m->slot[j];
+	return NULL;
+}
+
+static int ent_grow(struct ftn_ownermap *m)
+{
+	size_t cap = m->slot ? (m->mask + 1) * 2 : 1024, i, j;
+	struct owner_ent *ns = calloc(cap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; m->slot && i <= m->mask; i++) {
+		if (!m->slot[i].sk)
+			continue;
+		for (j = ftn__mix64(m->slot[i].sk) & (cap - 1); ns[j].sk; j = (j + 1) & (cap - 1))
+			;
+		ns[j] = m->slot[i];
+	}
+	free(m->slot);
+	m->slot = ns;
+	m->mask = cap - 1;
+	return 0;
+}
+
+static struct owner_ent *ent_put(struct ftn_ownermap *m, uint64_t sk)
+{
+	struct owner_ent *e = ent_find(m, sk);
+	size_t j;
+
+	if (e)
+		return e;
+	if (m->n >= OWNERMAP_MAX) {
+		memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
+		m->n = 0;
+	}
+	if ((!m->slot || (m->n + 1) * 2 > m->mask + 1) && ent_grow(m))
+		return NULL;
+	for (j = ftn__mix64(sk) & m->mask; m->slot[j].sk; j = (j + 1) & m->mask)
+		;
+	m->n++;
+	m->slot[j].sk = sk;
+	memset(&m->slot[j].o, 0, sizeof(m->slot[j].o));
+	return &m->slot[j];
+}
+
+void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk)
+{
+	struct owner_ent *e;
+	size_t i, j, k;
+
+	if (!m || !(e = ent_find(m, sk)))
+		return;
+	/* Linear probing without tombstones: shift back the entries that
+	 * would no longer be reachable across the hole. */
+	i = (size_t)(e - m->slot);
+	m->slot[i].sk = 0;
+	m->n--;
+	for (j = (i + 1) & m->mask; m->slot[j].sk; j = (j + 1) & m->mask) {
+		k = ftn__mix64(m->slot[j].sk) & m->mask;
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			m->slot[i] = m->slot[j];
+			m->slot[j].sk = 0;
+			i = j;
+		}
+	}
+}
+
+/* Tgid and network namespace of a task, from /proc/TID/status and ns/net,
+ * cached. 0 when the task is gone (then nothing is cached). */
+static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
+{
+	char path[PATH_MAX], buf[4096], *p;
+	struct task_ent *t, *nt;
+	size_t j, cap, i;
+	long tgid;
+
+	if (tid <= 0)
+		return NULL;
+	if (m->task)
+		for (j = ftn__mix64((uint64_t)tid) & m->task_mask; m->task[j].tid;
+		     j = (j + 1) & m->task_mask)
+			if (m->task[j].tid == tid)
+				return &m->task[j];
+	snprintf(path, sizeof(path), "%s/%d/status", m->root, (int)tid);
+	if (ftn__read_file(path, buf, sizeof(buf)) <= 0)
+		return NULL;
+	p = strstr(buf, "\nTgid:");
+	if (!p || (tgid = strtol(p + 6, NULL, 10)) <= 0)
+		return NULL;
+	/* Tasks come and go; a full table starts over rather than grow. */
+	if (!m->task || (m->ntask + 1) * 2 > m->task_mask + 1) {
+		cap = m->task ? (m->task_mask + 1) * 2 : 256;
+		if (cap > 65536) {
+			cap = 65536;
+			memset(m->task, 0, cap * sizeof(*m->task));
+			m->ntask = 0;
+		} else {
+			nt = calloc(cap, sizeof(*nt));
+			if (!nt)
+				return NULL;
+			for (i = 0; m->task && i <= m->task_mask; i++) {
+				if (!m->task[i].tid)
+					continue;
+				for (j = ftn__mix64((uint64_t)m->task[i].tid) & (cap - 1); nt[j].tid;
+				     j = (j + 1) & (cap - 1))
+					;
+				nt[j] = m->task[i];
+			}
+			free(m->task);
+			m->task = nt;
+			m->task_mask = cap - 1;
+		}
+	}
+	for (j = ftn__mix64((uint64_t)tid) & m->task_mask; m->task[j].tid; j = (j + 1) & m->task_mask)
+		;
+	t = &m->task[j];
+	t->tid = tid;
+	t->tgid = (pid_t)tgid;
+	ftn_netns_of_pid(m->root, tid, &t->netns);
+	m->ntask++;
+	return t;
+}
+
+void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const char *comm)
+{
+	const struct task_ent *t;
+	struct owner_ent *e;
+
+	if (!m || !sk || tid <= 0)
+		return;
+	e = ent_put(m, sk);
+	if (!e)
+		return;         /* out of memory: lookups fall back to /proc */
+	e->o.tid = tid;
+	snprintf(e->o.comm, sizeof(e->o.comm), "%s", comm ? comm : "");
+	t = task_info(m, tid);
+	/* A task gone before the batch was read (a short-lived client) has
+	 * no status to read: the tid the kernel gave is still that task, and
+	 * for the usual single-threaded process it is the process too. */
+	e->o.pid = t ? t->tgid : tid;
+	e->o.netns = t ? t->netns : 0;
+}
+
+int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
+			const struct ftn_probe_sock *t, struct ftn_sockowner *out)
+{
+	const struct ftn_sock *s = NULL;
+	struct owner_ent *e;
+	struct ftn_sockowner o;
+	pid_t pid;
+
+	if (!m || !out)
+		return -EINVAL;
+	e = ent_find(m, sk);
+	if (e && e->o.pid) {
+		*out = e->o;
+		return 0;
+	}
+	/* The tuple needs no kernel pointers (kptr_restrict); the pointer
+	 * is the fallback. A listener's row has a zero remote address, so a
+	 * tuple miss is not proof the socket is gone. */
+	if (t && t->family && t->lport)
+		s = ftn_sockres_lookup_tuple(m->res, &t->laddr, t->lport, &t->raddr, t->rport);
+	if (!s && sk)
+		s = ftn_sockres_lookup_sk(m->res, sk);
+	if (!s || !s->inode)
+		return -ENOENT;
+	memset(&o, 0, sizeof(o));
+	if (ftn_owners_lookup(m->owners, s->inode, &pid, o.comm, sizeof(o.comm)))
+		return -ENOENT;
+	o.pid = pid;
+	o.tid = pid;
+	o.netns = m->nsino;
+	if (sk && (e = ent_put(m, sk)))
+		e->o = o;
+	*out = o;
+	return 0;
+}
+
+void ftn_ownermap_batch_end(struct ftn_ownermap *m)
+{
+	if (m)
+		ftn_sockres_batch_end(m->res, NULL, NULL);
+}
