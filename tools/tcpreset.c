@@ -33,12 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #define TOOL "tcpreset"
 #define MAXCPU 1024
 #define MAXPORTS 16
 #define TCP_CLOSE 7
+/* changes to CLOSE remembered per CPU: between an abort's close and its
+ * reset on loopback, the peer's reset and close run on the same CPU */
+#define NCLOSE 4
 
 enum { BE_TP, BE_KP, NBE };
 static const char *const backends[NBE] = { "tracepoint", "kprobe" };
@@ -80,9 +82,12 @@ struct state {
 	 * last change to CLOSE (for active resets sent after it) */
 	struct rst *pending;
 	char *has_pending;
-	struct { uint64_t sk; int oldstate; } *lastclose;
-	struct ftn_sockres *socks;
-	struct ftn_owners *owners;
+	struct { uint64_t sk; int oldstate; } (*lastclose)[NCLOSE];
+	unsigned char *nextclose;
+	struct ftn_ownermap *owners;
+	uint64_t *closed;
+	size_t nclosed, capclosed;
+	int has_io;                     /* sock:sock_send_length/_recv_length */
 	struct tool_counter *counts;
 	struct tool_report *r;
 	uint64_t unknown_ns;            /* -N: left out, namespace unknown */
@@ -95,7 +100,7 @@ static struct tool_col ev_cols[NCOLS] = {
 	{ NULL, NULL, -9, TOOL_COL_NUM, 3, 0 },
 	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
 	{ NULL, "cpu", 0, TOOL_COL_INT, 0, 0 },
-	{ "DIR", "dir", -4, TOOL_COL_STR, 0, 0 },
+	{ "DIR", "dir", -5, TOOL_COL_STR, 0, 0 },
 	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 },
 	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
 	{ NULL, NULL, -11, TOOL_COL_UINT, 0, 0 },
@@ -112,7 +117,7 @@ static struct tool_col ev_cols[NCOLS] = {
 };
 /* -c and --prom rows: per direction, reason and remote address */
 static const struct tool_col count_cols[] = {
-	{ "DIR", "dir", -4, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
+	{ "DIR", "dir", -9, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
 	{ "REASON", "reason", -28, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
 	{ "RADDR", "raddr", -39, TOOL_COL_STR, 0, TOOL_SRC_LABEL(2) },
 	{ "COUNT", "count", 8, TOOL_COL_UINT, 0, TOOL_SRC_N },
@@ -121,24 +126,32 @@ static const char *const count_labels[] = { "dir", "reason", "raddr", NULL };
 
 /* ---- the socket's owner ---- */
 
-/* The owner of a socket: by pointer in /proc/net/tcp(6) of the watched
- * namespace, by tuple when the pointer is unknown, then the inode's
- * process. 0 and pid/comm, or -ENOENT ("-": never the task on the CPU,
- * which for a reset is mostly whoever softirq interrupted). */
-static int owner_lookup(struct state *st, const struct rst *x, pid_t *pid, char *comm,
-			size_t size, uint64_t *ns)
+/* Process context: not serving a hard or soft interrupt or an NMI
+ * (common_flags TRACE_FLAG_HARDIRQ 0x08, _SOFTIRQ 0x10, _NMI 0x40). Only
+ * there is the task on the CPU the socket's owner. */
+static int in_task(const struct ftn_event *ev)
 {
-	const struct ftn_sock *s = NULL;
-	const struct ftn_probe_sock *t = &x->t;
+	uint64_t f;
 
-	if (x->sk)
-		s = ftn_sockres_lookup_sk(st->socks, x->sk);
-	if (!s && x->known && x->sk)
-		s = ftn_sockres_lookup_tuple(st->socks, &t->laddr, t->lport, &t->raddr, t->rport);
-	if (!s || !s->inode || ftn_owners_lookup(st->owners, s->inode, pid, comm, size))
-		return -ENOENT;
-	*ns = 0;
-	return 0;
+	return !ftn_event_u64(ev, "common_flags", &f) && !(f & 0x58);
+}
+
+/* Sockets that closed this batch: forgotten at its end, after the resets
+ * that follow their close were shown (the pointer may be reused later). */
+static void closed_add(struct state *st, uint64_t sk)
+{
+	if (st->nclosed == st->capclosed) {
+		size_t cap = st->capclosed ? 2 * st->capclosed : 256;
+		uint64_t *p = realloc(st->closed, cap * sizeof(*p));
+
+		if (!p) {
+			ftn_ownermap_forget(st->owners, sk);
+			return;
+		}
+		st->closed = p;
+		st->capclosed = cap;
+	}
+	st->closed[st->nclosed++] = sk;
 }
 
 /* ---- output and counting ---- */
@@ -182,7 +195,7 @@ static void print_rst(struct state *st, const struct rst *x, int own, pid_t opid
 	tool_report_num(r, C_ELAPSED, (double)(x->ts - st->first_ts) / 1e9);
 	tool_report_num(r, C_TS, (double)x->ts / 1e9);
 	tool_report_int(r, C_CPU, x->cpu);
-	tool_report_str(r, C_DIR, x->dir == 'S' ? "S>" : "<R");
+	tool_report_str(r, C_DIR, x->dir == 'S' ? "sent" : tool_report_json(r) ? "received" : "recv");
 	own ? tool_report_int(r, C_PID, opid) : tool_report_null(r, C_PID);
 	tool_report_str(r, C_COMM, own ? ocomm : NULL);
 	own && ns ? tool_report_uint(r, C_NETNS, ns) : tool_report_null(r, C_NETNS);
@@ -234,7 +247,14 @@ static void emit(struct state *st, const struct rst *x)
 
 	if ((st->family && x->known && x->t.family != st->family) || !port_match(st, x))
 		return;
-	own = !owner_lookup(st, x, &opid, comm, sizeof(comm), &ns);
+	struct ftn_sockowner ow;
+
+	own = x->sk && !ftn_ownermap_lookup(st->owners, x->sk, x->known ? &x->t : NULL, &ow);
+	if (own) {
+		opid = ow.pid;
+		ns = ow.netns;
+		snprintf(comm, sizeof(comm), "%s", ow.comm);
+	}
 	if (st->pid && (!own || opid != st->pid))
 		return;
 	if (st->netns && (!own || !ns || ns != st->netns)) {
@@ -366,18 +386,34 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	int cpu = ev->cpu >= 0 && ev->cpu < MAXCPU ? ev->cpu : 0;
 	uint64_t sk = 0, o = 0, n = 0;
 	struct rst x;
+	int i;
 
+	if (!strcmp(ev->name, "sock_send_length") || !strcmp(ev->name, "sock_recv_length")) {
+		if (!ftn_event_u64(ev, "sk", &sk) && sk)
+			ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
+		return 0;
+	}
 	if (!strcmp(ev->name, "inet_sock_set_state")) {
 		ftn_event_u64(ev, "skaddr", &sk);
 		ftn_event_u64(ev, "oldstate", &o);
 		ftn_event_u64(ev, "newstate", &n);
+		if (sk && in_task(ev))  /* connect, close, abort by the process */
+			ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
 		if (n != TCP_CLOSE)
 			return 0;
+		closed_add(st, sk);
 		/* the state change tcp_reset's tcp_done makes */
 		if (st->has_pending[cpu] && st->pending[cpu].sk == sk)
 			flush_pending(st, cpu, (int)o);
-		st->lastclose[cpu].sk = sk;
-		st->lastclose[cpu].oldstate = (int)o;
+		/* a pointer seen again is a new socket in the same memory */
+		for (i = 0; i < NCLOSE && st->lastclose[cpu][i].sk != sk; i++)
+			;
+		if (i == NCLOSE) {
+			i = st->nextclose[cpu];
+			st->nextclose[cpu] = (unsigned char)((i + 1) % NCLOSE);
+		}
+		st->lastclose[cpu][i].sk = sk;
+		st->lastclose[cpu][i].oldstate = (int)o;
 		return 0;
 	}
 	flush_pending(st, cpu, -1);
@@ -394,9 +430,11 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			kp_send_decode(st, ev, &x);
 		/* an active reset after the socket was moved to CLOSE: show
 		 * the state it left */
-		if (x.sk && x.state == TCP_CLOSE && st->lastclose[cpu].sk == x.sk)
-			x.state = st->lastclose[cpu].oldstate;
-		st->lastclose[cpu].sk = 0;
+		for (i = 0; x.sk && x.state == TCP_CLOSE && i < NCLOSE; i++)
+			if (st->lastclose[cpu][i].sk == x.sk) {
+				x.state = st->lastclose[cpu][i].oldstate;
+				st->lastclose[cpu][i].sk = 0;
+			}
 		emit(st, &x);
 		return 0;
 	}
@@ -434,6 +472,10 @@ static int on_batch(void *ctx, int64_t now_wall)
 
 	for (int c = 0; c < MAXCPU; c++)
 		flush_pending(st, c, -1);
+	for (size_t i = 0; i < st->nclosed; i++)
+		ftn_ownermap_forget(st->owners, st->closed[i]);
+	st->nclosed = 0;
+	ftn_ownermap_batch_end(st->owners);
 	if (st->count)
 		tool_report_counter(st->r, st->counts, now_wall);
 	else if (st->counts)
@@ -577,7 +619,7 @@ static const struct tool_desc desc = {
 	.name = TOOL,
 	.synopsis = "tcpreset [-chHnTtv46] [-B BACKEND] [-p PID] [-P PORT[,PORT]] [-N PID]\n"
 		    "                [-d SECS] [-i SECS] [--json] [--prom FILE] [--top N]",
-	.about = "TCP resets sent (S>) and received (<R): connection, state, the socket's owner\n"
+	.about = "TCP resets sent and received: connection, state, the socket's owner\n"
 		 "(PID, COMM: \"-\" when no socket or no owner is known, never the task the\n"
 		 "softirq interrupted) and, where the kernel gives one (6.10+), the reason as\n"
 		 "named in its tcp:tcp_send_reset format. Sent resets are what TcpOutRsts\n"
@@ -650,21 +692,15 @@ static int init(struct state *st)
 	if (st->be == BE_TP && !st->sockaddr_form)
 		tool_fail(0, "this kernel's tcp:tcp_send_reset fires for full sockets only: resets sent "
 			  "without one (refused connects, TIME_WAIT) are not shown (-B kprobe shows them)");
-	if (st->netns_pid) {
-		char p[64], l[128];
-		ssize_t n;
-
-		snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)st->netns_pid);
-		if ((n = readlink(p, l, sizeof(l) - 1)) < 0)
-			return tool_fail(-EINVAL, "-N %d: no such process", (int)st->netns_pid);
-		l[n] = 0;
-		st->netns = strtoull(strchr(l, '[') ? strchr(l, '[') + 1 : l, NULL, 10);
-	}
+	if (st->netns_pid && (err = ftn_netns_of_pid(NULL, st->netns_pid, &st->netns)))
+		return tool_fail(err == -ENOENT || err == -ESRCH ? -EINVAL : err,
+				 "-N %d: cannot read its network namespace: %s", (int)st->netns_pid,
+				 strerror(-err));
 	if (!(st->pending = calloc(MAXCPU, sizeof(*st->pending))) ||
 	    !(st->has_pending = calloc(MAXCPU, 1)) ||
 	    !(st->lastclose = calloc(MAXCPU, sizeof(*st->lastclose))) ||
-	    !(st->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, 1)) ||
+	    !(st->nextclose = calloc(MAXCPU, 1)) ||
+	    !(st->owners = ftn_ownermap_alloc(NULL, st->netns_pid)) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(3, st->o.prom != NULL))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(st->inst = tool_instance(TOOL)))
@@ -677,11 +713,25 @@ static int init(struct state *st)
 	if ((err = st->be == BE_TP ? tp_setup(st) : kp_setup(st)))
 		return err;
 	st->has_setstate = ftn_event_exists("sock", "inet_sock_set_state");
+	/* the state a reset closed, and owners: connect (SYN_SENT) and
+	 * close (FIN_WAIT1, LAST_ACK, CLOSE) in process context */
 	if (st->has_setstate &&
-	    (err = event_setup(st, "sock", "inet_sock_set_state", "protocol == 6 && newstate == 7")))
+	    (err = event_setup(st, "sock", "inet_sock_set_state",
+			       "protocol == 6 && (newstate == 7 || newstate == 2 || newstate == 4 || newstate == 9)")))
 		return err;
 	if (!st->has_setstate)
 		tool_info("no sock:inet_sock_set_state: the state received resets closed is not shown");
+	/* owners of sockets that only ever did I/O (an accepted connection
+	 * reset by its peer): the send and receive calls run in the process */
+	for (int i = 0; i < 2; i++) {
+		const char *e = i ? "sock_recv_length" : "sock_send_length";
+
+		if (!ftn_event_exists("sock", e))
+			continue;
+		if ((err = event_setup(st, "sock", e, "protocol == 6")))
+			return err;
+		st->has_io = 1;
+	}
 	return 0;
 }
 
@@ -737,12 +787,13 @@ static int fini(struct state *st, int err)
 	ftn_instance_destroy(st->inst);
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);
-	ftn_sockres_free(st->socks);
-	ftn_owners_free(st->owners);
+	ftn_ownermap_free(st->owners);
+	free(st->closed);
 	ftn_format_free(st->sfmt);
 	free(st->pending);
 	free(st->has_pending);
 	free(st->lastclose);
+	free(st->nextclose);
 	return err ? err : ferr;
 }
 
