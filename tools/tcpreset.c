@@ -37,10 +37,14 @@
 #define TOOL "tcpreset"
 #define MAXCPU 1024
 #define MAXPORTS 16
+#define NCOMM 64
 #define TCP_CLOSE 7
-/* changes to CLOSE remembered per CPU: between an abort's close and its
- * reset on loopback, the peer's reset and close run on the same CPU */
-#define NCLOSE 4
+/* recent changes to CLOSE by socket pointer (direct-mapped): an active
+ * reset follows its socket's close within microseconds, possibly on
+ * another CPU (process context may migrate), with the peer's reset and
+ * close in between on loopback */
+#define NCLOSE 4096
+#define CLOSE_NS 10000000ull
 
 enum { BE_TP, BE_KP, NBE };
 static const char *const backends[NBE] = { "tracepoint", "kprobe" };
@@ -82,12 +86,12 @@ struct state {
 	 * last change to CLOSE (for active resets sent after it) */
 	struct rst *pending;
 	char *has_pending;
-	struct { uint64_t sk; int oldstate; } (*lastclose)[NCLOSE];
-	unsigned char *nextclose;
+	struct { uint64_t sk, ts; int oldstate; } *lastclose;
 	struct ftn_ownermap *owners;
 	uint64_t *closed;
 	size_t nclosed, capclosed;
 	int has_io;                     /* sock:sock_send_length/_recv_length */
+	struct comm_ent { pid_t tid; char comm[16]; } comms[NCOMM];
 	struct tool_counter *counts;
 	struct tool_report *r;
 	uint64_t unknown_ns;            /* -N: left out, namespace unknown */
@@ -134,6 +138,34 @@ static int in_task(const struct ftn_event *ev)
 	uint64_t f;
 
 	return !ftn_event_u64(ev, "common_flags", &f) && !(f & 0x58);
+}
+
+/* The comm to note: the event's, or when the kernel had not saved the
+ * task's (a new process: "<...>") its /proc comm, cached per task. */
+static const char *note_comm(struct state *st, const struct ftn_event *ev)
+{
+	struct comm_ent *c = &st->comms[(unsigned int)ev->pid % NCOMM];
+	char path[64];
+	FILE *f;
+
+	if (ev->comm && strcmp(ev->comm, "<...>"))
+		return ev->comm;
+	if (c->tid == ev->pid)
+		return c->comm;
+	snprintf(path, sizeof(path), "/proc/%d/comm", ev->pid);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	if (!fgets(c->comm, sizeof(c->comm), f))
+		c->comm[0] = 0;
+	fclose(f);
+	c->comm[strcspn(c->comm, "\n")] = 0;
+	c->tid = ev->pid;
+	return c->comm;
+}
+
+static void note(struct state *st, uint64_t sk, const struct ftn_event *ev)
+{
+	ftn_ownermap_note(st->owners, sk, ev->pid, note_comm(st, ev));
 }
 
 /* Sockets that closed this batch: forgotten at its end, after the resets
@@ -390,7 +422,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 
 	if (!strcmp(ev->name, "sock_send_length") || !strcmp(ev->name, "sock_recv_length")) {
 		if (!ftn_event_u64(ev, "sk", &sk) && sk)
-			ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
+			note(st, sk, ev);
 		return 0;
 	}
 	if (!strcmp(ev->name, "inet_sock_set_state")) {
@@ -398,22 +430,19 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		ftn_event_u64(ev, "oldstate", &o);
 		ftn_event_u64(ev, "newstate", &n);
 		if (sk && in_task(ev))  /* connect, close, abort by the process */
-			ftn_ownermap_note(st->owners, sk, ev->pid, ev->comm);
+			note(st, sk, ev);
 		if (n != TCP_CLOSE)
 			return 0;
 		closed_add(st, sk);
 		/* the state change tcp_reset's tcp_done makes */
 		if (st->has_pending[cpu] && st->pending[cpu].sk == sk)
 			flush_pending(st, cpu, (int)o);
-		/* a pointer seen again is a new socket in the same memory */
-		for (i = 0; i < NCLOSE && st->lastclose[cpu][i].sk != sk; i++)
-			;
-		if (i == NCLOSE) {
-			i = st->nextclose[cpu];
-			st->nextclose[cpu] = (unsigned char)((i + 1) % NCLOSE);
-		}
-		st->lastclose[cpu][i].sk = sk;
-		st->lastclose[cpu][i].oldstate = (int)o;
+		/* a pointer seen again is a new socket in the same memory:
+		 * the newest close wins */
+		i = (int)((sk >> 6) % NCLOSE);
+		st->lastclose[i].sk = sk;
+		st->lastclose[i].ts = ev->ts_ns;
+		st->lastclose[i].oldstate = (int)o;
 		return 0;
 	}
 	flush_pending(st, cpu, -1);
@@ -430,11 +459,12 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			kp_send_decode(st, ev, &x);
 		/* an active reset after the socket was moved to CLOSE: show
 		 * the state it left */
-		for (i = 0; x.sk && x.state == TCP_CLOSE && i < NCLOSE; i++)
-			if (st->lastclose[cpu][i].sk == x.sk) {
-				x.state = st->lastclose[cpu][i].oldstate;
-				st->lastclose[cpu][i].sk = 0;
-			}
+		i = (int)((x.sk >> 6) % NCLOSE);
+		if (x.sk && x.state == TCP_CLOSE && st->lastclose[i].sk == x.sk &&
+		    x.ts - st->lastclose[i].ts < CLOSE_NS) {
+			x.state = st->lastclose[i].oldstate;
+			st->lastclose[i].sk = 0;
+		}
 		emit(st, &x);
 		return 0;
 	}
@@ -698,8 +728,7 @@ static int init(struct state *st)
 				 strerror(-err));
 	if (!(st->pending = calloc(MAXCPU, sizeof(*st->pending))) ||
 	    !(st->has_pending = calloc(MAXCPU, 1)) ||
-	    !(st->lastclose = calloc(MAXCPU, sizeof(*st->lastclose))) ||
-	    !(st->nextclose = calloc(MAXCPU, 1)) ||
+	    !(st->lastclose = calloc(NCLOSE, sizeof(*st->lastclose))) ||
 	    !(st->owners = ftn_ownermap_alloc(NULL, st->netns_pid)) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(3, st->o.prom != NULL))))
 		return tool_fail(-ENOMEM, "out of memory");
@@ -793,7 +822,6 @@ static int fini(struct state *st, int err)
 	free(st->pending);
 	free(st->has_pending);
 	free(st->lastclose);
-	free(st->nextclose);
 	return err ? err : ferr;
 }
 
