@@ -145,14 +145,15 @@ static int in_task(const struct ftn_event *ev)
 static const char *note_comm(struct state *st, const struct ftn_event *ev)
 {
 	struct comm_ent *c = &st->comms[(unsigned int)ev->pid % NCOMM];
-	char path[64];
+	char path[4200];
 	FILE *f;
 
 	if (ev->comm && strcmp(ev->comm, "<...>"))
 		return ev->comm;
 	if (c->tid == ev->pid)
 		return c->comm;
-	snprintf(path, sizeof(path), "/proc/%d/comm", ev->pid);
+	snprintf(path, sizeof(path), "%s/%d/comm", getenv("FTNET_PROC") ? getenv("FTNET_PROC") : "/proc",
+		 ev->pid);
 	if (!(f = fopen(path, "r")))
 		return NULL;
 	if (!fgets(c->comm, sizeof(c->comm), f))
