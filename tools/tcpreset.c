@@ -91,6 +91,7 @@ struct state {
 	uint64_t *closed;
 	size_t nclosed, capclosed;
 	int has_io;                     /* sock:sock_send_length/_recv_length */
+	int kp_accept;                  /* kretprobe on inet_csk_accept */
 	struct comm_ent { pid_t tid; char comm[16]; } comms[NCOMM];
 	struct tool_counter *counts;
 	struct tool_report *r;
@@ -421,7 +422,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	struct rst x;
 	int i;
 
-	if (!strcmp(ev->name, "sock_send_length") || !strcmp(ev->name, "sock_recv_length")) {
+	if (!strcmp(ev->name, "sock_send_length") || !strcmp(ev->name, "sock_recv_length") ||
+	    !strcmp(ev->name, "ac")) {
 		if (!ftn_event_u64(ev, "sk", &sk) && sk)
 			note(st, sk, ev);
 		return 0;
@@ -762,6 +764,21 @@ static int init(struct state *st)
 			return err;
 		st->has_io = 1;
 	}
+	/* no send/receive tracepoints (before 6.3): the owner of an accepted
+	 * socket from the accept call's return, where kprobes exist */
+	if (!st->has_io && ftn_kernel_has_kprobes()) {
+		char def[64];
+
+		snprintf(def, sizeof(def), "inet_csk_accept sk=$retval:%s",
+			 ftn_tracefs_readme_has("x8/16/32/64") ? "x64" : "u64");
+		if ((err = ftn_kprobe_create(st->inst, "ac", def, 1)))
+			tool_kfail(err, "cannot probe inet_csk_accept's return: owners of accepted "
+				   "sockets come from /proc only");
+		else if ((err = event_setup(st, ftn_probe_group(st->inst), "ac", NULL)))
+			return err;
+		else
+			st->kp_accept = 1;
+	}
 	return 0;
 }
 
@@ -807,7 +824,7 @@ static int fini(struct state *st, int err)
 			flush_pending(st, c, -1);
 		if (st->count && tool_counter_sum(st->counts, 0))
 			tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
-		if (st->be == BE_KP && ftn_probe_missed(st->inst))
+		if ((st->be == BE_KP || st->kp_accept) && ftn_probe_missed(st->inst))
 			tool_report_uncounted(st->r, ftn_probe_missed(st->inst), "kprobe hits the kernel missed");
 		if (st->unknown_ns)
 			tool_fail(0, "-N: %llu resets of sockets without a known owner or namespace not shown",
