@@ -376,6 +376,8 @@ static void kp_send_decode(struct state *st, const struct ftn_event *ev, struct 
 
 		x->known = !err;
 		x->state = x->known ? x->t.state : -1;
+		if (x->known && !x->t.lport && !ftn_event_u64(ev, "isport", &v))
+			x->t.lport = ntohs((uint16_t)v);
 	} else if (!ftn_event_u64(ev, "pk_sport", &v) && !ftn_event_u64(ev, "pk_dport", &w)) {
 		int six = !strcmp(ev->name, "sr6");
 
@@ -586,11 +588,15 @@ static int kp_one(struct state *st, const char *ev, const char *func, const char
 
 static int kp_setup(struct state *st)
 {
-	char a4[512], a6[1024], r3[64] = "", r[32];
+	char a4[512], a6[1024], r3[64] = "", r[32], sa[64];
+	struct ftn_btf *btf = ftn_btf_load(NULL);
+	unsigned int off;
 	int n = 0, k;
 
-	if (kp_skb_args(0, a4, sizeof(a4)) || kp_skb_args(1, a6, sizeof(a6)))
+	if (kp_skb_args(0, a4, sizeof(a4)) || kp_skb_args(1, a6, sizeof(a6))) {
+		ftn_btf_free(btf);
 		return tool_fail(-ENOSPC, "cannot build the kprobe fetch args");
+	}
 	/* 6.10+: the reason is the functions' third argument (enum sk_rst_reason) */
 	if (st->has_reason && ftn_probe_arg(3, r, sizeof(r)) >= 0) {
 		snprintf(r3, sizeof(r3), " reason=%s:u32", r);
@@ -598,16 +604,29 @@ static int kp_setup(struct state *st)
 	}
 	strncat(a4, r3, sizeof(a4) - strlen(a4) - 1);
 	strncat(a6, r3, sizeof(a6) - strlen(a6) - 1);
-	if ((k = kp_one(st, "sr4", "tcp_v4_send_reset", a4, "IPv4 resets sent for segments")) < 0)
+	if ((k = kp_one(st, "sr4", "tcp_v4_send_reset", a4, "IPv4 resets sent for segments")) < 0 ||
+	    (n += k, k = kp_one(st, "sr6", "tcp_v6_send_reset", a6, "IPv6 resets sent for segments")) < 0) {
+		ftn_btf_free(btf);
 		return -EIO;
+	}
 	n += k;
-	if ((k = kp_one(st, "sr6", "tcp_v6_send_reset", a6, "IPv6 resets sent for segments")) < 0)
+	/* tcp_send_active_reset: no reason read. Its place among the
+	 * arguments is not stable: Debian's 6.12 had it in the second
+	 * register, not the third of the prototype. The local port from
+	 * inet_sport: a close has already given the port back (inet_num,
+	 * sock_common's skc_num, is 0 by then) */
+	sa[0] = 0;
+	if (btf && !ftn_btf_member_offset(btf, "struct inet_sock", "inet_sport", &off) &&
+	    ftn_probe_arg(1, r, sizeof(r)) >= 0)
+		snprintf(sa, sizeof(sa), "isport=+%u(%s):u16", off, r);
+	if ((k = kp_one(st, "sa", "tcp_send_active_reset", sa, "active resets (aborts)")) < 0) {
+		ftn_btf_free(btf);
 		return -EIO;
+	}
 	n += k;
-	if ((k = kp_one(st, "sa", "tcp_send_active_reset", r3, "active resets (aborts)")) < 0)
-		return -EIO;
-	n += k;
-	if ((k = kp_one(st, "rr", "tcp_reset", NULL, "received resets")) < 0)
+	k = kp_one(st, "rr", "tcp_reset", NULL, "received resets");
+	ftn_btf_free(btf);
+	if (k < 0)
 		return -EIO;
 	n += k;
 	return n ? 0 : tool_fail(-ENOTSUP, "no reset function could be probed");
