@@ -155,14 +155,31 @@ static const char *note_comm(struct state *st, const struct ftn_event *ev)
 		return c->comm;
 	snprintf(path, sizeof(path), "%s/%d/comm", getenv("FTNET_PROC") ? getenv("FTNET_PROC") : "/proc",
 		 ev->pid);
-	if (!(f = fopen(path, "r")))
-		return NULL;
-	if (!fgets(c->comm, sizeof(c->comm), f))
-		c->comm[0] = 0;
-	fclose(f);
-	c->comm[strcspn(c->comm, "\n")] = 0;
+	c->comm[0] = 0;
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(c->comm, sizeof(c->comm), f))
+			c->comm[0] = 0;
+		fclose(f);
+		c->comm[strcspn(c->comm, "\n")] = 0;
+	} else {
+		/* gone already (a short client): the kernel's saved_cmdlines
+		 * has it when it was traced, which the reader had not
+		 * reloaded yet */
+		static char buf[1 << 16];
+		char key[24];
+		const char *l;
+
+		snprintf(key, sizeof(key), "\n%d ", ev->pid);
+		if (ftn_tracefs_read(NULL, "saved_cmdlines", buf + 1, sizeof(buf) - 1) > 0) {
+			buf[0] = '\n';
+			if ((l = strstr(buf, key))) {
+				l += strlen(key);
+				snprintf(c->comm, sizeof(c->comm), "%.*s", (int)strcspn(l, "\n"), l);
+			}
+		}
+	}
 	c->tid = ev->pid;
-	return c->comm;
+	return c->comm[0] ? c->comm : NULL;
 }
 
 static void note(struct state *st, uint64_t sk, const struct ftn_event *ev)
