@@ -42,3 +42,7 @@ sh tests/bench/drop_bench.sh
 echo
 # tcpretrans: binary vs text consumer, CPU per retransmit (root only)
 sh tests/bench/retrans_bench.sh
+
+echo
+# tcplife / tcpstates at 20k connections/s beside bpftrace (root only)
+sh tests/bench/conn_bench.sh

@@ -1,0 +1,111 @@
+#!/bin/sh
+# tests/bench/conn_bench.sh - connection rate: do bin/tcplife and
+# bin/tcpstates keep up with FTNET_CONN_BENCH_RATE (default 20000)
+# connections a second on loopback, and what does each spend per event,
+# beside a bpftrace script doing the same (tests/bench/tcplife.bt,
+# tcpstates.bt, on the same tracepoint: the host has no kprobes).
+#
+# Traffic: build/tests/connrate in a private network namespace, paced to
+# the rate for FTNET_CONN_BENCH_SECS (default 3) seconds, to port 47123
+# (lines are counted for that port only: other traffic on the box is not
+# the bench's). A connection is two sockets (client and accepted), so
+# tcplife owes exactly 2 lines per connection; tcpstates owes every state
+# change, printed per connection beside bpftrace's count. CPU is the
+# consumer process's own on-CPU time (/proc/PID/schedstat) from the
+# traffic's start to the batch after its end. Lost events are printed:
+# "keeps up" means none lost and every line there. Needs root; otherwise
+# it says so and exits 0.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+RATE=${FTNET_CONN_BENCH_RATE:-20000}
+SECS=${FTNET_CONN_BENCH_SECS:-3}
+PORT=47123
+GEN=build/tests/connrate
+NS=ftnet-bench-conn-$$
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "connection bench: skipped (needs root)"
+	exit 0
+fi
+if [ ! -x "$GEN" ] || ! command -v ip >/dev/null; then
+	echo "connection bench: skipped (needs build/tests/connrate: make all test-bins; ip)"
+	exit 0
+fi
+tmp=$(mktemp -d /tmp/ftnet-conn-bench.XXXXXX) || exit 1
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+ip netns add "$NS" && ip -n "$NS" link set lo up || exit 1
+
+oncpu() { # PID: nanoseconds the task has run
+	awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0
+}
+
+# run NAME READY-FILE READY-PATTERN COMMAND...: starts the consumer with
+# stdout in $tmp/out, stderr in $tmp/err; prints "cpu_ns connections"
+run() {
+	name=$1 rfile=$2 pat=$3
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	pids="$pids $pid"
+	i=0
+	while ! grep -q "$pat" "$tmp/$rfile" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	t0=$(oncpu $pid)
+	conns=$(ip netns exec "$NS" "$GEN" -4 -p $PORT -r "$RATE" -d "$SECS" |
+		sed -n 's/^connections=\([0-9]*\).*/\1/p')
+	sleep 1.5       # the last batch holding the traffic is read
+	t1=$(oncpu $pid)
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	echo "$((t1 - t0)) ${conns:-0}"
+}
+
+# ours: "TOOL: N events lost in total"; bpftrace: "Lost N events" lines
+lost_of() {
+	{ sed -n 's/.*: \([0-9]*\) events lost in total.*/\1/p' "$tmp/err" | tail -1
+	  awk '/^Lost [0-9]+ events/ { s += $2 } END { print s + 0 }' "$tmp/out"; } |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+# lines of the bench's port: a field equal to the port
+ours() { awk -v p="$PORT" '{ for (i = 1; i <= NF; i++) if ($i == p || $i ~ ":" p "$") { n++; break } } END { print n + 0 }' "$tmp/out"; }
+
+echo "connection bench: ~$RATE connections/s on loopback for $SECS s (a private namespace);"
+echo "  consumers print one line per event to a file; CPU: the consumer's own on-CPU time"
+printf '  %-22s %8s %8s %8s %6s %8s %9s  %s\n' consumer conns "conn/s" events lost "cpu ms" ns/event verdict
+for tool in tcplife tcpstates; do
+	if [ ! -x "bin/$tool" ]; then
+		echo "  bin/$tool: not built yet (skipped)"
+		continue
+	fi
+	for c in ftnet bpftrace; do
+		if [ $c = ftnet ]; then
+			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60)
+		elif command -v bpftrace >/dev/null; then
+			set -- $(run "$tool.bt" out '^Attaching' bpftrace "tests/bench/$tool.bt")
+		else
+			echo "  bpftrace: not installed (apt-get install bpftrace)"
+			continue
+		fi
+		cpu=$1 conns=$2 ev=$(ours) lost=$(lost_of)
+		lost=${lost:-0}
+		verdict=""
+		if [ $tool = tcplife ]; then
+			# exactly two closed sockets per connection, or a reported loss
+			if [ "$ev" -eq $((2 * conns)) ] && [ "$lost" -eq 0 ]; then verdict="keeps up (2 per connection)"
+			elif [ "$lost" -gt 0 ]; then verdict="lost $lost (reported)"
+			else verdict="$ev lines for $((2 * conns)) sockets"; fi
+		else
+			verdict=$(awk -v e="$ev" -v c="$conns" -v l="$lost" 'BEGIN {
+				printf "%.2f changes/conn%s", (c ? e / c : 0), (l > 0 ? ", lost " l " (reported)" : ", none lost") }')
+		fi
+		awk -v n="$tool ($c)" -v c="$conns" -v s="$SECS" -v e="$ev" -v l="$lost" -v cpu="$cpu" -v v="$verdict" 'BEGIN {
+			printf "  %-22s %8d %8.0f %8d %6d %8.1f %9.0f  %s\n", n, c, c / s, e, l, cpu / 1e6, (e ? cpu / e : 0), v }'
+	done
+done
