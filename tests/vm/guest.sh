@@ -519,8 +519,9 @@ tcp_snmp() { # Tcp field from /proc/net/snmp
 # tcpreset -B BACKEND traces its ports; the tool's sent and received counts
 # against the kernel's OutRsts and EstabResets deltas. The guest has only
 # our traffic; no nft here, so no timeouts.
-tcpreset_run() {
-	be=$1 f=$2 R=3 A=2 P=$((5600 + ${3:-0} * 10))
+# tcpreset_traffic BACKEND FAMILY PORT: one run of the tool around conngen
+tcpreset_traffic() {
+	be=$1 f=$2 P=$3
 	tcpreset -B "$be" --json -v -P $P,$((P + 1)) >/tmp/tr.json 2>/tmp/tr.err &
 	tp=$!
 	i=0
@@ -536,6 +537,21 @@ tcpreset_run() {
 	kill -INT $tp; wait $tp; rc=$?
 	out=$((o1 - o0)) est=$((e1 - e0))
 	sent=$(count /tmp/tr.json '"dir":"sent"')
+}
+
+tcpreset_run() {
+	be=$1 f=$2 R=3 A=2 P=$((5600 + ${3:-0} * 10))
+	tcpreset_traffic "$be" "$f" $P
+	if [ "$sent" = 0 ] && [ "$out" -gt 0 ]; then
+		# Seen about once in three boots under TCG (6.1 and 6.12, only
+		# ever an IPv6 run): the run reads no event at all, nor does a
+		# second instance beside it, while OutRsts moved. Not
+		# understood; said, and the round made again once.
+		{ tail -2 /tmp/tr.json; cat /tmp/tr.err; } | sed "s/^/# tcpreset -B $be IPv$f: (no event read) /"
+		diag "tcpreset -B $be IPv$f: no event read at all (OutRsts +$out): the round again, once"
+		tcpreset_traffic "$be" "$f" $((P + 5))
+		P=$((P + 5))
+	fi
 	refs=$(count /tmp/tr.json '"dir":"sent".*"pid":null.*"sport":'$((P + 1))',')
 	rsyn=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-cli".*"state":"SYN_SENT"')
 	rest=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-srv".*"state":"ESTABLISHED"')
@@ -546,7 +562,6 @@ tcpreset_run() {
 	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/tr.err
 	grep -v '^Tracing\|^Ending' /tmp/tr.err | sed "s/^/# $tag: /"
 	diag "$tag: OutRsts +$out EstabResets +$est; sent $sent (refused $refs, aborts $sest), received $rsyn SYN_SENT + $rest ESTABLISHED"
-	[ "$sent" -gt 0 ] || { tail -3 /tmp/tr.json; cat /tmp/tr.err; } | sed "s/^/# $tag: (no event) /"
 	if [ "$be" = tracepoint ] && grep -q 'fires for full sockets only' /tmp/tr.err; then
 		# 6.1: the tracepoint misses the resets without a socket, and says so
 		check "$tag: sent = OutRsts - refused ($sent = $out - $R), the start said which are missing" \
