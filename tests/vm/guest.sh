@@ -575,7 +575,7 @@ check_tool_tcpdrop() {
 	signal_check "tcpdrop (hist) -i 3600" tcpdrop -i 3600
 }
 
-# --- tcpstates / tcplife (conn helper) ----------------------------------------
+# --- tcpstates / tcplife -------------------------------------------------------------
 # conngen on the guest's loopback (no nft here: no timeouts) while tcplife and
 # tcpstates run with each back end in turn: every socket of conngen's log
 # once in tcplife with its owner's PID (server sockets closed in softirq too;
@@ -709,7 +709,7 @@ check_tool_conn() {
 	check "no ftnet_tcplife / ftnet_tcpstates group left" sh -c "! grep -q 'ftnet_tcp\(life\|states\)' $T/kprobe_events"
 }
 
-# --- tcpconnect / tcpaccept (helper "connect") ----------------------------------
+# --- tcpconnect / tcpaccept -----------------------------------------------------------
 
 tcp_snmp() { # Tcp field from /proc/net/snmp
 	awk -v f="$1" '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1 }
@@ -824,6 +824,117 @@ check_tool_connect() {
 	SIGNAL_MS=500
 }
 
+# --- tcpreset ---------------------------------------------------------------------
+
+# tcpreset_run BACKEND FAMILY: conngen (R refused, A aborts, 1 ok) while
+# tcpreset -B BACKEND traces its ports; the tool's sent and received counts
+# against the kernel's OutRsts and EstabResets deltas. The guest has only
+# our traffic; no nft here, so no timeouts.
+# tcpreset_traffic BACKEND FAMILY PORT: one run of the tool around conngen
+tcpreset_traffic() {
+	be=$1 f=$2 P=$3
+	tcpreset -B "$be" --json -v -P $P,$((P + 1)) >/tmp/tr.json 2>/tmp/tr.err &
+	tp=$!
+	i=0
+	while [ $i -lt 300 ] && ! grep -q '^Tracing' /tmp/tr.err && kill -0 $tp 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	o0=$(tcp_snmp OutRsts) e0=$(tcp_snmp EstabResets)
+	"$FTNET_TOP/build/tests/conngen" -"$f" -p $P -n 1 -r $R -A $A -b 2000 -B 1000 -C client \
+		-l /tmp/tr.log -t 20 2>/tmp/tr.gen.err
+	grc=$?
+	o1=$(tcp_snmp OutRsts) e1=$(tcp_snmp EstabResets)
+	sleep 1.5
+	kill -INT $tp; wait $tp; rc=$?
+	out=$((o1 - o0)) est=$((e1 - e0))
+	sent=$(count /tmp/tr.json '"dir":"sent"')
+}
+
+tcpreset_run() {
+	be=$1 f=$2 R=3 A=2 P=$((5600 + ${3:-0} * 10))
+	tcpreset_traffic "$be" "$f" $P
+	if [ "$sent" = 0 ] && [ "$out" -gt 0 ]; then
+		# Seen about once in three boots under TCG (6.1 and 6.12, only
+		# ever an IPv6 run): the run reads no event at all, nor does a
+		# second instance beside it, while OutRsts moved. Not
+		# understood; said, and the round made again once.
+		{ tail -2 /tmp/tr.json; cat /tmp/tr.err; } | sed "s/^/# tcpreset -B $be IPv$f: (no event read) /"
+		diag "tcpreset -B $be IPv$f: no event read at all (OutRsts +$out): the round again, once"
+		tcpreset_traffic "$be" "$f" $((P + 5))
+		P=$((P + 5))
+	fi
+	refs=$(count /tmp/tr.json '"dir":"sent".*"pid":null.*"sport":'$((P + 1))',')
+	rsyn=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-cli".*"state":"SYN_SENT"')
+	rest=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-srv".*"state":"ESTABLISHED"')
+	sest=$(count /tmp/tr.json '"dir":"sent".*"comm":"conngen-cli".*"sport":[1-9][0-9]*,.*"dport":'$P',.*"state":"ESTABLISHED"')
+	nest=$(count /tmp/tr.json '"state":"\(ESTABLISHED\|CLOSE_WAIT\)"')
+	tag="tcpreset -B $be IPv$f"
+	check "$tag: conngen exits 0 ($grc), tcpreset exits 0 after SIGINT ($rc)" [ "$grc/$rc" = 0/0 ]
+	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/tr.err
+	grep -v '^Tracing\|^Ending' /tmp/tr.err | sed "s/^/# $tag: /"
+	diag "$tag: OutRsts +$out EstabResets +$est; sent $sent (refused $refs, aborts $sest), received $rsyn SYN_SENT + $rest ESTABLISHED"
+	if [ "$be" = tracepoint ] && grep -q 'fires for full sockets only' /tmp/tr.err; then
+		# 6.1: the tracepoint misses the resets without a socket, and says so
+		check "$tag: sent = OutRsts - refused ($sent = $out - $R), the start said which are missing" \
+			[ "$sent" = $((out - R)) -a "$refs" = 0 ]
+	else
+		check "$tag: sent = OutRsts delta ($sent = $out)" [ "$sent" = "$out" -a "$out" = $((R + A)) ]
+		check "$tag: $R refused sent from the closed port, no owner ($refs)" [ "$refs" = $R ]
+	fi
+	check "$tag: $A aborts sent by conngen-cli from ESTABLISHED, with their local port ($sest)" [ "$sest" = $A ]
+	[ "$sest" = $A ] || grep '"dir":"sent"' /tmp/tr.json | cut -c 40-300 | sed 's/^/# /'
+	check "$tag: $R received in SYN_SENT by conngen-cli ($rsyn)" [ "$rsyn" = $R ]
+	check "$tag: $A received in ESTABLISHED by conngen-srv, not the task on the CPU ($rest)" [ "$rest" = $A ]
+	check "$tag: resets closing ESTABLISHED/CLOSE_WAIT sockets = EstabResets delta ($nest = $est)" [ "$nest" = "$est" ]
+	[ "$rest" = $A ] || grep '"dir":"received"' /tmp/tr.json | cut -c 40-300 | sed 's/^/# /'
+	if grep -q 'field:enum sk_rst_reason reason' $T/events/tcp/tcp_send_reset/format 2>/dev/null; then
+		nr=$(count /tmp/tr.json '"dir":"sent".*"reason":"NO_SOCKET"')
+		[ "$refs" = 0 ] && nr=$R      # (6.1 tracepoint: none to name)
+		check "$tag: refused resets' reason NO_SOCKET, named from the kernel's format ($nr)" [ "$nr" = $R ]
+	else
+		check "$tag: no reason on this kernel: null" \
+			sh -c '! grep "\"dir\":\"sent\"" /tmp/tr.json | grep -qv "\"reason\":null"'
+	fi
+}
+
+check_tool_tcpreset() {
+	tool_help tcpreset || return
+	if [ ! -x "$FTNET_TOP/build/tests/conngen" ]; then
+		skip "tcpreset against OutRsts/EstabResets" "no build/tests/conngen"
+		return
+	fi
+	k=0
+	for be in kprobe tracepoint; do
+		if [ $be = kprobe ] && [ ! -f $T/kprobe_events ]; then
+			skip "tcpreset -B kprobe" "no kprobes"; continue
+		fi
+		for f in 4 6; do tcpreset_run $be $f $k; k=$((k + 1)); done
+	done
+	# the default back end and why
+	tcpreset -v -d 0.2 >/dev/null 2>/tmp/tr.err
+	diag "default: $(grep 'back end' /tmp/tr.err)"
+	if grep -q 'field:__u8 saddr\[28\]' $T/events/tcp/tcp_send_reset/format; then
+		check "tcpreset default: the tracepoint (fires for every reset here)" grep -q 'back end tracepoint' /tmp/tr.err
+	else
+		check "tcpreset default: kprobe (the tracepoint misses resets without a socket)" \
+			grep -q 'back end kprobe: this kernel.s tcp:tcp_send_reset fires for full sockets only' /tmp/tr.err
+	fi
+	# SIGINT: removing five kprobes under TCG takes longer than the
+	# 500 ms signal_check allows the one-probe tools; measured and bounded
+	tcpreset -B kprobe -i 3600 >/tmp/sg.out 2>/tmp/sg.err &
+	sp=$!
+	i=0
+	while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	kill -INT $sp; wait $sp; rc=$?
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	check "tcpreset -B kprobe: exit 0 after SIGINT ($rc), ended in $ms ms (at most 2000)" \
+		[ "$rc" = 0 -a "$ms" -le 2000 ]
+	check "tcpreset -B kprobe: no instance or probe group left after SIGINT" \
+		sh -c "! ls $T/instances | grep -q '^ftnet-' && ! grep -q ftnet_ $T/kprobe_events"
+}
+
 # --- hygiene (last) --------------------------------------------------------------
 
 check_leftovers() {
@@ -871,6 +982,7 @@ all_checks() {
 	run_check check_tool_tcpdrop
 	run_check check_tool_conn
 	run_check check_tool_connect
+	run_check check_tool_tcpreset
 }
 
 only=$(cat /etc/ftnet-checks 2>/dev/null)
