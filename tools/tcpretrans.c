@@ -126,6 +126,29 @@ static void from_sock(struct retrans *r, const struct ftn_sock *s)
 
 /* ---- output and counting ---- */
 
+/* "ADDR:PORT" ("[ADDR]:PORT" for IPv6) from the address text already
+ * made, as ftn_endpoint_str writes it: each address is formatted once
+ * per event, for the text and the JSON column alike. */
+static const char *endpoint(const char *addr, int v6, unsigned int port, char *buf)
+{
+	size_t n = strlen(addr);
+	char pb[8], *q = pb + sizeof(pb) - 1, *p = buf;
+
+	*q = '\0';
+	do
+		*--q = (char)('0' + port % 10);
+	while (port /= 10);
+	if (v6)
+		*p++ = '[';
+	memcpy(p, addr, n);
+	p += n;
+	if (v6)
+		*p++ = ']';
+	*p++ = ':';
+	memcpy(p, q, (size_t)(pb + sizeof(pb) - q));
+	return buf;
+}
+
 static void print_event(struct state *st, const struct retrans *r)
 {
 	char sb[64], db[64], se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 };
@@ -138,17 +161,21 @@ static void print_event(struct state *st, const struct retrans *r)
 	if (st->owner && k && (s = ftn_sockres_lookup_tuple(st->socks, &p->laddr, p->lport,
 							     &p->raddr, p->rport)) && s->inode)
 		own = !ftn_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
+	if (k) {
+		ftn_addr_str(&p->laddr, sb, sizeof(sb));
+		ftn_addr_str(&p->raddr, db, sizeof(db));
+	}
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	tool_report_head(rp, st->inst, r->ev);
 	tool_report_str(rp, C_TYPE, t);
 	k ? tool_report_int(rp, C_FAM, p->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
-	tool_report_str(rp, C_LEP, k ? ftn_endpoint_str(&p->laddr, p->lport, se, sizeof(se)) : NULL);
-	tool_report_str(rp, C_SADDR, k ? ftn_addr_str(&p->laddr, sb, sizeof(sb)) : NULL);
+	tool_report_str(rp, C_LEP, k ? endpoint(sb, p->laddr.family == AF_INET6, p->lport, se) : NULL);
+	tool_report_str(rp, C_SADDR, k ? sb : NULL);
 	k ? tool_report_int(rp, C_SPORT, p->lport) : tool_report_null(rp, C_SPORT);
 	t[1] = '>';
 	tool_report_str(rp, C_T, t);
-	tool_report_str(rp, C_REP, k ? ftn_endpoint_str(&p->raddr, p->rport, de, sizeof(de)) : NULL);
-	tool_report_str(rp, C_DADDR, k ? ftn_addr_str(&p->raddr, db, sizeof(db)) : NULL);
+	tool_report_str(rp, C_REP, k ? endpoint(db, p->raddr.family == AF_INET6, p->rport, de) : NULL);
+	tool_report_str(rp, C_DADDR, k ? db : NULL);
 	k ? tool_report_int(rp, C_DPORT, p->rport) : tool_report_null(rp, C_DPORT);
 	tool_report_str(rp, C_STATE, k ? ftn_tcp_state_name(p->state) : NULL);
 	r->x.segs ? tool_report_uint(rp, C_SEGS, r->x.segs) : tool_report_null(rp, C_SEGS);
@@ -389,9 +416,12 @@ static int fini(struct state *st, int err)
 int main(int argc, char **argv)
 {
 	static struct state st;
+	/* flushed per batch: a buffer of our own, as setvbuf with NULL keeps
+	 * glibc's st_blksize (4 KiB), a write() every 40 lines */
+	static char obuf[1 << 18];
 	int err;
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)

@@ -226,7 +226,12 @@ const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size)
 		snprintf(text, sizeof(text), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
 		last = sec;
 	}
-	snprintf(buf, size, "%s", text);
+	if (size) {
+		size_t n = strlen(text) < size ? strlen(text) : size - 1;
+
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+	}
 	return buf;
 }
 
