@@ -72,6 +72,9 @@ int ftn__write_file(const char *path, const char *str, int flags);
 int64_t ftn__clock_ns(clockid_t id);
 /* "/proc", or $FTNET_PROC (tests: a fake /proc). */
 const char *ftn__proc_root(void);
+/* 1 when the tracefs root is the kernel's mount (found or mounted), not
+ * one named by ftn_tracefs_set_root() or $FTNET_TRACEFS (test trees). */
+int ftn__tracefs_is_kernel(void);
 /* ftn__file_slurp of a file below the tracefs root / an instance. */
 int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
 		       char **out, size_t *len);
