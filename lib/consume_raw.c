@@ -569,11 +569,13 @@ static const char *comms_get(struct comms *c, int pid)
 	 * the last load (a whole batch of a new task's events must not all
 	 * say "<...>"), but at most every 10 ms; a PID the last load did not
 	 * know (-pid below) waits 50 ms. With /proc, only tasks that exited
-	 * since their event get here: on a busy host (builds, short jobs)
-	 * that is one in most batches, so a load, about a millisecond of
-	 * the kernel formatting every saved task, at most once a second. */
+	 * between their event and its read get here: rare for events read
+	 * at once (a quiet stream), but on a busy host (builds, short jobs
+	 * the softirq interrupts) one in most batches of a flood, so a load,
+	 * 1-3 ms of the kernel formatting every saved task, at most every
+	 * 10 s (at 1 s, a third of a retransmit's cost in the bench). */
 	age = ftn__clock_ns(CLOCK_MONOTONIC) - c->loaded_ns;
-	gap = c->procfs ? 1000 * 1000000LL : e->pid != -pid ? 10 * 1000000LL : 50 * 1000000LL;
+	gap = c->procfs ? 10000 * 1000000LL : e->pid != -pid ? 10 * 1000000LL : 50 * 1000000LL;
 	if (age > gap) {
 		comms_load(c);
 		if (e->pid == pid)
