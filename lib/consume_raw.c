@@ -468,7 +468,7 @@ struct comm_ent {
 struct comms {
 	struct comm_ent ent[COMM_HASH];
 	int64_t loaded_ns;      /* monotonic time of the last load */
-	int procfs;             /* /proc/PID/comm names the events' PIDs */
+	int procfd;             /* /proc, when its PID/comm names the events' PIDs */
 };
 
 /* saved_cmdlines is "PID COMM\n" per task the kernel saved (thousands of
@@ -524,18 +524,24 @@ static int comms_procfs_usable(void)
 	return n > 0 && (l[n] = '\0', !strcmp(l, me));
 }
 
+/* /proc held open (the lookups walk one component less), or -1 */
+static int comms_procfd(void)
+{
+	return comms_procfs_usable() ? open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+}
+
 /* The name of a live task from /proc: one small read, where a reload of
  * saved_cmdlines costs about a millisecond (the kernel formats every
  * saved task), which a busy host with new PIDs all the time paid every
  * 10 ms. 0 when there is no such task (any more). */
-static int comm_from_proc(struct comm_ent *e, int pid)
+static int comm_from_proc(int procfd, struct comm_ent *e, int pid)
 {
-	char path[40], b[sizeof(e->comm) + 1];
+	char path[24], b[sizeof(e->comm) + 1];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	snprintf(path, sizeof(path), "%d/comm", pid);
+	if ((fd = openat(procfd, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, b, sizeof(b) - 1);
 	close(fd);
@@ -562,7 +568,7 @@ static const char *comms_get(struct comms *c, int pid)
 		return e->comm;
 	/* A task we have not seen (e->pid != -pid): a live one is named by
 	 * /proc at once, also one the kernel did not save, and kept. */
-	if (c->procfs && e->pid != -pid && pid > 0 && comm_from_proc(e, pid))
+	if (c->procfd >= 0 && e->pid != -pid && pid > 0 && comm_from_proc(c->procfd, e, pid))
 		return e->comm;
 	/* Otherwise the kernel saved its name when it recorded the event.
 	 * Without /proc, reload at once for a PID not yet asked about since
@@ -575,7 +581,7 @@ static const char *comms_get(struct comms *c, int pid)
 	 * 1-3 ms of the kernel formatting every saved task, at most every
 	 * 10 s (at 1 s, a third of a retransmit's cost in the bench). */
 	age = ftn__clock_ns(CLOCK_MONOTONIC) - c->loaded_ns;
-	gap = c->procfs ? 10000 * 1000000LL : e->pid != -pid ? 10 * 1000000LL : 50 * 1000000LL;
+	gap = c->procfd >= 0 ? 10000 * 1000000LL : e->pid != -pid ? 10 * 1000000LL : 50 * 1000000LL;
 	if (age > gap) {
 		comms_load(c);
 		if (e->pid == pid)
@@ -584,7 +590,7 @@ static const char *comms_get(struct comms *c, int pid)
 		 * its next events do not reread the whole table (a third
 		 * of a retransmit's cost) before the gap has passed */
 		e->pid = -pid;
-	} else if (c->procfs) {
+	} else if (c->procfd >= 0) {
 		e->pid = -pid;  /* nor in /proc: not asked again before a load */
 	}
 	return "<...>";
@@ -854,6 +860,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		err = -ENOMEM;
 		goto out;
 	}
+	c->comms->procfd = -1;
 	for (int i = 0; i < n; i++) {
 		char sys[FTN_NAME_MAX];
 		const char *slash = strchr(events[i], '/');
@@ -889,7 +896,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	 * is full (the default would delay small batches) */
 	if (ftn_tracefs_exists(inst, "buffer_percent"))
 		ftn_tracefs_write(inst, "buffer_percent", "0", 0);
-	c->comms->procfs = comms_procfs_usable();
+	c->comms->procfd = comms_procfd();
 	comms_load(c->comms);
 
 	rb = ftn_ringbuf_open(inst);
@@ -917,6 +924,8 @@ out:
 		desc_free(&c->desc[i]);
 	free(c->desc);
 	ftn__loss_free(c->loss);
+	if (c->comms && c->comms->procfd >= 0)
+		close(c->comms->procfd);
 	free(c->comms);
 	free(c);
 	return err;
