@@ -474,6 +474,8 @@ void tool_report_row(struct tool_report *r, enum tool_row_kind kind);
 void tool_report_head(struct tool_report *r, const struct ftn_instance *inst,
 		      const struct ftn_event *ev);      /* the 5 head columns */
 void tool_report_str(struct tool_report *r, int col, const char *val);
+/* the same, with n = strlen(val) known (val not NULL) */
+void tool_report_strn(struct tool_report *r, int col, const char *val, size_t n);
 void tool_report_int(struct tool_report *r, int col, long long val);
 void tool_report_uint(struct tool_report *r, int col, unsigned long long val);
 void tool_report_num(struct tool_report *r, int col, double val);

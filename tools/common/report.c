@@ -273,6 +273,18 @@ void tool_report_str(struct tool_report *r, int col, const char *val)
 		text_field(r, c, val ? val : "-");
 }
 
+void tool_report_strn(struct tool_report *r, int col, const char *val, size_t n)
+{
+	const struct tool_col *c = col_get(r, col);
+
+	if (!c)
+		return;
+	if (r->o.json)
+		tool_json_str(&r->j, c->key, val);
+	else
+		text_field_n(r, c, val, n);
+}
+
 void tool_report_int(struct tool_report *r, int col, long long val)
 {
 	const struct tool_col *c = col_get(r, col);
