@@ -205,6 +205,28 @@ static inline char *spaces(char *p, size_t n)
 	return p + n;
 }
 
+/* n bytes from s to p: fields are short, and fixed-size copies (two of
+ * them overlapping for the sizes between) are inlined where a memcpy
+ * call per field was a tenth of a row's cost */
+static inline void copy_short(char *p, const char *s, size_t n)
+{
+	if (n >= 16 && n <= 32) {
+		memcpy(p, s, 16);
+		memcpy(p + n - 16, s + n - 16, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(p, s, 8);
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			p[i] = s[i];
+	} else {
+		memcpy(p, s, n);
+	}
+}
+
 /* Padded by hand into the row's buffer, written once per row: a printf
  * per field, and then a stdio call per field, were most of the per-event
  * cost of a stream (tcpretrans bench, ~10k events/s). n = strlen(s). */
@@ -237,7 +259,7 @@ static void text_field_n(struct tool_report *r, const struct tool_col *c, const 
 		p = spaces(p, pad);
 		pad = 0;
 	}
-	memcpy(p, s, n);
+	copy_short(p, s, n);
 	p = spaces(p + n, pad);
 	r->llen = (size_t)(p - r->line);
 }
