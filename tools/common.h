@@ -99,6 +99,21 @@ int64_t tool_now_wall(void);
 const char *tool_time_iso(int64_t wall_ns, char *buf, size_t size);
 /* HH:MM:SS local time (perf-tools' TIME column); returns buf (size >= 16). */
 const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size);
+/* An address as text (n = strlen(s)), kept for the next call: most
+ * events of a stream share their addresses, so most format none.
+ * Returns t. */
+struct tool_addr_text {
+	struct ftn_addr a;
+	size_t n;
+	char s[INET6_ADDRSTRLEN];
+};
+const struct tool_addr_text *tool_addr_text(struct tool_addr_text *t, const struct ftn_addr *a);
+/* "ADDR:PORT" ("[ADDR]:PORT" for IPv6, as ftn_endpoint_str) of t into buf
+ * (at least 56 bytes); its length. */
+size_t tool_endpoint_text(const struct tool_addr_text *t, unsigned int port, char *buf);
+/* stdout fully buffered in 256 KiB (the tool flushes it per batch),
+ * touched now so its page faults are start-up work. */
+void tool_stdout_buffer(void);
 
 /* ------------------------------------------------------------------ */
 /* Options                                                            */

@@ -126,49 +126,10 @@ static void from_sock(struct retrans *r, const struct ftn_sock *s)
 
 /* ---- output and counting ---- */
 
-/* An address as text, kept for the next event: a host retransmits to a
- * few peers from a few addresses, so most events format none. */
-struct addr_text {
-	struct ftn_addr a;
-	size_t n;
-	char s[INET6_ADDRSTRLEN];
-};
-
-static const char *addr_text(struct addr_text *t, const struct ftn_addr *a)
-{
-	if (!t->n || memcmp(&t->a, a, sizeof(*a))) {
-		t->a = *a;
-		t->n = strlen(ftn_addr_str(a, t->s, sizeof(t->s)));
-	}
-	return t->s;
-}
-
-/* "ADDR:PORT" ("[ADDR]:PORT" for IPv6) from the address text already
- * made, as ftn_endpoint_str writes it; its length */
-static size_t endpoint(const struct addr_text *t, unsigned int port, char *buf)
-{
-	int v6 = t->a.family == AF_INET6;
-	char pb[8], *q = pb + sizeof(pb) - 1, *p = buf;
-
-	*q = '\0';
-	do
-		*--q = (char)('0' + port % 10);
-	while (port /= 10);
-	if (v6)
-		*p++ = '[';
-	memcpy(p, t->s, t->n);
-	p += t->n;
-	if (v6)
-		*p++ = ']';
-	*p++ = ':';
-	memcpy(p, q, (size_t)(pb + sizeof(pb) - q));
-	return (size_t)(p - buf) + (size_t)(pb + sizeof(pb) - 1 - q);
-}
-
 static void print_event(struct state *st, const struct retrans *r)
 {
-	static struct addr_text la, ra;
-	char se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 };
+	static struct tool_addr_text la, ra;    /* set by LEP's and REP's arguments, JSON too */
+	char se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 }, tt[3] = { r->x.type, '>', 0 };
 	const struct ftn_probe_sock *p = &r->x.t;
 	struct tool_report *rp = st->r;
 	const struct ftn_sock *s;
@@ -178,20 +139,15 @@ static void print_event(struct state *st, const struct retrans *r)
 	if (st->owner && k && (s = ftn_sockres_lookup_tuple(st->socks, &p->laddr, p->lport,
 							     &p->raddr, p->rport)) && s->inode)
 		own = !ftn_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
-	if (k) {
-		addr_text(&la, &p->laddr);
-		addr_text(&ra, &p->raddr);
-	}
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	tool_report_head(rp, st->inst, r->ev);
 	tool_report_strn(rp, C_TYPE, t, 1);
 	k ? tool_report_int(rp, C_FAM, p->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
-	k ? tool_report_strn(rp, C_LEP, se, endpoint(&la, p->lport, se)) : tool_report_null(rp, C_LEP);
+	k ? tool_report_strn(rp, C_LEP, se, tool_endpoint_text(tool_addr_text(&la, &p->laddr), p->lport, se)) : tool_report_null(rp, C_LEP);
 	k ? tool_report_strn(rp, C_SADDR, la.s, la.n) : tool_report_null(rp, C_SADDR);
 	k ? tool_report_int(rp, C_SPORT, p->lport) : tool_report_null(rp, C_SPORT);
-	t[1] = '>';
-	tool_report_strn(rp, C_T, t, 2);
-	k ? tool_report_strn(rp, C_REP, de, endpoint(&ra, p->rport, de)) : tool_report_null(rp, C_REP);
+	tool_report_strn(rp, C_T, tt, 2);
+	k ? tool_report_strn(rp, C_REP, de, tool_endpoint_text(tool_addr_text(&ra, &p->raddr), p->rport, de)) : tool_report_null(rp, C_REP);
 	k ? tool_report_strn(rp, C_DADDR, ra.s, ra.n) : tool_report_null(rp, C_DADDR);
 	k ? tool_report_int(rp, C_DPORT, p->rport) : tool_report_null(rp, C_DPORT);
 	tool_report_str(rp, C_STATE, k ? ftn_tcp_state_name(p->state) : NULL);
@@ -433,15 +389,9 @@ static int fini(struct state *st, int err)
 int main(int argc, char **argv)
 {
 	static struct state st;
-	/* flushed per batch: a buffer of our own, as setvbuf with NULL keeps
-	 * glibc's st_blksize (4 KiB), a write() every 40 lines; touched now,
-	 * so that its 64 page faults are start-up work, not the first
-	 * events' */
-	static char obuf[1 << 18];
 	int err;
 
-	memset(obuf, ' ', sizeof(obuf));
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	tool_stdout_buffer();
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)
