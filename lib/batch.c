@@ -79,7 +79,7 @@ static void sleep_ns(int64_t ns)
 int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch_ops *ops,
 		   void *ctx)
 {
-	int64_t period, start, end_at, next, last_take = 0;
+	int64_t period, start, end_at, next, last_take = 0, min_gap = ops->min_gap_ns;
 	int took = 0, r;
 
 	period = ftn__secs_to_ns(opts ? opts->period_s : 0, 1000000000);
@@ -122,8 +122,8 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		slice = until - now;
 		if (slice > FTN__SLICE_NS)
 			slice = FTN__SLICE_NS;
-		if (took && ops->min_gap_ns > 0 && now - last_take < ops->min_gap_ns) {
-			int64_t gap = ops->min_gap_ns - (now - last_take);
+		if (took && min_gap > 0 && now - last_take < min_gap) {
+			int64_t gap = min_gap - (now - last_take);
 
 			sleep_ns(gap < slice ? gap : slice);
 			continue;
@@ -141,6 +141,8 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		r = ops->take(ctx);
 		last_take = ftn__clock_ns(CLOCK_MONOTONIC);
 		took = 1;
+		if (ops->gap_ns)
+			min_gap = ops->gap_ns(ctx);
 		if (r == -EINTR || r == -EAGAIN)
 			continue;
 		if (r < 0)

@@ -24,9 +24,18 @@
 
 #define SLOTS 16
 #define SLOT_SIZE 256
-/* Minimum time between two drains of the buffers: a wakeup per event
- * would cost more than the events; pages hold them meanwhile. */
-#define MIN_READ_GAP_NS (20 * 1000000LL)
+/* Minimum time between two drains of the buffers: a wake-up, a poll and
+ * a read per CPU that finds nothing more cost more than the events a
+ * short gap brings (the tool flushes its output once per batch anyway);
+ * pages hold them meanwhile. 100 ms: at 10k events/s a retransmit cost
+ * 20-30% less than at 20 ms, and /proc lookups (comm here, sockets and
+ * owners in the tools) still find most tasks and sockets alive. When the
+ * last drain took FAST_PAGES pages or more from one CPU (1.3 MB/s at
+ * 100 ms), 20 ms, so a flood is read long before it fills a default-sized
+ * buffer (1.4 MB per CPU). */
+#define READ_GAP_NS (100 * 1000000LL)
+#define READ_GAP_FAST_NS (20 * 1000000LL)
+#define FAST_PAGES 32
 
 enum render { R_DEC, R_HEX, R_PTR, R_SYM, R_STR, R_ADDR, R_BYTES, R_SYMTAB };
 
@@ -448,6 +457,8 @@ const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name)
 /* ------------------------------------------------------------------ */
 
 #define COMM_HASH 4096
+/* the init PID namespace's inode (PROC_PID_INIT_INO, fixed since 3.8) */
+#define INIT_PIDNS "pid:[4026531836]"
 
 struct comm_ent {
 	int pid;
@@ -457,59 +468,130 @@ struct comm_ent {
 struct comms {
 	struct comm_ent ent[COMM_HASH];
 	int64_t loaded_ns;      /* monotonic time of the last load */
+	int procfd;             /* /proc, when its PID/comm names the events' PIDs */
 };
 
+/* saved_cmdlines is "PID COMM\n" per task the kernel saved (thousands of
+ * lines on 6.x): parsed by hand, a printf and a strtol per line were
+ * most of a load's cost in user space. */
 static void comms_load(struct comms *c)
 {
 	char *buf, *p;
 
 	memset(c->ent, 0, sizeof(c->ent));
 	c->loaded_ns = ftn__clock_ns(CLOCK_MONOTONIC);
-	if (ftn__tracefs_slurp(NULL, "saved_cmdlines", &buf, NULL) == 0) {
-		for (p = buf; *p; ) {
-			char *nl = strchr(p, '\n'), *sp;
-			int pid;
+	if (ftn__tracefs_slurp(NULL, "saved_cmdlines", &buf, NULL))
+		return;
+	for (p = buf; *p; ) {
+		char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+		long pid = 0;
 
-			if (nl)
-				*nl = '\0';
-			pid = atoi(p);
-			sp = strchr(p, ' ');
-			if (pid > 0 && sp) {
-				struct comm_ent *e = &c->ent[(unsigned)pid % COMM_HASH];
-				e->pid = pid;
-				snprintf(e->comm, sizeof(e->comm), "%s", sp + 1);
-			}
-			if (!nl)
-				break;
-			p = nl + 1;
+		while (*p >= '0' && *p <= '9' && pid < 1L << 30)
+			pid = pid * 10 + (*p++ - '0');
+		if (pid > 0 && *p == ' ') {
+			struct comm_ent *e = &c->ent[(unsigned long)pid % COMM_HASH];
+			size_t n = (size_t)(end - ++p);
+
+			if (n >= sizeof(e->comm))
+				n = sizeof(e->comm) - 1;
+			e->pid = (int)pid;
+			memcpy(e->comm, p, n);
+			e->comm[n] = '\0';
 		}
-		free(buf);
+		if (!nl)
+			break;
+		p = nl + 1;
 	}
+	free(buf);
+}
+
+/* Can a task's name be read from /proc/PID/comm? The events carry PIDs
+ * of the init PID namespace: only when we run there, /proc is its
+ * procfs (it shows us under our own PID), and the tracefs is the
+ * kernel's (a test's fake tree has PIDs of no task here). */
+static int comms_procfs_usable(void)
+{
+	char l[64], me[24];
+	ssize_t n;
+
+	if (!ftn__tracefs_is_kernel() || strcmp(ftn__proc_root(), "/proc"))
+		return 0;
+	n = readlink("/proc/self/ns/pid", l, sizeof(l) - 1);
+	if (n < 0 || (l[n] = '\0', strcmp(l, INIT_PIDNS)))
+		return 0;
+	n = readlink("/proc/self", l, sizeof(l) - 1);
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	return n > 0 && (l[n] = '\0', !strcmp(l, me));
+}
+
+/* /proc held open (the lookups walk one component less), or -1 */
+static int comms_procfd(void)
+{
+	return comms_procfs_usable() ? open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+}
+
+/* The name of a live task from /proc: one small read, where a reload of
+ * saved_cmdlines costs about a millisecond (the kernel formats every
+ * saved task), which a busy host with new PIDs all the time paid every
+ * 10 ms. 0 when there is no such task (any more). */
+static int comm_from_proc(int procfd, struct comm_ent *e, int pid)
+{
+	char path[24], b[sizeof(e->comm) + 1];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%d/comm", pid);
+	if ((fd = openat(procfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	if (b[n - 1] == '\n')
+		n--;
+	if ((size_t)n >= sizeof(e->comm))
+		n = sizeof(e->comm) - 1;
+	memcpy(e->comm, b, (size_t)n);
+	e->comm[n] = '\0';
+	e->pid = pid;
+	return 1;
 }
 
 static const char *comms_get(struct comms *c, int pid)
 {
 	struct comm_ent *e = &c->ent[(unsigned)pid % COMM_HASH];
+	int64_t age, gap;
 
 	if (pid == 0)
 		return "<idle>";
 	if (e->pid == pid)
 		return e->comm;
-	/* A task we have not seen: the kernel saved its name when it
-	 * recorded the event, so reload at once for a PID not yet asked
-	 * about since the last load (a whole batch of a new task's events
-	 * must not all say "<...>"), but at most every 10 ms; a PID
-	 * the last load did not know (-pid below) waits 50 ms. */
-	int64_t age = ftn__clock_ns(CLOCK_MONOTONIC) - c->loaded_ns;
-
-	if (age > 50 * 1000000LL || (e->pid != -pid && age > 10 * 1000000LL)) {
+	/* A task we have not seen (e->pid != -pid): a live one is named by
+	 * /proc at once, also one the kernel did not save, and kept. */
+	if (c->procfd >= 0 && e->pid != -pid && pid > 0 && comm_from_proc(c->procfd, e, pid))
+		return e->comm;
+	/* Otherwise the kernel saved its name when it recorded the event.
+	 * Without /proc, reload at once for a PID not yet asked about since
+	 * the last load (a whole batch of a new task's events must not all
+	 * say "<...>"), but at most every 10 ms; a PID the last load did not
+	 * know (-pid below) waits 50 ms. With /proc, only tasks that exited
+	 * between their event and its read get here: rare for events read
+	 * at once (a quiet stream), but on a busy host (builds, short jobs
+	 * the softirq interrupts) one in most batches of a flood, so a load,
+	 * 1-3 ms of the kernel formatting every saved task, at most every
+	 * 10 s (at 1 s, a third of a retransmit's cost in the bench). */
+	age = ftn__clock_ns(CLOCK_MONOTONIC) - c->loaded_ns;
+	gap = c->procfd >= 0 ? 10000 * 1000000LL : e->pid != -pid ? 10 * 1000000LL : 50 * 1000000LL;
+	if (age > gap) {
 		comms_load(c);
 		if (e->pid == pid)
 			return e->comm;
 		/* not saved by the kernel: remember that (-pid), so that
 		 * its next events do not reread the whole table (a third
-		 * of a retransmit's cost) before 50 ms have passed */
+		 * of a retransmit's cost) before the gap has passed */
 		e->pid = -pid;
+	} else if (c->procfd >= 0) {
+		e->pid = -pid;  /* nor in /proc: not asked again before a load */
 	}
 	return "<...>";
 }
@@ -736,6 +818,12 @@ static int rc_boundary(void *ctx, int64_t now_wall_ns)
 	return c->stop;
 }
 
+static int64_t rc_gap(void *ctx)
+{
+	return ftn__ringbuf_last_pages(((struct rawc *)ctx)->rb) >= FAST_PAGES ?
+	       READ_GAP_FAST_NS : READ_GAP_NS;
+}
+
 static int rc_stopped(void *ctx)
 {
 	return ((struct rawc *)ctx)->stop;
@@ -747,7 +835,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 {
 	static const struct ftn__batch_ops bops = {
 		.wait = rc_wait, .take = rc_take, .boundary = rc_boundary,
-		.stopped = rc_stopped, .min_gap_ns = MIN_READ_GAP_NS,
+		.stopped = rc_stopped, .min_gap_ns = READ_GAP_NS, .gap_ns = rc_gap,
 	};
 	struct ftn_ringbuf *rb = NULL;
 	struct rawc *c;
@@ -772,6 +860,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		err = -ENOMEM;
 		goto out;
 	}
+	c->comms->procfd = -1;
 	for (int i = 0; i < n; i++) {
 		char sys[FTN_NAME_MAX];
 		const char *slash = strchr(events[i], '/');
@@ -807,6 +896,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	 * is full (the default would delay small batches) */
 	if (ftn_tracefs_exists(inst, "buffer_percent"))
 		ftn_tracefs_write(inst, "buffer_percent", "0", 0);
+	c->comms->procfd = comms_procfd();
 	comms_load(c->comms);
 
 	rb = ftn_ringbuf_open(inst);
@@ -834,6 +924,8 @@ out:
 		desc_free(&c->desc[i]);
 	free(c->desc);
 	ftn__loss_free(c->loss);
+	if (c->comms && c->comms->procfd >= 0)
+		close(c->comms->procfd);
 	free(c->comms);
 	free(c);
 	return err;

@@ -83,6 +83,9 @@ static inline uint64_t ftn__mix64(uint64_t x)
 	x ^= x >> 31;
 	return x;
 }
+/* 1 when the tracefs root is the kernel's mount (found or mounted), not
+ * one named by ftn_tracefs_set_root() or $FTNET_TRACEFS (test trees). */
+int ftn__tracefs_is_kernel(void);
 /* ftn__file_slurp of a file below the tracefs root / an instance. */
 int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
 		       char **out, size_t *len);
@@ -172,8 +175,10 @@ struct ftn__batch_ops {
 	int (*boundary)(void *ctx, int64_t now_wall_ns);
 	/* Nonzero when a callback asked to stop (read before each slice). */
 	int (*stopped)(void *ctx);
-	/* Minimum time between two takes (0: none): lets data accumulate. */
+	/* Minimum time between two takes (0: none): lets data accumulate.
+	 * gap_ns, when set, says it after each take instead. */
 	int64_t min_gap_ns;
+	int64_t (*gap_ns)(void *ctx);
 	/* Run boundary once more when a stop request ends the loop (its
 	 * return value then only matters when it is an error). */
 	int boundary_at_stop;
@@ -188,6 +193,10 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		   void *ctx);
 /* Tests: forget a stop request. */
 void ftn__stop_reset(void);
+
+/* ringbuf.c: the most pages one CPU gave in the last ftn_ringbuf_read
+ * (how fast the fullest buffer fills between two reads). */
+size_t ftn__ringbuf_last_pages(const struct ftn_ringbuf *rb);
 
 /* Hist tables (hist.c): "Totals: Entries:", and the table's size from the
  * trigger info ("size=N"), 0 when the file does not say. */

@@ -183,6 +183,7 @@ struct ftn_ringbuf {
 	int *heap;              /* indices into cpus, min-heap on head.ts */
 	int nheap;
 	struct pollfd *pfds;
+	size_t last_pages;      /* most pages one CPU gave in the last read */
 };
 
 const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb)
@@ -442,10 +443,13 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 	/* Refill only CPUs with nothing pending, so that pointers into the
 	 * pages of a CPU interrupted by a stop stay valid. */
 	rb->nheap = 0;
+	rb->last_pages = 0;
 	for (i = 0; i < rb->n; i++) {
 		struct rb_cpu *c = &rb->cpus[i];
 		if (!c->have_head) {
 			rb_fill(rb, c, ops, ctx);
+			if (c->npages > rb->last_pages)
+				rb->last_pages = c->npages;
 			memset(&c->it, 0, sizeof(c->it));
 			rb_advance(rb, c);
 		}
@@ -481,6 +485,11 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 			return err;
 		}
 	return count;
+}
+
+size_t ftn__ringbuf_last_pages(const struct ftn_ringbuf *rb)
+{
+	return rb->last_pages;
 }
 
 int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms)

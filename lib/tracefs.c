@@ -179,6 +179,13 @@ ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char *rel,
 	return ftn__read_file(path, buf, size);
 }
 
+int ftn__tracefs_is_kernel(void)
+{
+	const char *root = ftn_tracefs_root();
+
+	return root && root == root_found;
+}
+
 int ftn__tracefs_slurp(const struct ftn_instance *inst, const char *rel,
 		       char **out, size_t *len)
 {

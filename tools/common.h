@@ -99,6 +99,21 @@ int64_t tool_now_wall(void);
 const char *tool_time_iso(int64_t wall_ns, char *buf, size_t size);
 /* HH:MM:SS local time (perf-tools' TIME column); returns buf (size >= 16). */
 const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size);
+/* An address as text (n = strlen(s)), kept for the next call: most
+ * events of a stream share their addresses, so most format none.
+ * Returns t. */
+struct tool_addr_text {
+	struct ftn_addr a;
+	size_t n;
+	char s[INET6_ADDRSTRLEN];
+};
+const struct tool_addr_text *tool_addr_text(struct tool_addr_text *t, const struct ftn_addr *a);
+/* "ADDR:PORT" ("[ADDR]:PORT" for IPv6, as ftn_endpoint_str) of t into buf
+ * (at least 56 bytes); its length. */
+size_t tool_endpoint_text(const struct tool_addr_text *t, unsigned int port, char *buf);
+/* stdout fully buffered in 256 KiB (the tool flushes it per batch),
+ * touched now so its page faults are start-up work. */
+void tool_stdout_buffer(void);
 
 /* ------------------------------------------------------------------ */
 /* Options                                                            */
@@ -478,6 +493,8 @@ void tool_report_row(struct tool_report *r, enum tool_row_kind kind);
 void tool_report_head(struct tool_report *r, const struct ftn_instance *inst,
 		      const struct ftn_event *ev);      /* the 5 head columns */
 void tool_report_str(struct tool_report *r, int col, const char *val);
+/* the same, with n = strlen(val) known (val not NULL) */
+void tool_report_strn(struct tool_report *r, int col, const char *val, size_t n);
 void tool_report_int(struct tool_report *r, int col, long long val);
 void tool_report_uint(struct tool_report *r, int col, unsigned long long val);
 void tool_report_num(struct tool_report *r, int col, double val);

@@ -128,7 +128,8 @@ static void from_sock(struct retrans *r, const struct ftn_sock *s)
 
 static void print_event(struct state *st, const struct retrans *r)
 {
-	char sb[64], db[64], se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 };
+	static struct tool_addr_text la, ra;    /* set by LEP's and REP's arguments, JSON too */
+	char se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 }, tt[3] = { r->x.type, '>', 0 };
 	const struct ftn_probe_sock *p = &r->x.t;
 	struct tool_report *rp = st->r;
 	const struct ftn_sock *s;
@@ -140,15 +141,14 @@ static void print_event(struct state *st, const struct retrans *r)
 		own = !ftn_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	tool_report_head(rp, st->inst, r->ev);
-	tool_report_str(rp, C_TYPE, t);
+	tool_report_strn(rp, C_TYPE, t, 1);
 	k ? tool_report_int(rp, C_FAM, p->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
-	tool_report_str(rp, C_LEP, k ? ftn_endpoint_str(&p->laddr, p->lport, se, sizeof(se)) : NULL);
-	tool_report_str(rp, C_SADDR, k ? ftn_addr_str(&p->laddr, sb, sizeof(sb)) : NULL);
+	k ? tool_report_strn(rp, C_LEP, se, tool_endpoint_text(tool_addr_text(&la, &p->laddr), p->lport, se)) : tool_report_null(rp, C_LEP);
+	k ? tool_report_strn(rp, C_SADDR, la.s, la.n) : tool_report_null(rp, C_SADDR);
 	k ? tool_report_int(rp, C_SPORT, p->lport) : tool_report_null(rp, C_SPORT);
-	t[1] = '>';
-	tool_report_str(rp, C_T, t);
-	tool_report_str(rp, C_REP, k ? ftn_endpoint_str(&p->raddr, p->rport, de, sizeof(de)) : NULL);
-	tool_report_str(rp, C_DADDR, k ? ftn_addr_str(&p->raddr, db, sizeof(db)) : NULL);
+	tool_report_strn(rp, C_T, tt, 2);
+	k ? tool_report_strn(rp, C_REP, de, tool_endpoint_text(tool_addr_text(&ra, &p->raddr), p->rport, de)) : tool_report_null(rp, C_REP);
+	k ? tool_report_strn(rp, C_DADDR, ra.s, ra.n) : tool_report_null(rp, C_DADDR);
 	k ? tool_report_int(rp, C_DPORT, p->rport) : tool_report_null(rp, C_DPORT);
 	tool_report_str(rp, C_STATE, k ? ftn_tcp_state_name(p->state) : NULL);
 	r->x.segs ? tool_report_uint(rp, C_SEGS, r->x.segs) : tool_report_null(rp, C_SEGS);
@@ -391,7 +391,7 @@ int main(int argc, char **argv)
 	static struct state st;
 	int err;
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
+	tool_stdout_buffer();
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)

@@ -7,6 +7,10 @@
 # tool's read calls (formatting text, for a trace_pipe reader), and leaves
 # out start-up and teardown. Target: at most 1 us per event for the binary
 # consumer in both modes, printed with the ratio against the text path.
+# It also includes the file system's work for the output file and the
+# softirqs that happen to run while the tool is on the CPU, and it grows
+# with the machine's load (other processes' new PIDs to name, cache and
+# CPU contention): compare runs made under similar load.
 #
 # Traffic: real retransmits, honestly made. The host has no kprobes, so the
 # tracepoint back end runs. In a private network namespace, nftables drops

@@ -17,6 +17,9 @@ struct tool_report {
 	const struct tool_col *cols;
 	int ncols;
 	int nfield;                     /* text fields printed in this row */
+	/* text: the row being built, written with one fwrite at its end */
+	size_t llen;
+	char line[1024];
 	const char *const *frames;
 	int nframes, stack_set;
 	/* interval */

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 static const char *progname = "ftnet";
@@ -226,8 +227,52 @@ const char *tool_time_hms(int64_t wall_ns, char *buf, size_t size)
 		snprintf(text, sizeof(text), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
 		last = sec;
 	}
-	snprintf(buf, size, "%s", text);
+	if (size) {
+		size_t n = strlen(text) < size ? strlen(text) : size - 1;
+
+		memcpy(buf, text, n);
+		buf[n] = '\0';
+	}
 	return buf;
+}
+
+const struct tool_addr_text *tool_addr_text(struct tool_addr_text *t, const struct ftn_addr *a)
+{
+	if (!t->n || memcmp(&t->a, a, sizeof(*a))) {
+		t->a = *a;
+		t->n = strlen(ftn_addr_str(a, t->s, sizeof(t->s)));
+	}
+	return t;
+}
+
+size_t tool_endpoint_text(const struct tool_addr_text *t, unsigned int port, char *buf)
+{
+	int v6 = t->a.family == AF_INET6;
+	char pb[8], *q = pb + sizeof(pb) - 1, *p = buf;
+
+	*q = '\0';
+	do
+		*--q = (char)('0' + port % 10);
+	while (port /= 10);
+	if (v6)
+		*p++ = '[';
+	memcpy(p, t->s, t->n);
+	p += t->n;
+	if (v6)
+		*p++ = ']';
+	*p++ = ':';
+	memcpy(p, q, (size_t)(pb + sizeof(pb) - q));
+	return (size_t)(p - buf) + (size_t)(pb + sizeof(pb) - 1 - q);
+}
+
+void tool_stdout_buffer(void)
+{
+	/* setvbuf with NULL keeps glibc's st_blksize (4 KiB): a write()
+	 * every 40 lines of a stream */
+	static char obuf[1 << 18];
+
+	memset(obuf, ' ', sizeof(obuf));
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 }
 
 int tool_parse_secs(const char *s, double *out)
