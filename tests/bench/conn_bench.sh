@@ -21,30 +21,8 @@ RATE=${FTNET_CONN_BENCH_RATE:-20000}
 SECS=${FTNET_CONN_BENCH_SECS:-3}
 PORT=47123
 GEN=build/tests/connrate
-NS=ftnet-bench-conn-$$
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "connection bench: skipped (needs root)"
-	exit 0
-fi
-if [ ! -x "$GEN" ] || ! command -v ip >/dev/null; then
-	echo "connection bench: skipped (needs build/tests/connrate: make all test-bins; ip)"
-	exit 0
-fi
-tmp=$(mktemp -d /tmp/ftnet-conn-bench.XXXXXX) || exit 1
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-ip netns add "$NS" && ip -n "$NS" link set lo up || exit 1
-
-oncpu() { # PID: nanoseconds the task has run
-	awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0
-}
+. tests/bench/bench.inc
+bench_setup "connection bench" conn "$GEN" ip
 
 # run NAME READY-FILE READY-PATTERN COMMAND...: starts the consumer with
 # stdout in $tmp/out, stderr in $tmp/err; prints "cpu_ns connections"

@@ -12,26 +12,8 @@ cd "$top" || exit 1
 N=${FTNET_DROP_BENCH_N:-300000}
 TD=bin/tcpdrop
 FLOOD=build/tests/udpflood
-NS=ftnet-bench-drop-$$
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "drop bench: skipped (needs root)"
-	exit 0
-fi
-if [ ! -x "$TD" ] || [ ! -x "$FLOOD" ] || ! command -v ip >/dev/null; then
-	echo "drop bench: skipped (build bin/tcpdrop and build/tests/udpflood: make all test-bins; needs ip)"
-	exit 0
-fi
-tmp=$(mktemp -d /tmp/ftnet-drop-bench.XXXXXX) || exit 1
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-ip netns add "$NS" && ip -n "$NS" link set lo up || exit 1
+. tests/bench/bench.inc
+bench_setup "drop bench" drop "$TD" "$FLOOD" ip
 
 # one CONSUMER: flood while tcpdrop runs; prints "cpu_s events lost"
 run() {

@@ -27,36 +27,14 @@ cd "$top" || exit 1
 N=${FTNET_RETRANS_BENCH_N:-10000}
 TR=bin/tcpretrans
 GEN=build/tests/tcpgen
-NS=ftnet-bench-rtx-$$
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "retransmit bench: skipped (needs root)"
-	exit 0
-fi
-if [ ! -x "$TR" ] || [ ! -x "$GEN" ] || ! command -v ip >/dev/null || ! command -v nft >/dev/null; then
-	echo "retransmit bench: skipped (needs bin/tcpretrans, build/tests/tcpgen: make all test-bins; ip, nft)"
-	exit 0
-fi
-tmp=$(mktemp -d /tmp/ftnet-retrans-bench.XXXXXX) || exit 1
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-ip netns add "$NS" && ip -n "$NS" link set lo up || exit 1
+. tests/bench/bench.inc
+bench_setup "retransmit bench" rtx "$TR" "$GEN" ip nft
 printf 'table inet ftnet_bench {\n chain input {\n  type filter hook input priority 0; policy accept;\n  tcp dport 20000-39999 drop\n }\n}\n' |
 	ip netns exec "$NS" nft -f - || exit 1
 
 snmp() { # TcpRetransSegs of the namespace
 	ip netns exec "$NS" awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 }
 		else { print $c; exit } }' /proc/net/snmp
-}
-
-oncpu() { # PID: nanoseconds the task has run
-	awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0
 }
 
 # run MODE CONSUMER: prints "cpu_ns events lost retranssegs"

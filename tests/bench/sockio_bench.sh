@@ -21,28 +21,9 @@ RATE=${FTNET_SOCKIO_BENCH_RATE:-100000}
 SECS=${FTNET_SOCKIO_BENCH_SECS:-3}
 PORT=47223
 GEN=build/tests/sendrecv
-NS=ftnet-bench-sockio-$$
+. tests/bench/bench.inc
+bench_setup "tcptop bench" sockio "$GEN" bin/tcptop ip
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "tcptop bench: skipped (needs root)"
-	exit 0
-fi
-if [ ! -x "$GEN" ] || [ ! -x bin/tcptop ] || ! command -v ip >/dev/null; then
-	echo "tcptop bench: skipped (needs bin/tcptop, build/tests/sendrecv: make all test-bins; ip)"
-	exit 0
-fi
-tmp=$(mktemp -d /tmp/ftnet-sockio-bench.XXXXXX) || exit 1
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-ip netns add "$NS" && ip -n "$NS" link set lo up || exit 1
-
-oncpu() { awk '{ print $1 }' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
 # rounds of one sendrecv run (client sends of its log)
 gen() { # RATE SECS
 	ip netns exec "$NS" "$GEN" -p $PORT -r "$1" -t "$2" -w 0 tcp4 |
