@@ -753,7 +753,8 @@ check_tool_connect() {
 		match ip6 protocol 6 0xff match ip6 dport $((CP + 2)) 0xffff flowid 1:3
 	tcrc=$?
 	check "tc drops SYNs to port $((CP + 2))" [ "$tcrc" = 0 ]
-	T=1; [ "$tcrc" = 0 ] || T=0
+	# conngen -T: timeouts only where tc drops the SYNs (not $T: the tracefs path)
+	ntmo=1; [ "$tcrc" = 0 ] || ntmo=0
 	for b in tracepoint kprobe; do
 		tcpconnect -v -B $b --json -P $CP,$((CP + 1)),$((CP + 2)) >/tmp/tc.$b.json 2>/tmp/tc.$b.err &
 		eval "pc_$b=\$!"
@@ -770,7 +771,7 @@ check_tool_connect() {
 	ao0=$(tcp_snmp ActiveOpens); po0=$(tcp_snmp PassiveOpens)
 	: >/tmp/cg.log
 	for fam in 4 6; do
-		"$cg" -$fam -p $CP -n 3 -r 1 -T $T -A 1 -w 500 -b 1000 -B 2000 -C mix -l /tmp/cg.$fam.log -t 20 \
+		"$cg" -$fam -p $CP -n 3 -r 1 -T $ntmo -A 1 -w 500 -b 1000 -B 2000 -C mix -l /tmp/cg.$fam.log -t 20 \
 			>/dev/null 2>/tmp/cg.err
 		rc=$?
 		check "conngen -$fam ran as asked (exit $rc)" [ "$rc" = 0 ]
