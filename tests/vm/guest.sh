@@ -956,6 +956,8 @@ check_tool_tcpreset() {
 # --- hygiene (last) --------------------------------------------------------------
 
 check_leftovers() {
+	# a check that clobbered $T would make the ones below pass vacuously
+	check "leftover checks read the tracefs ($T)" [ "$T" = /sys/kernel/tracing -a -d "$T/instances" ]
 	check "kprobe_events holds no ftnet_ group" sh -c "! grep -q '^[pr]:ftnet_' $T/kprobe_events"
 	if [ -f $T/uprobe_events ]; then
 		check "uprobe_events holds no ftnet_ group" sh -c "! grep -q '^[pr]:ftnet_' $T/uprobe_events"
