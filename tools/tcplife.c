@@ -276,7 +276,7 @@ int main(int argc, char **argv)
 	static struct state st;
 	int err;
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
+	tool_stdout_buffer();                          /* flushed per batch */
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)
