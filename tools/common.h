@@ -536,6 +536,9 @@ void tool_report_lost(struct tool_report *r, int cpu, uint64_t n);
  * stderr "PROG: WHY: N UNIT not counted", JSON
  * {"lost":N,"cause":"WHY"}; cause="not_counted" in --prom. */
 void tool_report_uncounted(struct tool_report *r, uint64_t n, const char *why);
+/* The kprobe hits the kernel missed in inst (kprobe_profile nmissed of its
+ * group), reported as uncounted when there are any; r may be NULL. */
+void tool_report_probe_missed(struct tool_report *r, const struct ftn_instance *inst);
 /* End of a consumer batch in event mode: flush stdout once, rewrite --prom
  * when given. Returns 0 (usable as the batch callback's return). */
 int tool_report_batch(struct tool_report *r, int64_t now_wall);

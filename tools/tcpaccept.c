@@ -715,8 +715,8 @@ static int fini(struct state *st, int err)
 	}
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());
-	if (st->r && st->be && ftn_probe_missed(st->inst))
-		tool_report_uncounted(st->r, ftn_probe_missed(st->inst), "kprobe hits the kernel missed");
+	if (st->be)		/* nested hits */
+		tool_report_probe_missed(st->r, st->inst);
 	if (st->unmatched)
 		tool_info("%llu accepts of connections made before tracing started (or of a listener "
 			  "not found in /proc): shown without the connection",

@@ -259,8 +259,8 @@ static int fini(struct state *st, int err)
 {
 	int ferr;
 
-	if (st->r && st->c.be && ftn_probe_missed(st->c.inst))
-		tool_report_uncounted(st->r, ftn_probe_missed(st->c.inst), "kprobe hits the kernel missed");
+	if (st->c.be)		/* nested hits */
+		tool_report_probe_missed(st->r, st->c.inst);
 	if (st->r && st->c.nomem)
 		tool_report_uncounted(st->r, st->c.nomem, "sockets not tracked (out of memory)");
 	ferr = tool_report_finish(st->r);

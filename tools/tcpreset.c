@@ -863,8 +863,8 @@ static int fini(struct state *st, int err)
 			flush_pending(st, c, -1);
 		if (st->count && tool_counter_sum(st->counts, 0))
 			tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
-		if ((st->be == BE_KP || st->kp_accept) && ftn_probe_missed(st->inst))
-			tool_report_uncounted(st->r, ftn_probe_missed(st->inst), "kprobe hits the kernel missed");
+		if (st->be == BE_KP || st->kp_accept)
+			tool_report_probe_missed(st->r, st->inst);
 		if (st->unknown_ns)
 			tool_fail(0, "-N: %llu resets of sockets without a known owner or namespace not shown",
 				  (unsigned long long)st->unknown_ns);

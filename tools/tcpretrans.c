@@ -374,8 +374,8 @@ static int fini(struct state *st, int err)
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
-	if (st->r && st->be && ftn_probe_missed(st->inst))       /* nested hits */
-		tool_report_uncounted(st->r, ftn_probe_missed(st->inst), "kprobe hits the kernel missed");
+	if (st->be)		/* nested hits */
+		tool_report_probe_missed(st->r, st->inst);
 	int ferr = tool_report_finish(st->r);
 	ftn_instance_destroy(st->inst);
 	tool_report_free(st->r);

@@ -260,8 +260,8 @@ static int fini(struct state *st, int err)
 
 	if (st->r && st->count && !st->c.hist && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());
-	if (st->r && st->c.be && ftn_probe_missed(st->c.inst))
-		tool_report_uncounted(st->r, ftn_probe_missed(st->c.inst), "kprobe hits the kernel missed");
+	if (st->c.be)		/* nested hits */
+		tool_report_probe_missed(st->r, st->c.inst);
 	if (st->r && st->c.nomem)
 		tool_report_uncounted(st->r, st->c.nomem, "sockets not tracked (out of memory)");
 	ferr = tool_report_finish(st->r);

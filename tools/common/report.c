@@ -590,3 +590,11 @@ int tool_report_finish(struct tool_report *r)
 	}
 	return err;
 }
+
+void tool_report_probe_missed(struct tool_report *r, const struct ftn_instance *inst)
+{
+	uint64_t n = r && inst ? ftn_probe_missed(inst) : 0;
+
+	if (n)
+		tool_report_uncounted(r, n, "kprobe hits the kernel missed");
+}
