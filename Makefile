@@ -5,12 +5,14 @@
 #   make bench      parser / consumer benchmarks against a baseline
 #   make fuzz       build the libFuzzer harnesses (clang) and run each for
 #                   FUZZ_SECONDS (default 20; FUZZ_SECONDS=600 for long runs)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (tools, man pages, library,
+#                   header, pkg-config file, examples/ under DOCDIR)
 #   make help
 #
 # Knobs: V=1 (show commands), CFLAGS= (yours; required flags are added
 # separately), STRICT=1 (extra warnings, -Werror), STATIC=1 (static tools),
-# SANITIZE=address,undefined.
+# SANITIZE=address,undefined (any UBSan report is fatal), O=DIR/ (outputs in
+# DIR/build and DIR/bin instead of build/ and bin/).
 
 CC      ?= cc
 AR      ?= ar
@@ -21,6 +23,8 @@ BINDIR  ?= $(PREFIX)/sbin
 MANDIR  ?= $(PREFIX)/share/man
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+DOCDIR  ?= $(DATADIR)/doc/ftnet
 
 REQ_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Ilib
 ifeq ($(STRICT),1)
@@ -28,12 +32,20 @@ REQ_CFLAGS += -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototyp
 	      -Wpointer-arith -Wcast-qual -Wvla
 endif
 ifneq ($(SANITIZE),)
-REQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+# -fno-sanitize-recover: a UBSan report ends the program (exit status and
+# report), never a line in a log nobody reads.
+REQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif
+
+# Output directories. O=DIR/ builds a second, separate tree (make check's
+# sanitizer build is O=build/san/): sources stay where they are.
+O  ?=
+B  := $(O)build
+BO := $(O)bin
 
 ifneq ($(V),1)
 Q = @
@@ -44,34 +56,37 @@ quiet =
 endif
 
 LIB_SRC   := $(sort $(wildcard lib/*.c))
-LIB_OBJ   := $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRC))
-LIB_A     := build/libftnet.a
+LIB_OBJ   := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRC))
+LIB_A     := $(B)/libftnet.a
 # Shared library: libftnet.so.MAJOR.MINOR.PATCH, soname libftnet.so.MAJOR.
 # MAJOR changes when the ABI of ftnet.h breaks (0: no promise yet).
 SO_VER    := $(shell sed -n 's/^\#define FTNET_VERSION "\(.*\)"/\1/p' lib/ftnet.h)
 SO_MAJOR  := $(firstword $(subst ., ,$(SO_VER)))
 SO_NAME   := libftnet.so.$(SO_MAJOR)
-LIB_SO    := build/libftnet.so.$(SO_VER)
-LIB_PIC   := $(patsubst lib/%.c,build/pic/%.o,$(LIB_SRC))
-LIB_PC    := build/ftnet.pc
+LIB_SO    := $(B)/libftnet.so.$(SO_VER)
+LIB_PIC   := $(patsubst lib/%.c,$(B)/pic/%.o,$(LIB_SRC))
+LIB_PC    := $(B)/ftnet.pc
 # The tools module (tools/common.h + tools/common/*.c): tool policy shared
 # by every bin/ tool, linked in from its own archive.
 TC_SRC    := $(sort $(wildcard tools/common/*.c))
-TC_OBJ    := $(patsubst tools/common/%.c,build/tools/%.o,$(TC_SRC))
-TC_A      := build/libftntools.a
+TC_OBJ    := $(patsubst tools/common/%.c,$(B)/tools/%.o,$(TC_SRC))
+TC_A      := $(B)/libftntools.a
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
-TOOLS     := $(patsubst tools/%.c,bin/%,$(TOOL_SRC))
+TOOLS     := $(patsubst tools/%.c,$(BO)/%,$(TOOL_SRC))
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
-UNITS     := $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
+UNITS     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 # fakeinst.c is not a program: an LD_PRELOAD shim (and an object linked
 # into the unit tests) giving fake tracefs trees what mkdir does in a real one.
-FAKEINST  := build/tests/fakeinst.so build/tests/fakeinst.o
-HELP_SRC  := $(filter-out tests/helpers/fakeinst.c,$(sort $(wildcard tests/helpers/*.c)))
-HELPERS   := $(patsubst tests/helpers/%.c,build/tests/%,$(HELP_SRC))
+FAKEINST  := $(B)/tests/fakeinst.so $(B)/tests/fakeinst.o
+# failalloc.c: an LD_PRELOAD shim too (the Nth allocation fails).
+FAILALLOC := $(B)/tests/failalloc.so
+HELP_SRC  := $(filter-out tests/helpers/fakeinst.c tests/helpers/failalloc.c,\
+	     $(sort $(wildcard tests/helpers/*.c)))
+HELPERS   := $(patsubst tests/helpers/%.c,$(B)/tests/%,$(HELP_SRC))
 EX_SRC    := $(sort $(wildcard examples/*.c))
-EXAMPLES  := $(patsubst examples/%.c,build/examples/%,$(EX_SRC))
+EXAMPLES  := $(patsubst examples/%.c,$(B)/examples/%,$(EX_SRC))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
-BENCHES   := $(patsubst tests/bench/%.c,build/bench/%,$(BENCH_SRC))
+BENCHES   := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 
 # Fuzz harnesses (tests/fuzz/fuzz_*.c): clang's libFuzzer with ASan and
 # UBSan, the library compiled from source with the same sanitizers into
@@ -91,8 +106,8 @@ FUZZ_TOOL_SRC := $(sort $(wildcard tools/common/*.c))
 FUZZ_TOOL_OBJ := $(patsubst tools/common/%.c,build/fuzz/tools/%.o,$(FUZZ_TOOL_SRC))
 FUZZ_TOOL_A   := build/fuzz/libftntools.a
 
-.PHONY: FORCE all lib tools check test-bins bench install uninstall clean help examples \
-	fuzz fuzz-bins fuzz-seeds tools-lib
+.PHONY: FORCE all lib tools check test-bins bench install install-examples uninstall clean help examples \
+	fuzz fuzz-bins fuzz-seeds tools-lib soak san-bins
 
 all: lib tools examples
 
@@ -105,7 +120,7 @@ examples: $(EXAMPLES)
 # of libftnet.so (tests/offline/layers.sh compares nm with the header).
 LIB_CFLAGS := -fvisibility=hidden
 
-build/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+$(B)/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -114,7 +129,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+$(B)/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
@@ -122,19 +137,19 @@ build/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 $(LIB_SO): $(LIB_PIC)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--no-undefined $(CFLAGS) -o $@ $^ $(LDFLAGS:-static=)
-	$(Q)ln -sf $(notdir $@) build/$(SO_NAME) && ln -sf $(SO_NAME) build/libftnet.so
+	$(Q)ln -sf $(notdir $@) $(B)/$(SO_NAME) && ln -sf $(SO_NAME) $(B)/libftnet.so
 
 # pkg-config file for the installed library (paths as installed: made
 # again whenever PREFIX/LIBDIR/INCDIR differ from the last make).
 $(LIB_PC): lib/ftnet.pc.in lib/ftnet.h FORCE
-	@mkdir -p build
+	@mkdir -p $(B)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(SO_VER)|g' $< > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 FORCE:
 
-build/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h
+$(B)/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -c -o $@ $<
@@ -143,47 +158,55 @@ $(TC_A): $(TC_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-bin/%: tools/%.c tools/common.h $(TC_A) $(LIB_A)
-	@mkdir -p bin
+$(BO)/%: tools/%.c tools/common.h $(TC_A) $(LIB_A)
+	@mkdir -p $(BO)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -o $@ $< $(TC_A) $(LIB_A) $(LDFLAGS)
 
 # Unit tests may test the tools module too: both archives, tools module first.
-build/tests/%: tests/unit/%.c tests/unit/tap.h $(TC_A) $(LIB_A) build/tests/fakeinst.o
-	@mkdir -p build/tests
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(TC_A) $(LIB_A) $(B)/tests/fakeinst.o
+	@mkdir -p $(B)/tests
 	$(call quiet,CCLD,$@)
-	$(Q)$(CC) $(REQ_CFLAGS) -Ilib/ -Itools -Itests/unit $(CFLAGS) -o $@ $< build/tests/fakeinst.o $(TC_A) $(LIB_A) $(LDFLAGS)
+	$(Q)$(CC) $(REQ_CFLAGS) -Ilib/ -Itools -Itests/unit $(CFLAGS) -o $@ $< $(B)/tests/fakeinst.o $(TC_A) $(LIB_A) $(LDFLAGS)
 
 # Never sanitized: it is preloaded into every program an offline test runs
 # (sh, cc, nm ...), which an instrumented shim would break.
-SHIM_CFLAGS := $(filter-out -fsanitize=% -fno-omit-frame-pointer,$(REQ_CFLAGS) $(CFLAGS))
+SHIM_CFLAGS := $(filter-out -fsanitize=% -fno-sanitize-recover=% -fno-omit-frame-pointer,$(REQ_CFLAGS) $(CFLAGS))
 
-build/tests/fakeinst.o: tests/helpers/fakeinst.c
-	@mkdir -p build/tests
+$(B)/tests/fakeinst.o: tests/helpers/fakeinst.c
+	@mkdir -p $(B)/tests
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(SHIM_CFLAGS) -c -o $@ $<
 
-build/tests/fakeinst.so: tests/helpers/fakeinst.c
-	@mkdir -p build/tests
+$(B)/tests/fakeinst.so: tests/helpers/fakeinst.c
+	@mkdir -p $(B)/tests
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
 
-build/tests/%: tests/helpers/%.c
-	@mkdir -p build/tests
+$(B)/tests/failalloc.so: tests/helpers/failalloc.c
+	@mkdir -p $(B)/tests
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $<
+
+# utarget's functions stay in .dynsym when a test strips a copy of it.
+$(B)/tests/utarget: LDFLAGS += -rdynamic
+
+$(B)/tests/%: tests/helpers/%.c
+	@mkdir -p $(B)/tests
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
-build/examples/%: examples/%.c $(LIB_A)
-	@mkdir -p build/examples
+$(B)/examples/%: examples/%.c $(LIB_A)
+	@mkdir -p $(B)/examples
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 
-build/bench/%: tests/bench/%.c $(LIB_A)
-	@mkdir -p build/bench
+$(B)/bench/%: tests/bench/%.c $(LIB_A)
+	@mkdir -p $(B)/bench
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIB_A) $(LDFLAGS)
 
-test-bins: $(UNITS) $(HELPERS) $(FAKEINST)
+test-bins: $(UNITS) $(HELPERS) $(FAKEINST) $(FAILALLOC)
 
 build/fuzz/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
@@ -221,8 +244,27 @@ fuzz-bins: $(FUZZERS) fuzz-seeds
 fuzz:
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-# The one test command (README, .ci/run): every tier, one closing line.
-check: all test-bins
+# The sanitizer build for the sanitize tier of make check: everything again
+# with ASan+UBSan into build/san/ (build/san/build, build/san/bin), which
+# also gets links to the sources and tests (build/san/tests -> ../../tests),
+# so a test run with FTNET_TOP=build/san runs the sanitized tools and test
+# binaries unchanged; build/ and bin/ (what the VM tier boots) stay normal.
+SAN_DIR   := build/san
+# Built with clang (SAN_CC): with gcc's runtimes UBSan, beside ASan,
+# ignores log_path and reports only on stderr, which a test keeps to itself;
+# clang's honour it (tests/run.sh counts the report files). STRICT stays
+# off there: the normal build checks warnings.
+SAN_CC    ?= clang
+SAN_FLAGS := SANITIZE=address,undefined O=$(SAN_DIR)/ CC=$(SAN_CC) CFLAGS='-O1 -g' STRICT=
+san-bins:
+	$(Q)$(MAKE) --no-print-directory $(SAN_FLAGS) tools test-bins
+	$(Q)for f in *; do case $$f in build|bin) ;; *) ln -sfn ../../$$f $(SAN_DIR)/$$f ;; esac; done
+
+# make check builds what the tiers it runs need (FTNET_TIERS, tests/run.sh).
+CHECK_TIERS := $(or $(FTNET_TIERS),default)
+# (the sanitize tier SKIPs, saying why, without clang)
+HAVE_SAN_CC := $(shell command -v $(SAN_CC) >/dev/null 2>&1 && echo 1)
+check: all test-bins $(if $(HAVE_SAN_CC),$(if $(filter sanitize default,$(CHECK_TIERS)),san-bins))
 	$(Q)sh tests/run.sh
 
 bench: all test-bins $(BENCHES)
@@ -241,6 +283,21 @@ install: all
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libftnet.so
 	install -m 0644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/ftnet.h $(DESTDIR)$(INCDIR)/
+	$(Q)$(MAKE) --no-print-directory install-examples
+
+# examples/ (cron, systemd, logrotate, node_exporter, count_events.c:
+# every file there) under DOCDIR/examples, the tools' path in them made the
+# installed one: the sources say /usr/local/sbin (the default BINDIR).
+EX_FILES := $(sort $(shell find examples -type f ! -name '*~' 2>/dev/null))
+install-examples:
+	$(Q)set -e; for f in $(EX_FILES); do \
+		d=$(DESTDIR)$(DOCDIR)/$$(dirname $$f); \
+		install -d $$d; \
+		sed 's|/usr/local/sbin/|$(BINDIR)/|g' $$f > $$d/$$(basename $$f).tmp; \
+		chmod 0644 $$d/$$(basename $$f).tmp; \
+		mv $$d/$$(basename $$f).tmp $$d/$$(basename $$f); \
+		echo "install $$f -> $(DOCDIR)/$$f"; \
+	done
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
@@ -249,13 +306,29 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.a $(DESTDIR)$(INCDIR)/ftnet.h
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.so $(DESTDIR)$(LIBDIR)/pkgconfig/ftnet.pc
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EX_FILES))
+	-find $(DESTDIR)$(DOCDIR) -depth -type d -empty -delete 2>/dev/null
 
 clean:
 	rm -rf build bin/*
 
 help:
-	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check bench fuzz install uninstall clean help'
-	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined PREFIX= DESTDIR='
+	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check bench soak fuzz install uninstall clean help'
+	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined O=DIR/ PREFIX= DESTDIR= DOCDIR='
 	@echo '         FUZZ_SECONDS=20 (per harness) FUZZ_CC=clang'
+	@echo 'soak:    SOAK="host vm"; host: FTNET_SOAK_SECS=600 per tool, FTNET_SOAK_TOOLS, FTNET_SOAK_RATE'
 	@echo 'check:   offline tier always; fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'
-	@echo '         host tier as root; kprobe VM tier with qemu'
+	@echo '         host tier as root; analyse (cppcheck), valgrind (unit tests), sanitize'
+	@echo '         (offline+host on an ASan+UBSan build in build/san: make san-bins);'
+	@echo '         kprobe VM tier with qemu'
+
+# Outside CI (hardening issue), SOAK="host vm" by default:
+#   host  tests/soak/host.sh: each tool FTNET_SOAK_SECS (600) at ~100k
+#         events/s, RSS start/end, exact counts (FTNET_SOAK_TOOLS, _RATE)
+#   vm    tests/vm/soak.sh: the guest lockup hunt, VM boots in a row
+SOAK ?= host vm
+soak: all test-bins
+	$(Q)rc=0; \
+	$(if $(filter host,$(SOAK)),sh tests/soak/host.sh || rc=1;) \
+	$(if $(filter vm,$(SOAK)),sh tests/vm/soak.sh || rc=1;) \
+	exit $$rc

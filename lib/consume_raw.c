@@ -706,6 +706,50 @@ static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
 	held_flush(c, h);
 }
 
+/* Before a batch is delivered: the code addresses its records hold (%pS
+ * fields, stack frames) are queued to be named together, one pass over
+ * kallsyms for the batch instead of one per new address. */
+static void on_rb_peek(void *ctx, const struct ftn_rbevent *rb)
+{
+	struct rawc *c = ctx;
+	const struct ftn_ksyms *ks = ftn_ksyms_shared();
+	const unsigned char *r = rb->data;
+	uint16_t type;
+
+	if (!ks || rb->len < 8)
+		return;
+	memcpy(&type, r, 2);
+	if (c->want_stacks && type == c->stack_id) {
+		int32_t size;
+
+		if (rb->len < 16)
+			return;
+		memcpy(&size, r + 8, 4);
+		for (int32_t i = 0; i < size && 16 + (size_t)(i + 1) * 8 <= rb->len; i++) {
+			uint64_t a;
+
+			memcpy(&a, r + 16 + (size_t)i * 8, 8);
+			if (a && a != (uint64_t)-1)
+				ftn__ksyms_want(ks, a);
+		}
+		return;
+	}
+	for (int i = 0; i < c->ndesc; i++) {
+		const struct ftn_raw_event *d = &c->desc[i];
+
+		if (d->id != type || !d->ks)
+			continue;
+		for (int f = 0; f < d->nfields; f++) {
+			uint64_t v;
+
+			if (d->mode[f] == R_SYM &&
+			    !ftn_field_u64(ftn_format_field_at(d->fmt, f), rb->data, rb->len, &v))
+				ftn__ksyms_want(ks, v);
+		}
+		return;
+	}
+}
+
 static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 {
 	struct rawc *c = ctx;
@@ -777,9 +821,12 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 int ftn_consume_raw_available(const struct ftn_instance *inst)
 {
 	struct ftn_page_layout pl;
+	int err = ftn_page_layout_load(inst, &pl);
 
-	return ftn_page_layout_load(inst, &pl) == 0 &&
-	       ftn_tracefs_exists(inst, "per_cpu/cpu0/trace_pipe_raw");
+	/* out of memory says nothing about the buffers: not "unavailable" */
+	if (err == -ENOMEM)
+		return err;
+	return err == 0 && ftn_tracefs_exists(inst, "per_cpu/cpu0/trace_pipe_raw");
 }
 
 /* --- the batch loop's callbacks --- */
@@ -884,6 +931,12 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		ftn_format_free(sf);
 		ftn_ksyms_shared();
 	}
+	/* names to find: queue each batch's addresses first */
+	for (int i = 0; i < c->ndesc; i++)
+		if (c->desc[i].ks)
+			c->rops.peek = on_rb_peek;
+	if (c->want_stacks && ftn_ksyms_shared())
+		c->rops.peek = on_rb_peek;
 	c->ncpu = ftn__instance_ncpu(inst);
 	c->loss = ftn__loss_new(inst, ops->lost, ctx);
 	if (c->want_stacks)

@@ -369,9 +369,47 @@ FTN_EXPORT int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);
 /* Snapshots taken so far (tests, -v). */
 FTN_EXPORT uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r);
 
+/*
+ * Netlink sock_diag (NETLINK_SOCK_DIAG, inet_diag_req_v2) of our network
+ * namespace: TCP or UDP sockets without /proc's text. The rows are struct
+ * ftn_sock with sk 0: sock_diag has no kernel pointer (the cookie it gives
+ * is sock_gen_cookie's counter), so a join by pointer still needs the
+ * /proc snapshot; a lookup by tuple is one hash lookup in the kernel.
+ */
+struct ftn_sockdiag;
+/* NULL and errno (EPROTONOSUPPORT: no sock_diag in this kernel). */
+FTN_EXPORT struct ftn_sockdiag *ftn_sockdiag_open(void);
+FTN_EXPORT void ftn_sockdiag_close(struct ftn_sockdiag *d);
+/* Every socket of protocol (IPPROTO_TCP or IPPROTO_UDP) and family
+ * (AF_INET, AF_INET6, 0 both) in states (a mask of 1 << TCP_* state; 0
+ * all): fn for each (non-zero stops the dump: returned when negative,
+ * else -ECANCELED). The number of sockets, or -errno. */
+FTN_EXPORT int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
+		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
+		      void *ctx);
+/* The socket with this exact tuple (local, remote, as the socket sees
+ * them; one family), and when cookie is not 0 only if it is that socket:
+ * 0 with *out (and *cookie_out) filled, -ENOENT when there is none (or
+ * it is another socket than cookie), -errno. With no connection of that
+ * tuple the kernel answers with the listener on its local port, if any:
+ * the caller compares the tuple. */
+FTN_EXPORT int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol,
+			const struct ftn_addr *laddr, uint16_t lport,
+			const struct ftn_addr *raddr, uint16_t rport, uint64_t cookie,
+			struct ftn_sock *out, uint64_t *cookie_out);
+/* One received datagram of a reply to request seq (tests feed captured
+ * ones): fn for each socket message. 1 at the dump's end (NLMSG_DONE), 0
+ * when more is to come or after an exact lookup's one answer, -errno for
+ * the kernel's error (NLMSG_ERROR) or -EBADMSG for a malformed message;
+ * messages of other requests are skipped. */
+FTN_EXPORT int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
+		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
+		       void *ctx);
+
 /* A kprobe "p:GROUP/EVENT FUNC sk=ARGn:x64 [TUPLE] EXTRA" on a function
  * whose argument argn is a struct sock (or a request_sock: it starts with
- * the same sock_common); with tuple, the fields ftn_probe_sock_fetchargs
+ * the same sock_common); argn 0: its return value is (a kretprobe,
+ * sk=$retval: inet_csk_accept); with tuple, the fields ftn_probe_sock_fetchargs
  * reads (decode them with ftn_probe_sock_decode). BTF is read once per
  * process. 0 or -errno as ftn_kprobe_create (ftn_error_last()). */
 FTN_EXPORT int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const char *func,
@@ -385,6 +423,39 @@ FTN_EXPORT int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_prob
 /* Fetch args for an skb argument of TCP: "skb=ARG:x64 pcount=+OFF(ARG):u16",
  * pcount being tcp_skb_pcount (offsets from BTF). Length or -errno. */
 FTN_EXPORT int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
+
+/* Listening sockets by the fd a task names them by, and their accept
+ * queues (listen.c): for accept()'s syscall tracepoints, which carry the
+ * fd, not the socket. proc_root NULL: "/proc" ($FTNET_PROC overrides). */
+struct ftn_listeners;
+FTN_EXPORT struct ftn_listeners *ftn_listeners_alloc(const char *proc_root);
+FTN_EXPORT void ftn_listeners_free(struct ftn_listeners *l);
+/* listen(fd) (accept 0: sys_enter_listen) or accept(fd) (accept 1:
+ * sys_enter_accept/accept4) entered by tid */
+FTN_EXPORT void ftn_listeners_enter(struct ftn_listeners *l, pid_t tid, int fd, int accept);
+/* a socket of tid went CLOSE -> LISTEN on port (in tid's listen()) */
+FTN_EXPORT void ftn_listeners_listening(struct ftn_listeners *l, pid_t tid, int port);
+/* tid's accept() returned: the fd it was called on. 0, or -ENOENT when
+ * its entry was not seen. */
+FTN_EXPORT int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd);
+/* The local port of listening socket fd of tid: from /proc (fd -> inode
+ * -> LISTEN row of /proc/tid/net/tcp(6), cached per (tid, fd, inode)),
+ * else from the listen() calls seen: by tid and fd, else by fd alone
+ * when those listeners agree or only one has a child waiting. -1
+ * unknown. */
+FTN_EXPORT int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd);
+/* A listener's child sk (LISTEN -> SYN_RECV), tuple t, joins its port's
+ * queue. 1 when the oldest child held was dropped for it (too many), 0. */
+FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t);
+/* The child's whole tuple (SYN_RECV -> ESTABLISHED): 0, -ENOENT when sk
+ * is not queued. */
+FTN_EXPORT int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk,
+			      const struct ftn_probe_sock *t);
+/* accept() on port: the oldest child of port, removed. 0 or -ENOENT. */
+FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, uint64_t *sk,
+		      struct ftn_probe_sock *t);
+/* The listener of port closed: its queue is gone with it. */
+FTN_EXPORT void ftn_listeners_closed(struct ftn_listeners *l, int port);
 
 /* Owner of a socket inode: scans /proc/[pid]/fd once per call to
  * ftn_owners_refresh and caches inode -> pid/comm. */
@@ -587,6 +658,12 @@ struct ftn_ringbuf_ops {
 	/* Lost events on a CPU. When the kernel flagged a loss without
 	 * storing a count, count is 1 ("at least one"). */
 	void (*lost)(void *ctx, int cpu, uint64_t count);
+	/* Optional: every record read in this call, before the first is
+	 * delivered, to gather what delivering them needs (the binary
+	 * consumer queues the code addresses to name, so that kallsyms is
+	 * read once per batch, not once per new address). Records of a CPU
+	 * whose delivery a stop interrupted may be seen again. */
+	void (*peek)(void *ctx, const struct ftn_rbevent *ev);
 };
 /* Read every page available now on every CPU (never blocks), then deliver
  * the records in timestamp order. Returns records delivered or -errno
@@ -656,6 +733,46 @@ FTN_EXPORT uint64_t ftn_probe_missed(const struct ftn_instance *inst);
  * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
  * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
 FTN_EXPORT int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
+
+/* A defined symbol of an ELF file (elf.c). name points into the mapped
+ * file: valid during the callback only. */
+struct ftn_elf_sym {
+	const char *name;
+	uint64_t vaddr;         /* st_value (Thumb bit cleared) */
+	uint64_t off;           /* file offset: what a uprobe definition takes */
+	uint64_t size;
+	int type;               /* STT_FUNC, STT_GNU_IFUNC, STT_OBJECT ... */
+	int bind;               /* STB_GLOBAL, STB_LOCAL, STB_WEAK */
+	int dynsym;             /* from .dynsym (else .symtab) */
+};
+enum {
+	FTN_ELF_SYMTAB = 1,     /* *tables: the file has a .symtab */
+	FTN_ELF_DYNSYM = 2,     /* *tables: ... and .dynsym was read */
+	FTN_ELF_BOTH = 1,       /* flags: read .dynsym even with a .symtab */
+};
+/* Call cb for each defined symbol with a file offset: those of .symtab,
+ * then (with FTN_ELF_BOTH, or when there is no .symtab: a stripped file)
+ * those of .dynsym. cb returns nonzero to stop. *tables (may be NULL)
+ * says which tables were there. 0, -ENOEXEC (not ELF), -ENOTSUP (foreign
+ * byte order), -EPROTO (broken headers), -EINVAL (not a regular file) or
+ * -errno. */
+FTN_EXPORT int ftn_elf_symbols(const char *path, unsigned int flags,
+		    int (*cb)(void *ctx, const struct ftn_elf_sym *s), void *ctx,
+		    unsigned int *tables);
+/* Symbol sym (.symtab first, then .dynsym): 0 and *out (out->name = sym),
+ * -ENOENT or as ftn_elf_symbols. out->dynsym says where it was found. */
+FTN_EXPORT int ftn_elf_symbol_find(const char *path, const char *sym,
+			struct ftn_elf_sym *out, unsigned int *tables);
+/* The file a uprobe PATH names: a name with a '/' as is (it must exist);
+ * else, for a library name ("libc", "c", "libc.so.6", "libssl.so"), the
+ * first file mapped by process pid answering to it (pid > 0; as
+ * /proc/PID/root/FILE, the process's view), then /etc/ld.so.cache
+ * ($FTNET_LDSO_CACHE overrides), then the standard library directories,
+ * then $PATH (a program's name). *how (may be NULL) names the step that
+ * answered: "path", "maps", "ld.so.cache", "libdirs", "PATH". 0,
+ * -ENOENT, -ENAMETOOLONG or -errno. */
+FTN_EXPORT int ftn_elf_resolve(const char *name, pid_t pid, char *out, size_t size,
+		    const char **how);
 
 /* Fetch arg of function argument n (1-based) into buf: "$argN" when the
  * kernel's tracefs README lists "$arg<N>", else the register of the
@@ -795,7 +912,8 @@ FTN_EXPORT int ftn_consume_raw(struct ftn_instance *inst, const char *const *eve
 		    const struct ftn_consumer_opts *opts,
 		    const struct ftn_consumer_ops *ops, void *ctx);
 /* Whether ftn_consume_raw can run on this tracefs (header_page readable
- * and the instance has per_cpu/cpuN/trace_pipe_raw). */
+ * and the instance has per_cpu/cpuN/trace_pipe_raw): 1 or 0; -ENOMEM when
+ * that could not be found out. */
 FTN_EXPORT int ftn_consume_raw_available(const struct ftn_instance *inst);
 /* A binary event's field by name (NULL: none), for callers that read many
  * records of one event: look it up once per ev->rawdesc, then
@@ -810,6 +928,34 @@ FTN_EXPORT int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
  * reads as zero (kptr_restrict) it warns once and returns NULL: addresses
  * are then shown raw. */
 FTN_EXPORT const struct ftn_ksyms *ftn_ksyms_shared(void);
+
+/* ------------------------------------------------------------------ */
+/* Function tracer in an instance (funccount)                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An instance's own current_tracer and set_ftrace_filter (per-instance
+ * ftrace_ops): nothing global is touched. Globs are plain function globs
+ * (* ? [..]); kernel filter commands (":mod:", "!") are refused (-EINVAL).
+ * How many lines of available_filter_functions (top level: the kernel's
+ * list) each glob matches (each may be NULL) and how many match any
+ * (*total): what the filter would enable. 0 or -errno (EPERM: the kernel
+ * does not let us use the function tracer).
+ */
+FTN_EXPORT int ftn_ftrace_filter_count(const char *const *globs, size_t *each,
+				       size_t *total);
+/* Add a glob to inst's set_ftrace_filter (the first replaces what it
+ * held). EINVAL from the kernel: the glob matches no function. Recorded:
+ * ftn_instance_destroy clears the filter. inst NULL (the top level) is
+ * refused. 0 or -errno. */
+FTN_EXPORT int ftn_ftrace_filter_add(struct ftn_instance *inst, const char *glob);
+/* Set inst's current_tracer ("function"); refused (-EINVAL) before a
+ * filter is set: the tracer would trace every function. Recorded:
+ * ftn_instance_destroy sets nop. 0 or -errno. */
+FTN_EXPORT int ftn_ftrace_tracer_set(struct ftn_instance *inst, const char *tracer);
+/* Undo in order: tracer nop, filter cleared. ftn_instance_destroy calls
+ * it first; idempotent. 0 or the first -errno. */
+FTN_EXPORT int ftn_ftrace_reset(struct ftn_instance *inst);
 
 /*
  * Hist triggers (CONFIG_HIST_TRIGGERS, 4.7+): count in the kernel, read
@@ -858,11 +1004,40 @@ FTN_EXPORT int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
 FTN_EXPORT struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
 
 /*
+ * One hist table read once per period and cleared when it fills (what
+ * ftn_consume_hist does for its table; for a tool that reads several).
+ * open: the table as it is now is the base; a second one-entry trigger
+ * on the event counts every event so that what the table misses while it
+ * is cleared is known (lib/hist.c says how). next: the rows that changed
+ * since the last call (*delta, ftn_hist_free it), *notcounted the events
+ * the kernel saw but no row counts since open (a full table, a clear),
+ * *full the table is full now; last: the final period (makes the count
+ * exact to its end). close: frees; a count still owed is logged.
+ */
+struct ftn_histtab;
+FTN_EXPORT struct ftn_histtab *ftn_histtab_open(struct ftn_instance *inst, const char *sys,
+				     const char *event);
+FTN_EXPORT int ftn_histtab_next(struct ftn_histtab *t, int last, struct ftn_hist **delta,
+		     uint64_t *notcounted, int *full);
+FTN_EXPORT void ftn_histtab_close(struct ftn_histtab *t);
+/* ftn_consume_hist on a table opened before (a tool opens it when it adds
+ * the trigger, before it says it is tracing: the base is taken then). */
+FTN_EXPORT int ftn_consume_histtab(struct ftn_histtab *t, const struct ftn_consumer_opts *opts,
+			int (*period)(void *ctx, const struct ftn_hist *delta,
+				      uint64_t dropped, int full, int64_t now_wall_ns),
+			void *ctx);
+/* The size=N to give a hist trigger that must hold want keys: at least
+ * the kernel's smallest table (128), at most its largest (131072).
+ * $FTNET_TEST_HIST_SIZE replaces want (tests: a table they fill). */
+FTN_EXPORT unsigned ftn_hist_size(unsigned want);
+
+/*
  * Count in the kernel: read events/SYS/EVENT/hist of inst once per period
  * (same timed loop, signal handling and duration as ftn_consume) and hand
  * the rows that changed since the previous read to period(). dropped is
- * the table's "Totals: Dropped:" (events the kernel could not count
- * because the table is full) since the start; full is nonzero when the
+ * the number of events the kernel saw but did not count since the start
+ * (its "Totals: Dropped:" while the table was full, and those it missed
+ * while the table was cleared: ftn_histtab); full is nonzero when the
  * table is full (its entries reached the trigger's size=N, or the kernel
  * dropped an entry). A nonzero return from period stops (a negative one
  * is returned). When a stop request (ftn_stop) ends the loop, period() is
@@ -888,6 +1063,57 @@ FTN_EXPORT int ftn_event_list(const char *glob, int (*fn)(void *ctx, const char 
 					       const char *event), void *ctx);
 /* Copy events/SYS/EVENT/format (top level) to f. 0 or -errno. */
 FTN_EXPORT int ftn_event_format_print(FILE *f, const char *sys, const char *event);
+
+/* TCP resets (reset.c): from tcp:tcp_send_reset and tcp:tcp_receive_reset,
+ * or from kprobes named "sr4" / "sr6" (tcp_v4_send_reset /
+ * tcp_v6_send_reset: ftn_sock_kprobe_create with the args of
+ * ftn_reset_probe_args '4' / '6'), "sa" (tcp_send_active_reset, args 'a')
+ * and "rr" (tcp_reset), each with the socket's tuple. */
+struct ftn_reset {
+	int dir;                        /* 'S' sent, 'R' received */
+	int known;                      /* t holds the tuple (laddr: our end) */
+	struct ftn_probe_sock t;
+	int state;                      /* the socket's state, -1 unknown */
+	uint64_t sk;                    /* 0: none (a segment no socket took) */
+	int has_reason;
+	uint64_t reason;                /* enum sk_rst_reason (6.10+) */
+	uint64_t ts;                    /* the event's time, CPU and task (the
+					   task on the CPU: not the owner) */
+	int cpu;
+	pid_t pid;
+	char comm[16];
+};
+struct ftn_reset_dec;
+/* The running kernel's tcp:tcp_send_reset format, when it has one (the
+ * reason names, the 6.10+ form). NULL + errno (the format unreadable). */
+FTN_EXPORT struct ftn_reset_dec *ftn_reset_dec_alloc(void);
+FTN_EXPORT void ftn_reset_dec_free(struct ftn_reset_dec *d);
+/* 1 when tcp:tcp_send_reset fires for every reset sent (6.10+: also for
+ * a segment without a socket); before, for full sockets only. */
+FTN_EXPORT int ftn_reset_tp_every(const struct ftn_reset_dec *d);
+/* The extra fetch args of the kprobe of which: '4' / '6' (the segment's
+ * tuple around skb->data and, where the kernel names reasons, the
+ * reason), 'a' (inet_sport; may be ""). 0 or -errno. */
+FTN_EXPORT int ftn_reset_probe_args(struct ftn_reset_dec *d, int which, char *buf, size_t size);
+/* 1 and *x for a reset (sent or received), 0 for another event or for a
+ * reset in reply to a reset (never sent). */
+FTN_EXPORT int ftn_reset_decode(const struct ftn_reset_dec *d, const struct ftn_event *ev,
+		     struct ftn_reset *x);
+/* Every event in the order read: fn(ctx, x) for each reset, with the
+ * state it left where the reset event does not say: a received reset of
+ * the tracepoint (which carries no state) waits for its socket's change
+ * to CLOSE that follows on the same CPU, when sock:inet_sock_set_state
+ * is traced; an active reset sent after its socket was moved to CLOSE
+ * takes the state the socket left. */
+FTN_EXPORT void ftn_reset_feed(struct ftn_reset_dec *d, const struct ftn_event *ev,
+		    void (*fn)(void *ctx, const struct ftn_reset *x), void *ctx);
+/* Batch end: the resets still waiting to fn. */
+FTN_EXPORT void ftn_reset_flush(struct ftn_reset_dec *d,
+		     void (*fn)(void *ctx, const struct ftn_reset *x), void *ctx);
+/* The reason's name from the kernel's format (else its number in buf),
+ * NULL when x has none. */
+FTN_EXPORT const char *ftn_reset_reason(const struct ftn_reset_dec *d, const struct ftn_reset *x,
+			     char *buf, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* TCP state transitions (conn.c)                                     */
@@ -1026,6 +1252,132 @@ FTN_EXPORT int ftn_sendrecv_decode(const struct ftn_event *ev, struct ftn_sendre
  * (0: AF_INET and AF_INET6), pid > 0: common_pid == pid; only calls that
  * moved bytes (ret > 0, not MSG_PEEK). Length or -EINVAL / -ENOSPC. */
 FTN_EXPORT int ftn_sendrecv_filter(int protocol, int family, pid_t pid, char *buf, size_t size);
+
+/*
+ * The kprobe back end, for kernels without those tracepoints (before 6.3):
+ * tcp_sendmsg, tcp_recvmsg, udp_sendmsg, udp_recvmsg, udpv6_sendmsg,
+ * udpv6_recvmsg, the functions inet(6)_sendmsg / inet(6)_recvmsg call,
+ * whose return value is the call's. Where kretprobes take $argN (6.10+)
+ * one return probe per function reads the socket, its family, the receive
+ * flags and the return value (event FUNCEVENT_ret: "tcp_send_ret"...), and
+ * its filter keeps only calls that moved bytes; elsewhere an entry probe
+ * ("tcp_send": socket, family, flags) and a return probe ("tcp_send_ret":
+ * ret) are paired per task in user space (paired = 1; every return is
+ * traced). The udp_* probes take AF_INET sockets only: udpv6_sendmsg
+ * sends to a v4-mapped address through udp_sendmsg, and that call is the
+ * udpv6 one's. family and pid as ftn_sendrecv_filter. A function this
+ * kernel lacks (or inlined everywhere) is named in missing and left out.
+ * 0 (at least one function probed) or -errno as ftn_kprobe_create.
+ */
+#define FTN_SENDRECV_MAXPROBES 8
+struct ftn_sendrecv_probe {
+	char event[32];         /* in the instance's probe group */
+	char filter[192];       /* to set before enabling it */
+};
+struct ftn_sendrecv_probes {
+	int n;
+	int paired;
+	struct ftn_sendrecv_probe ev[FTN_SENDRECV_MAXPROBES];
+	char missing[128];      /* functions not probed, space-separated */
+};
+FTN_EXPORT int ftn_sendrecv_probes_create(struct ftn_instance *inst, int protocol, int family,
+			       pid_t pid, struct ftn_sendrecv_probes *out);
+/* Entries waiting for their returns, per task. */
+struct ftn_sendrecv_pairs;
+FTN_EXPORT struct ftn_sendrecv_pairs *ftn_sendrecv_pairs_alloc(void);
+FTN_EXPORT void ftn_sendrecv_pairs_free(struct ftn_sendrecv_pairs *p);
+/* Entries dropped because another task's took their slot. */
+FTN_EXPORT uint64_t ftn_sendrecv_unmatched(const struct ftn_sendrecv_pairs *p);
+/* An event of those probes (binary records): 1 and *out for a call that
+ * ended (bytes as ftn_sendrecv_decode; out->ret may be an error), 0 for an
+ * entry (noted in p) or a return without its entry (filtered out: -4/-6,
+ * MSG_PEEK; or the inner call of udpv6_sendmsg), -ENOENT for another
+ * event, -ENOTSUP for text. */
+FTN_EXPORT int ftn_sendrecv_probe_decode(struct ftn_sendrecv_pairs *p, const struct ftn_event *ev,
+			      struct ftn_sendrecv *out);
+
+/* ------------------------------------------------------------------ */
+/* Network counter snapshots and deltas (netdelta.c)                  */
+/* ------------------------------------------------------------------ */
+/* The counter files under PROC/net (or PROC/PID/net for another
+ * process's network namespace), and the NIC statistics, one bit each. */
+enum ftn_netsrc {
+	FTN_NETSRC_SNMP      = 1 << 0,  /* /proc/net/snmp: Ip, Icmp, Tcp, Udp... */
+	FTN_NETSRC_NETSTAT   = 1 << 1,  /* /proc/net/netstat: TcpExt, IpExt, MPTcpExt */
+	FTN_NETSRC_SNMP6     = 1 << 2,  /* /proc/net/snmp6: Ip6, Icmp6, Udp6... */
+	FTN_NETSRC_SOCKSTAT  = 1 << 3,  /* /proc/net/sockstat (levels, not counters) */
+	FTN_NETSRC_SOCKSTAT6 = 1 << 4,  /* /proc/net/sockstat6 */
+	FTN_NETSRC_SOFTNET   = 1 << 5,  /* /proc/net/softnet_stat, per CPU, 32 bit */
+	FTN_NETSRC_DEV       = 1 << 6,  /* /proc/net/dev, per interface */
+	/* NIC statistics (what ethtool -S shows): the SIOCETHTOOL ioctl
+	 * (ETHTOOL_GSTATS) for each interface of PROC/net/dev, in that
+	 * namespace. Only with the real /proc: a copy of the files (a test's
+	 * proc_root) has no interfaces to ask, and the source is then left
+	 * out, neither read nor failed. */
+	FTN_NETSRC_ETHTOOL   = 1 << 7,
+	FTN_NETSRC_ALL       = (1 << 8) - 1,
+};
+#define FTN_NETSRC_COUNT 8
+/* The file name of one source ("snmp", "softnet_stat"), NULL if not one. */
+FTN_EXPORT const char *ftn_netsrc_name(enum ftn_netsrc src);
+
+/* One counter of a snapshot. */
+struct ftn_netctr {
+	/* "TcpExt.TCPTimeouts", "Softnet.cpu1.dropped", "Dev.eth0.rx_drop",
+	 * "Sockstat.TCP.inuse": unique within a snapshot */
+	char key[96];
+	char group[24];         /* "TcpExt", "Udp6", "Softnet", "Dev", "Sockstat" */
+	char name[48];          /* "TCPTimeouts", "dropped", "rx_drop", "TCP.inuse" */
+	char ifname[20];        /* Dev, Ethtool: the interface, else "" */
+	int cpu;                /* Softnet: the CPU, else -1 */
+	enum ftn_netsrc src;
+	uint64_t value;         /* as the kernel printed it (negatives as two's complement) */
+	unsigned char bits;     /* 32: the kernel's counter wraps at 2^32; 64 */
+	unsigned char gauge;    /* a level (CurrEstab, sockstat, queue lengths),
+				   may go down: not a counter */
+};
+
+struct ftn_netsnap {
+	struct ftn_netctr *v;
+	size_t n, cap;
+	unsigned int read_ok;   /* enum ftn_netsrc bits that were read */
+	unsigned int failed;    /* asked for and not read */
+	int err[FTN_NETSRC_COUNT];      /* -errno of each failed source (by bit number) */
+	int64_t mono_ns;        /* CLOCK_MONOTONIC when read */
+	/* FTN_NETSRC_ETHTOOL read: the interfaces without NIC statistics
+	 * (their driver has none: lo, dummy...), space-separated, malloc'd;
+	 * NULL when every interface had some */
+	char *nic_none;
+};
+
+/* Read the sources (enum ftn_netsrc bits) into a new snapshot. proc_root
+ * NULL: "/proc" ($FTNET_PROC overrides, tests); pid 0: our namespace
+ * (PROC/net/...), else PROC/PID/net/... A source that cannot be read is
+ * left out and noted in failed/err: 0 and *out even when every source
+ * failed (the caller says which); -ENOMEM. */
+FTN_EXPORT int ftn_netsnap_read(const char *proc_root, pid_t pid, unsigned int sources,
+				struct ftn_netsnap **out);
+FTN_EXPORT void ftn_netsnap_free(struct ftn_netsnap *s);
+/* The counter with key, or NULL. */
+FTN_EXPORT const struct ftn_netctr *ftn_netsnap_find(const struct ftn_netsnap *s, const char *key);
+
+enum ftn_netdelta_state {
+	FTN_NETDELTA_SAME,      /* in both snapshots: delta is new - old */
+	FTN_NETDELTA_NEW,       /* only in the new one (an interface, a
+				   counter of a module loaded since): delta 0 */
+	FTN_NETDELTA_GONE,      /* only in the old one: delta 0 */
+};
+struct ftn_netdelta {
+	const struct ftn_netctr *ctr;   /* in the new snapshot (the old one when GONE) */
+	int64_t delta;          /* counters: modulo 2^bits (a wrap is a small
+				   positive step); gauges: signed change */
+	enum ftn_netdelta_state state;
+};
+/* Every counter of old and cur, in cur's order, then the ones gone (in
+ * old's order): *out malloc'd (free()), *n entries; entries point into
+ * the snapshots. 0 or -ENOMEM. */
+FTN_EXPORT int ftn_netsnap_delta(const struct ftn_netsnap *old, const struct ftn_netsnap *cur,
+				 struct ftn_netdelta **out, size_t *n);
 
 #ifdef __cplusplus
 }

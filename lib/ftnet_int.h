@@ -36,6 +36,8 @@ struct ftn_instance {
 	int64_t wall_offset_ns;         /* wall = ts + offset */
 	int created;                    /* we made the directory */
 	int pipe_fd;                    /* trace_pipe reader, -1 when closed */
+	int ftrace;                     /* ftrace.c: 1 filter written, 2 tracer
+					   set, 4 the filter holds a glob */
 	uint64_t lost_total;
 	int nundo, capundo;
 	struct ftn_undo *undo;
@@ -68,10 +70,19 @@ int ftn__file_slurp_max(const char *path, size_t max, char **out, size_t *len);
  * bytes: for files whose size is known to be small). Bytes or -errno. */
 ssize_t ftn__read_file(const char *path, char *buf, size_t size);
 int ftn__write_file(const char *path, const char *str, int flags);
+/* TEST HOOK (teststep.c): call right after each successful change of
+ * kernel state; $FTNET_TEST_STEPS prints the steps, $FTNET_TEST_KILL_STEP=N
+ * SIGKILLs the process after the Nth. detail may be NULL. */
+void ftn__test_step(const char *what, const char *detail);
 /* clock_gettime(id) in ns. */
 int64_t ftn__clock_ns(clockid_t id);
 /* "/proc", or $FTNET_PROC (tests: a fake /proc). */
 const char *ftn__proc_root(void);
+/* TEST HOOK (netdelta.c): when set, the SIOCETHTOOL requests of the
+ * NIC statistics source go here instead of to the kernel (data: the
+ * struct ethtool_* of the request), also under a fake proc root.
+ * 0 or -errno, as the ioctl. */
+extern int (*ftn__nic_ioctl)(const char *ifname, void *data);
 /* splitmix64 finaliser, the hash of every pointer/inode keyed table:
  * good spread for keys whose low bits are mostly alignment zeros. */
 static inline uint64_t ftn__mix64(uint64_t x)
@@ -114,6 +125,14 @@ int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
 		      const struct ftn__runid *r);
 /* Instance and probe-group names of this process's run of tool. */
 void ftn__run_names(const char *tool, char *name, size_t nsize, char *group, size_t gsize);
+/* kptr_restrict lifted by sockets.c: before the change, the value to put
+ * back is recorded in $FTNET_RUNDIR (default /run/ftnet)/ftnet-kptr-<run>
+ * (its path into rec); 0 when written, only then may it be changed. The
+ * caller unlinks rec after the restore. */
+int ftn__kptr_record(const char *kpath, long val, char *rec, size_t size);
+/* Put back kptr_restrict where a dead run's record says it changed it;
+ * records removed. The number of values restored (ftn_reap_stale). */
+int ftn__kptr_reap(const char *proc, const struct ftn__runid *self);
 
 /* Tests (probe.c): force an architecture (NULL: detect again), -EINVAL if
  * unknown; $argN use: -1 ask the README (default), 0 never, 1 always. */
@@ -131,8 +150,11 @@ void ftn__cleanup_unregister(struct ftn_instance *inst);
 
 /* Set the last error_log text (used by writers). */
 void ftn__error_set(const char *text);
-/* Clear the kernel's error_log (ours, top level) before a write. */
-void ftn__error_log_clear(const struct ftn_instance *inst);
+/* Before a write the kernel may explain in error_log: clear the
+ * instance's own log (inst non-NULL) and, with global, note the top-level
+ * log's text (every tracer's: never cleared) so that only a new entry is
+ * taken for ours. */
+void ftn__error_log_mark(const struct ftn_instance *inst, int global);
 /* Read the kernel's error_log after a failed write of cmd. */
 void ftn__error_log_fetch(const struct ftn_instance *inst, const char *cmd);
 
@@ -202,6 +224,12 @@ size_t ftn__ringbuf_last_pages(const struct ftn_ringbuf *rb);
  * trigger info ("size=N"), 0 when the file does not say. */
 uint64_t ftn__hist_entries(const struct ftn_hist *h);
 uint64_t ftn__hist_size(const struct ftn_hist *h);
+/* One section of a hist file: counter 0 the tool's table, 1 the counter
+ * ftn_consume_hist adds to see what a cleared table missed. */
+struct ftn_hist *ftn__hist_parse_sect(const char *text, int counter);
+/* "hist:KEYS... if F [active]" (a "# trigger info:" text) -> the trigger
+ * without filter and state, and " if F" (or ""). 0 or -errno. */
+int ftn__hist_info_split(const char *info, char **trig, char **filter);
 
 /* How ftn_event_str / ftn_event_u64 (parse.c) read a binary record: the
  * first member of every binary event description (struct ftn_raw_event,
@@ -231,9 +259,17 @@ const char *ftn__frames_more(unsigned int hidden, char *buf, size_t size);
 /* Parse-from-memory entries for tests and fuzz harnesses (tests/fuzz) */
 /* ------------------------------------------------------------------ */
 
-/* /proc/kallsyms text already in memory (ftn_ksyms_load reads the file
- * and calls this). NULL + errno: ENOENT no symbol, EPERM addresses hidden. */
+/* The table of ftn_ksyms_load over kallsyms text in memory (copied; lookups
+ * pass over the copy instead of the file). NULL + errno: ENOENT no symbol,
+ * EPERM addresses hidden. */
 struct ftn_ksyms *ftn__ksyms_parse(const char *buf, size_t len);
+/* Queue an address to be named by the next pass over kallsyms (the pass a
+ * lookup that misses makes): a batch's addresses cost one pass. A queue of
+ * FTN__KSYMS_MAX_WANT is resolved at once, so that it stays bounded. */
+#define FTN__KSYMS_MAX_WANT 4096
+void ftn__ksyms_want(const struct ftn_ksyms *ks, uint64_t addr);
+/* Passes over the kallsyms text so far, lookups only (tests). */
+unsigned long ftn__ksyms_passes(const struct ftn_ksyms *ks);
 
 /* A binary-event descriptor as ftn_consume_raw builds one (fields
  * classified through the print fmt), from a format already parsed: takes

@@ -221,6 +221,7 @@ struct ftn_instance *ftn_instance_create(const char *tool)
 	}
 	inst->created = 1;
 	ftn__cleanup_register(inst);
+	ftn__test_step("mkdir", inst->path);
 	err = ftn_instance_set_clock(inst, NULL);
 	if (err < 0) {
 		ftn_instance_destroy(inst);
@@ -353,8 +354,13 @@ static int undo_kind(struct ftn_instance *inst, enum ftn_undo_kind kind)
 			break;
 		}
 		if (err && err != -ENOENT) {
-			ftn_log(FTN_LOG_WARN, "cleanup: cannot undo %s/%s in %s: %s",
-				u->sys, u->event, inst->name, strerror(-err));
+			/* a probe of ours that another tracer enabled in its
+			 * own instance: theirs to disable, then reaping ends it */
+			ftn_log(FTN_LOG_WARN, "cleanup: cannot undo %s/%s in %s: %s%s",
+				u->sys, u->event, inst->name, strerror(-err),
+				kind == FTN_UNDO_PROBE && err == -EBUSY ?
+				" (another tracer has it enabled; the next ftnet run removes it "
+				"once it is free)" : "");
 			u->done = 1;    /* do not loop on it */
 			ret = ret ? ret : err;
 		} else if (err == -ENOENT && i < inst->nundo && inst->undo[i].kind == kind &&
@@ -378,7 +384,9 @@ int ftn_instance_destroy(struct ftn_instance *inst)
 	 * soft-enable events and pin kprobes), clear filters, remove our
 	 * probes (EBUSY while enabled anywhere), close readers, rmdir (EBUSY
 	 * while a file is open). */
-	ret = undo_kind(inst, FTN_UNDO_ENABLE);
+	ret = ftn_ftrace_reset(inst);   /* function tracer: nop, filter cleared */
+	err = undo_kind(inst, FTN_UNDO_ENABLE);
+	ret = ret ? ret : err;
 	err = undo_kind(inst, FTN_UNDO_TRIGGER);
 	ret = ret ? ret : err;
 	undo_kind(inst, FTN_UNDO_FILTER);
@@ -389,16 +397,29 @@ int ftn_instance_destroy(struct ftn_instance *inst)
 		inst->pipe_fd = -1;
 	}
 	if (inst->created) {
-		for (int tries = 0; tries < 50; tries++) {
-			if (rmdir(inst->path) == 0 || errno == ENOENT)
-				break;
-			if (errno != EBUSY) {
-				ftn_log(FTN_LOG_WARN, "cannot remove instance '%s': %s",
-					inst->name, strerror(errno));
-				ret = ret ? ret : -errno;
+		/* EBUSY: a file of the instance is open. Ours are closed, so
+		 * someone else's reader (cat trace_pipe): wait a second for
+		 * it, never longer - the next run's reaping removes it once the
+		 * holder is gone. */
+		for (int tries = 0; ; tries++) {
+			int e;
+
+			if (rmdir(inst->path) == 0) {
+				ftn__test_step("rmdir", inst->path);
 				break;
 			}
-			usleep(20000);
+			if (errno == ENOENT)
+				break;
+			e = errno;
+			if (e == EBUSY && tries < 50) {
+				usleep(20000);
+				continue;
+			}
+			ftn_log(FTN_LOG_WARN, "cannot remove instance '%s': %s%s", inst->name,
+				strerror(e), e == EBUSY ? " (another process holds a file of it "
+				"open; the next ftnet run removes it)" : "");
+			ret = ret ? ret : -e;
+			break;
 		}
 	}
 	ftn__cleanup_unregister(inst);

@@ -3,7 +3,7 @@
  * probe.c - dynamic probes (kprobe_events / uprobe_events) owned by an
  * instance, the fetch-arg helpers the kprobe back ends need (argument
  * registers per architecture, struct sock fields), the parser for the
- * values kprobes print, and an ELF symbol -> file offset helper for uprobes.
+ * values kprobes print (ELF symbols for uprobes: elf.c).
  *
  * Kernel hygiene: probe definition files are only ever opened with
  * O_WRONLY|O_APPEND. O_TRUNC on kprobe_events deletes every probe on the
@@ -13,16 +13,13 @@
  * removes it even when the tool dies between create and destroy.
  */
 #include <ctype.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -59,7 +56,7 @@ static int probe_create(struct ftn_instance *inst, const char *file,
 		return -E2BIG;
 	for (tries = 0; tries < 2; tries++) {
 		ftn__error_set("");
-		ftn__error_log_clear(NULL);
+		ftn__error_log_mark(NULL, 1);
 		err = ftn__probe_file_append(file, cmd);
 		if (err != -EEXIST || tries)
 			break;
@@ -525,146 +522,4 @@ int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
 			     : &out->laddr.v6.s6_addr[4 * (k - 4)], &u, 4);
 	}
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* ELF: symbol -> file offset for uprobes                              */
-/* ------------------------------------------------------------------ */
-
-/* Both ELF classes, native byte order only: uprobes attach to binaries
- * of this machine. The fields used have the same names in Elf32/Elf64,
- * so one macro body serves both. */
-#define ELF_FIND(EHDR, SHDR, PHDR, SYM, ST_TYPE)                                   \
-	do {                                                                       \
-		const EHDR *eh = (const EHDR *)map;                                \
-		const SHDR *sh;                                                    \
-		int pass;                                                          \
-		if (eh->e_shoff == 0 || eh->e_shoff > len ||                       \
-		    eh->e_shentsize != sizeof(SHDR) ||                             \
-		    (uint64_t)eh->e_shnum * sizeof(SHDR) > len - eh->e_shoff)      \
-			return -EPROTO;                                            \
-		sh = (const SHDR *)(map + eh->e_shoff);                            \
-		/* .symtab first (all symbols), then .dynsym (stripped). */        \
-		for (pass = 0; pass < 2 && !found; pass++) {                       \
-			unsigned int want = pass ? SHT_DYNSYM : SHT_SYMTAB, s;     \
-			for (s = 0; s < eh->e_shnum && !found; s++) {              \
-				const SHDR *st = &sh[s], *str;                     \
-				const SYM *sy;                                     \
-				uint64_t j, n;                                     \
-				if (st->sh_type != want || st->sh_link >= eh->e_shnum || \
-				    st->sh_offset > len || st->sh_size > len - st->sh_offset) \
-					continue;                                  \
-				str = &sh[st->sh_link];                            \
-				if (str->sh_offset > len || str->sh_size > len - str->sh_offset) \
-					continue;                                  \
-				sy = (const SYM *)(map + st->sh_offset);           \
-				n = st->sh_size / sizeof(SYM);                     \
-				for (j = 0; j < n; j++) {                          \
-					const char *nm;                            \
-					if (sy[j].st_shndx == SHN_UNDEF ||         \
-					    sy[j].st_value == 0 ||                 \
-					    sy[j].st_name >= str->sh_size)         \
-						continue;                          \
-					nm = (const char *)map + str->sh_offset + sy[j].st_name; \
-					if (strnlen(nm, str->sh_size - sy[j].st_name) != symlen || \
-					    memcmp(nm, sym, symlen))               \
-						continue;                          \
-					vaddr = sy[j].st_value;                    \
-					shndx = sy[j].st_shndx;                    \
-					if (eh->e_machine == EM_ARM &&             \
-					    ST_TYPE(sy[j].st_info) == STT_FUNC)    \
-						vaddr &= ~(uint64_t)1; /* Thumb bit */ \
-					found = 1;                                 \
-					break;                                     \
-				}                                                  \
-			}                                                          \
-		}                                                                  \
-		if (!found)                                                        \
-			return -ENOENT;                                            \
-		/* The loaded segment holding vaddr maps it to a file offset. */  \
-		if (eh->e_phoff && eh->e_phentsize == sizeof(PHDR) &&              \
-		    eh->e_phoff <= len &&                                          \
-		    (uint64_t)eh->e_phnum * sizeof(PHDR) <= len - eh->e_phoff) {   \
-			const PHDR *ph = (const PHDR *)(map + eh->e_phoff);        \
-			unsigned int p;                                            \
-			for (p = 0; p < eh->e_phnum; p++)                          \
-				if (ph[p].p_type == PT_LOAD &&                     \
-				    vaddr >= ph[p].p_vaddr &&                      \
-				    vaddr - ph[p].p_vaddr < ph[p].p_filesz) {      \
-					*off = vaddr - ph[p].p_vaddr + ph[p].p_offset; \
-					return 0;                                  \
-				}                                                  \
-		}                                                                  \
-		/* No program headers (an object file): use the section. */       \
-		if (shndx < eh->e_shnum && shndx != SHN_ABS &&                     \
-		    vaddr >= sh[shndx].sh_addr &&                                  \
-		    vaddr - sh[shndx].sh_addr < sh[shndx].sh_size) {               \
-			*off = vaddr - sh[shndx].sh_addr + sh[shndx].sh_offset;    \
-			return 0;                                                  \
-		}                                                                  \
-		return -ERANGE;                                                    \
-	} while (0)
-
-static int elf_find(const unsigned char *map, size_t len, const char *sym,
-		    uint64_t *off)
-{
-	uint64_t vaddr = 0;
-	size_t symlen = strlen(sym);
-	unsigned int shndx = 0;
-	int found = 0;
-	const unsigned char *id = map;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const int native = ELFDATA2LSB;
-#else
-	const int native = ELFDATA2MSB;
-#endif
-
-	if (len < EI_NIDENT || memcmp(id, ELFMAG, SELFMAG))
-		return -ENOEXEC;
-	if (id[EI_DATA] != native)
-		return -ENOTSUP;
-	if (id[EI_CLASS] == ELFCLASS64) {
-		if (len < sizeof(Elf64_Ehdr))
-			return -EPROTO;
-		ELF_FIND(Elf64_Ehdr, Elf64_Shdr, Elf64_Phdr, Elf64_Sym, ELF64_ST_TYPE);
-	} else if (id[EI_CLASS] == ELFCLASS32) {
-		if (len < sizeof(Elf32_Ehdr))
-			return -EPROTO;
-		ELF_FIND(Elf32_Ehdr, Elf32_Shdr, Elf32_Phdr, Elf32_Sym, ELF32_ST_TYPE);
-	}
-	return -ENOEXEC;
-}
-
-int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off)
-{
-	struct stat st;
-	void *map;
-	int fd, err;
-
-	if (!path || !sym || !*sym || !off)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		err = -errno;
-	else if (!S_ISREG(st.st_mode))
-		err = -EINVAL;
-	else if (st.st_size == 0)
-		err = -ENOEXEC;
-	else
-		err = 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	/* Read only what the lookup touches: headers and symbol tables. */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	err = elf_find(map, (size_t)st.st_size, sym, off);
-	munmap(map, (size_t)st.st_size);
-	return err;
 }

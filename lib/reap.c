@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The kernel's PROC_PID_INIT_INO: the initial PID namespace. */
@@ -351,6 +352,136 @@ int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
 	return foreign_run_alive(proc, r) == 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* kptr_restrict records                                              */
+/* ------------------------------------------------------------------ */
+
+/* A run killed (SIGKILL, a crash, power to the container cut) between
+ * setting kptr_restrict to 1 and putting it back would leave the sysctl
+ * changed for good. So before the change the original value is written
+ * to a record named after the run, $FTNET_RUNDIR (default /run/ftnet)/
+ * ftnet-kptr-PID-nNS-tSTART, holding "VALUE PATH"; it is removed after the
+ * restore. ftn_reap_stale() puts back the value of a dead run's record
+ * (ftn__kptr_reap). /run is a tmpfs: a reboot resets both. */
+#define KPTR_SUFFIX "/sys/kernel/kptr_restrict"
+
+static const char *run_dir(void)
+{
+	const char *d = getenv("FTNET_RUNDIR");
+
+	return d && *d ? d : "/run/ftnet";
+}
+
+static int kptr_record_path(char *buf, size_t size)
+{
+	char name[128], group[128];
+	int n;
+
+	ftn__run_names("kptr", name, sizeof(name), group, sizeof(group));
+	n = snprintf(buf, size, "%s/%s", run_dir(), name);
+	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+static int make_run_dir(void)
+{
+	const char *d = run_dir();
+
+	if (mkdir(d, 0700) == 0 || errno == EEXIST)
+		return 0;
+	/* a minimal system (an initramfs: the VM tier's guests) may have
+	 * no /run; every Linux layout has one, so make it */
+	if (errno == ENOENT && !getenv("FTNET_RUNDIR") &&
+	    (mkdir("/run", 0755) == 0 || errno == EEXIST) &&
+	    (mkdir(d, 0700) == 0 || errno == EEXIST))
+		return 0;
+	return -errno;
+}
+
+int ftn__kptr_record(const char *kpath, long val, char *rec, size_t size)
+{
+	char line[PATH_MAX + 32];
+	int fd, n, err;
+
+	if ((err = kptr_record_path(rec, size)))
+		return err;
+	if ((err = make_run_dir()))
+		return err;
+	n = snprintf(line, sizeof(line), "%ld %s\n", val, kpath);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -ENAMETOOLONG;
+	fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	if (write(fd, line, (size_t)n) != n)
+		err = errno ? -errno : -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (err) {
+		unlink(rec);
+		return err;
+	}
+	ftn__test_step("record", rec);
+	return 0;
+}
+
+int ftn__kptr_reap(const char *proc, const struct ftn__runid *self)
+{
+	const char *dir = run_dir();
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	/* A fake /proc (tests) judges no run of the real /run/ftnet: only
+	 * with a run directory of its own. */
+	if (strcmp(proc, "/proc") && !getenv("FTNET_RUNDIR"))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char rec[PATH_MAX], line[PATH_MAX + 32], cur[16], *kpath, *e;
+		struct ftn__runid r;
+		long val;
+
+		if (strncmp(de->d_name, "ftnet-kptr-", 11) ||
+		    ftn__runid_parse(de->d_name, '-', &r) ||
+		    ftn__run_is_stale(proc, self, &r) != 1 ||
+		    (size_t)snprintf(rec, sizeof(rec), "%s/%s", dir, de->d_name) >= sizeof(rec))
+			continue;
+		/* "VALUE PATH": only 0 or 2, only a kptr_restrict file, and
+		 * only while it still holds the 1 the dead run wrote (any
+		 * other value was set since, by someone who meant it). */
+		if (ftn__read_file(rec, line, sizeof(line)) > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			val = strtol(line, &e, 10);
+			kpath = e + (*e == ' ');
+			if (e != line && *e == ' ' && (val == 0 || val == 2) &&
+			    strlen(kpath) >= sizeof(KPTR_SUFFIX) - 1 &&
+			    !strcmp(kpath + strlen(kpath) - (sizeof(KPTR_SUFFIX) - 1), KPTR_SUFFIX) &&
+			    ftn__read_file(kpath, cur, sizeof(cur)) > 0 && strtol(cur, NULL, 10) == 1) {
+				char v[8];
+
+				snprintf(v, sizeof(v), "%ld\n", val);
+				if (ftn__write_file(kpath, v, O_TRUNC) == 0) {
+					ftn__test_step(kpath, v);
+					ftn_log(FTN_LOG_INFO, "restored %s to %ld (left at 1 by a killed run)",
+						kpath, val);
+					n++;
+				} else {
+					ftn_log(FTN_LOG_WARN, "cannot restore '%s' to %ld: %s", kpath,
+						val, strerror(errno));
+					continue;       /* keep the record: try again next time */
+				}
+			}
+		}
+		if (unlink(rec) == 0)
+			ftn__test_step("unlink", rec);
+	}
+	closedir(d);
+	return n;
+}
+
 /* Remove the probes of dead runs from one definition file. */
 static int reap_probes(const char *proc, const struct ftn__runid *self, const char *file)
 {
@@ -373,10 +504,20 @@ static int reap_probes(const char *proc, const struct ftn__runid *self, const ch
 				snprintf(group, sizeof(group), "%.*s", (int)(slash - colon - 1), colon + 1);
 				snprintf(event, sizeof(event), "%.*s", (int)(sp - slash - 1), slash + 1);
 				if (ftn__runid_parse(group, '_', &r) == 0 &&
-				    ftn__run_is_stale(proc, self, &r) == 1 &&
-				    ftn__probe_remove(file, group, event) == 0) {
-					ftn_log(FTN_LOG_INFO, "removed stale probe %s/%s", group, event);
-					n++;
+				    ftn__run_is_stale(proc, self, &r) == 1) {
+					int err = ftn__probe_remove(file, group, event);
+
+					if (!err) {
+						ftn_log(FTN_LOG_INFO, "removed stale probe %s/%s",
+							group, event);
+						n++;
+					} else {
+						/* EBUSY: enabled (or pinned by a trigger)
+						 * in someone's instance; theirs to end */
+						ftn_log(FTN_LOG_WARN, "cannot remove stale probe %s/%s: %s%s",
+							group, event, strerror(-err), err == -EBUSY ?
+							" (another tracer has it enabled)" : "");
+					}
 				}
 			}
 		}
@@ -390,14 +531,13 @@ int ftn_reap_stale(void)
 {
 	const char *proc = ftn__proc_root();
 	const char *root = ftn_tracefs_root();
+	int root_err = root ? 0 : errno;
 	struct ftn__runid self;
 	char dir[PATH_MAX];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	if (!root)
-		return -errno;
 	if (ftn__runid_self(proc, "", &self) < 0) {
 		/* /proc unreadable: only old-format names can be judged
 		 * (by kill(2)); a new-format one never matches this. */
@@ -405,6 +545,10 @@ int ftn_reap_stale(void)
 		self.pid = (long)getpid();
 		self.ns = UINT64_MAX;
 	}
+	/* a sysctl a killed run changed, first: it needs no tracefs */
+	n += ftn__kptr_reap(proc, &self);
+	if (!root)
+		return -root_err;
 	snprintf(dir, sizeof(dir), "%s/instances", root);
 	d = opendir(dir);
 	if (d) {
@@ -419,9 +563,11 @@ int ftn_reap_stale(void)
 			 * events; the kernel drops the instance's triggers and
 			 * filters with it. */
 			snprintf(path, sizeof(path), "%s/%s/events/enable", dir, de->d_name);
-			ftn__write_file(path, "0", O_TRUNC);
+			if (ftn__write_file(path, "0", O_TRUNC) == 0)
+				ftn__test_step(path, "0");
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 			if (rmdir(path) == 0) {
+				ftn__test_step("rmdir", path);
 				ftn_log(FTN_LOG_INFO, "removed stale instance %s", de->d_name);
 				n++;
 			} else {

@@ -410,6 +410,32 @@ static int rb_advance(struct ftn_ringbuf *rb, struct rb_cpu *c)
 	}
 }
 
+/* Every record of the pages this batch holds, to ops->peek. */
+static void rb_peek(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops, void *ctx)
+{
+	const size_t ps = rb->pl.page_size;
+
+	for (int i = 0; i < rb->n; i++) {
+		const struct rb_cpu *c = &rb->cpus[i];
+
+		if (!c->have_head)
+			continue;
+		for (size_t pg = c->cur; pg < c->npages; pg++) {
+			struct ftn_rbpage it;
+			struct ftn_rbrec rec;
+
+			if (ftn_rbpage_begin(&it, &rb->pl, c->pages + pg * ps, ps) < 0)
+				continue;
+			while (ftn_rbpage_next(&it, &rec) == 1) {
+				struct ftn_rbevent ev = {
+					.cpu = c->cpu, .ts = rec.ts, .data = rec.data, .len = rec.len,
+				};
+				ops->peek(ctx, &ev);
+			}
+		}
+	}
+}
+
 static inline int heap_less(const struct ftn_ringbuf *rb, int a, int b)
 {
 	const struct rb_cpu *x = &rb->cpus[a], *y = &rb->cpus[b];
@@ -456,6 +482,8 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		if (c->have_head)
 			rb->heap[rb->nheap++] = i;
 	}
+	if (ops && ops->peek)
+		rb_peek(rb, ops, ctx);
 	for (i = rb->nheap / 2 - 1; i >= 0; i--)
 		heap_down(rb, i);
 	while (rb->nheap) {

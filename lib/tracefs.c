@@ -119,11 +119,19 @@ const char *ftn_tracefs_root(void)
 		return env;
 	if (root_found[0])
 		return root_found;
-	if (find_mount(root_found, sizeof(root_found)) == 0)
+	err = find_mount(root_found, sizeof(root_found));
+	if (err == 0)
 		goto check;
+	/* /proc/self/mounts unreadable (out of memory, no /proc): say so,
+	 * never mount on a guess over what may be mounted already */
+	if (err != -ENOENT) {
+		errno = -err;
+		return NULL;
+	}
 	/* Nothing mounted: mount tracefs where 4.1+ kernels expect it. */
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
 		we_mounted = 1;
+		ftn__test_step("mount", "tracefs /sys/kernel/tracing");
 		snprintf(root_found, sizeof(root_found), "/sys/kernel/tracing");
 		ftn_log(FTN_LOG_INFO, "mounted tracefs at /sys/kernel/tracing");
 		goto check;
@@ -134,6 +142,7 @@ const char *ftn_tracefs_root(void)
 		return NULL;
 	}
 	if (mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL) == 0 &&
+	    (ftn__test_step("mount", "debugfs /sys/kernel/debug"), 1) &&
 	    access("/sys/kernel/debug/tracing", F_OK) == 0) {
 		snprintf(root_found, sizeof(root_found), "/sys/kernel/debug/tracing");
 		goto check;
@@ -237,6 +246,8 @@ int ftn__probe_file_append(const char *file, const char *cmd)
 	while (n < 0 && errno == EINTR);
 	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
 	close(fd);
+	if (!err)
+		ftn__test_step(file, cmd);
 	return err;
 }
 
@@ -297,12 +308,14 @@ int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
 	 * system, other tools' included: those are always appended to. */
 	flags = (append || is_probe_file(rel)) ? O_APPEND : O_TRUNC;
 	if (explains_errors(rel))
-		ftn__error_log_clear(inst);
+		ftn__error_log_mark(inst, !inst || is_probe_file(rel));
 	err = ftn__write_file(path, str, flags);
 	if (err) {
 		error_last[0] = '\0';
 		if (explains_errors(rel))
 			ftn__error_log_fetch(inst, str);
+	} else {
+		ftn__test_step(path, str);
 	}
 	return err;
 }
@@ -314,29 +327,49 @@ void ftn__error_set(const char *text)
 	snprintf(error_last, sizeof(error_last), "%s", text ? text : "");
 }
 
-void ftn__error_log_clear(const struct ftn_instance *inst)
+/* The global error_log holds every tracer's diagnostics: it is read,
+ * never cleared (clearing it wiped another tracer's entries at each of our
+ * starts). Before a write the kernel may explain there, its text is kept;
+ * after a refusal, the last error not in that text is ours. */
+static char *global_log_before;
+static int global_marked;
+
+void ftn__error_log_mark(const struct ftn_instance *inst, int global)
 {
 	char path[PATH_MAX];
 
-	/* error_log is cleared by opening it for writing with O_TRUNC; that
-	 * is the documented way and only drops old diagnostics. */
+	/* An instance's own log is ours: cleared by opening it for writing
+	 * with O_TRUNC, the documented way. */
 	if (inst && ftn_tracefs_path(inst, "error_log", path, sizeof(path)) == 0)
 		ftn__write_file(path, "", O_TRUNC);
-	if (ftn_tracefs_path(NULL, "error_log", path, sizeof(path)) == 0)
-		ftn__write_file(path, "", O_TRUNC);
+	free(global_log_before);
+	global_log_before = NULL;
+	global_marked = global;
+	if (global && ftn__tracefs_slurp(NULL, "error_log", &global_log_before, NULL) < 0)
+		global_log_before = NULL;
 }
 
 /* Pick the message of the last "error:" entry, e.g.
  *   [  12.345] trace_kprobe: error: Invalid probed address or symbol
  *     Command: p:ftnet_x_1/bad no_such_function_xyz
  * gives "Invalid probed address or symbol". */
-static int last_error(const char *log, char *out, size_t size)
+static int last_error(const char *log, const char *before, char *out, size_t size)
 {
 	const char *p = log, *hit = NULL;
 
 	while ((p = strstr(p, "error: ")) != NULL) {
-		hit = p + 7;
-		p = hit;
+		const char *ls = p, *le;
+
+		p += 7;
+		/* an entry already there before our write is someone else's
+		 * (its line carries the time stamp: the same text twice is
+		 * the same entry) */
+		while (ls > log && ls[-1] != '\n')
+			ls--;
+		le = ls + strcspn(ls, "\n");
+		if (before && memmem(before, strlen(before), ls, (size_t)(le - ls)))
+			continue;
+		hit = p;
 	}
 	if (!hit)
 		return -ENOENT;
@@ -357,14 +390,15 @@ void ftn__error_log_fetch(const struct ftn_instance *inst, const char *cmd)
 	 * in the top-level one: try the instance first. The log keeps many
 	 * entries: read it whole, the last one is what we want. */
 	if (inst && ftn__tracefs_slurp(inst, "error_log", &buf, NULL) == 0) {
-		int found = last_error(buf, error_last, sizeof(error_last)) == 0;
+		int found = last_error(buf, NULL, error_last, sizeof(error_last)) == 0;
 
 		free(buf);
 		if (found)
 			return;
 	}
-	if (ftn__tracefs_slurp(NULL, "error_log", &buf, NULL) == 0) {
-		last_error(buf, error_last, sizeof(error_last));
+	/* (an instance's filter or trigger error never goes there) */
+	if ((!inst || global_marked) && ftn__tracefs_slurp(NULL, "error_log", &buf, NULL) == 0) {
+		last_error(buf, global_log_before, error_last, sizeof(error_last));
 		free(buf);
 	}
 	(void)cmd;

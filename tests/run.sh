@@ -10,30 +10,40 @@
 #            without clang and libFuzzer; a crash or timeout fails
 #   host     tests/host/*.sh: real tracepoints on this kernel and real traffic
 #            in network namespaces; each script SKIPs unless root
+#   analyse  tests/analyse.sh: cppcheck over lib/ and tools/, clean or with
+#            the reviewed suppressions of tests/cppcheck.supp
+#   valgrind the unit binaries (build/tests/test_*) under valgrind: any
+#            error or definite leak fails
+#   sanitize the offline and host tiers again against the ASan+UBSan build
+#            in build/san (make check builds it: make san-bins), with
+#            FTNET_TOP=build/san; any sanitizer report fails the test that
+#            produced it (reports go to files, whatever the exit status);
+#            its tests see FTNET_SANITIZE=address,undefined
 #   vm       tests/vm/run.sh: kprobe back ends in a qemu guest; SKIPs without
 #            qemu-system-x86_64
 #
 # Every test prints TAP lines ("ok N - x", "not ok N - x", "ok N - x # SKIP
 # why"); this script counts them. A test program that exits non-zero without
 # a "not ok" line counts as one failure, so a crash is never silent.
-# FTNET_TIERS="offline fuzz host vm" limits the tiers; FTNET_ONLY=glob one
-# test.
+# FTNET_TIERS="offline fuzz host analyse valgrind sanitize vm" limits the
+# tiers; FTNET_ONLY=glob one test (sanitize/offline/tcpdrop.sh: a test of
+# the sanitize tier). FTNET_JOBS: how many tests of the valgrind tier (2)
+# and of the sanitize tier's offline scripts (4) run at once.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 export FTNET_TOP="$top"
-tiers=${FTNET_TIERS:-offline fuzz host vm}
-logdir=build/test-logs
+tiers=${FTNET_TIERS:-offline fuzz host analyse valgrind sanitize vm}
+logdir=$top/build/test-logs
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0
 
-run_one() { # name command...
-	name=$1; shift
-	case "$name" in ${FTNET_ONLY:-*}) ;; *) return 0 ;; esac
-	log="$logdir/$(echo "$name" | tr '/ ' '__').log"
-	echo "# --- $name"
-	"$@" >"$log" 2>&1
-	rc=$?
+logof() { echo "$logdir/$(echo "$1" | tr '/ ' '__')"; }
+
+# tally NAME RC: print NAME's log and count its TAP lines; a sanitize/*
+# test also fails on each sanitizer report file it left (san_env).
+tally() {
+	name=$1 rc=$2 log=$(logof "$1").log
 	cat "$log"
 	p=$(grep -c '^ok [0-9]' "$log" | head -1)
 	s=$(grep -c '^ok [0-9].*# SKIP' "$log" | head -1)
@@ -47,7 +57,85 @@ run_one() { # name command...
 		echo "not ok - $name ran no test"
 		f=1
 	fi
+	case $name in
+	sanitize/*)
+		for r in "$logdir/san/$(echo "$name" | tr '/ ' '__')"/*; do
+			[ -f "$r" ] || continue
+			echo "not ok - $name: sanitizer report $r"
+			sed 's/^/#   /' "$r" | head -80
+			f=$((f + 1))
+		done ;;
+	esac
 	pass=$((pass + p)); skip=$((skip + s)); fail=$((fail + f))
+}
+
+run_one() { # name command...
+	name=$1; shift
+	case "$name" in ${FTNET_ONLY:-*}) ;; *) return 0 ;; esac
+	echo "# --- $name"
+	"$@" >"$(logof "$name").log" 2>&1
+	tally "$name" $?
+}
+
+# san_env NAME: the sanitizers' reports of test NAME go to files of its
+# own (log_path), so a report fails the test whatever the exit status (a
+# tool's documented exit 1 must not hide one; tally counts the files).
+# halt_on_error: the first report ends the program; detect_leaks: LSan at
+# exit; UBSan is built -fno-sanitize-recover. Preloading shims
+# (tests/offline/fakefs.inc) add verify_asan_link_order=0 themselves. The
+# directory is world-writable: host tests run tools as nobody too.
+san_env() {
+	sdir="$logdir/san/$(echo "$1" | tr '/ ' '__')"
+	rm -rf "$sdir" && mkdir -p "$sdir" && chmod 1777 "$sdir"
+	ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_stacktrace=1:log_path=$sdir/asan"
+	UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$sdir/ubsan"
+	# a test that cannot run on an instrumented build (an LD_PRELOAD
+	# malloc shim: ASan's malloc is linked into the program) skips on it
+	FTNET_SANITIZE=address,undefined
+	export ASAN_OPTIONS UBSAN_OPTIONS FTNET_SANITIZE
+}
+
+san_one() { # name command...: run_one under san_env
+	case "$1" in ${FTNET_ONLY:-*}) ;; *) return 0 ;; esac
+	san_env "$1"
+	run_one "$@"
+	unset ASAN_OPTIONS UBSAN_OPTIONS FTNET_SANITIZE
+}
+
+# par_one MAX NAME COMMAND...: run_one's test in the background, at most
+# MAX at once (tests that mostly wait: sleeps, -d runs, valgrind on a
+# loaded box); par_end waits for all and prints and counts them in the
+# order they were started. Only for tests that share nothing (own temp
+# dirs and fake trees): never the host tier.
+par_pending=""
+par_one() {
+	max=$1 name=$2; shift 2
+	case "$name" in ${FTNET_ONLY:-*}) ;; *) return 0 ;; esac
+	log=$(logof "$name").log
+	rm -f "$log.rc"
+	while [ "$(par_running)" -ge "$max" ]; do sleep 0.2; done
+	(
+		case $name in sanitize/*) san_env "$name" ;; esac
+		"$@" >"$log" 2>&1
+		echo $? >"$log.rc"
+	) &
+	par_pending="$par_pending $name"
+}
+par_running() { # started and not yet finished (no .rc file yet)
+	_n=0
+	for _t in $par_pending; do
+		[ -f "$(logof "$_t").log.rc" ] || _n=$((_n + 1))
+	done
+	echo $_n
+}
+par_end() {
+	wait
+	for _t in $par_pending; do
+		echo "# --- $_t"
+		tally "$_t" "$(cat "$(logof "$_t").log.rc" 2>/dev/null || echo 1)"
+		rm -f "$(logof "$_t").log.rc"
+	done
+	par_pending=""
 }
 
 for tier in $tiers; do
@@ -65,6 +153,55 @@ for tier in $tiers; do
 		for t in tests/host/*.sh; do
 			[ -f "$t" ] && run_one "host/$(basename "$t")" sh "$t"
 		done ;;
+	analyse)
+		run_one "analyse/cppcheck" sh tests/analyse.sh ;;
+	valgrind)
+		for t in build/tests/test_*; do
+			[ -x "$t" ] && par_one "${FTNET_JOBS:-2}" "valgrind/$(basename "$t")" \
+				env FTNET_SLOW_RUN="under valgrind" valgrind -q --error-exitcode=97 --leak-check=full \
+				--errors-for-leak-kinds=definite --show-leak-kinds=definite \
+				"$t"
+		done
+		par_end ;;
+	sanitize)
+		# the tests themselves are the same files (build/san/tests links
+		# to tests/); only FTNET_TOP and so bin/ and build/ differ
+		san=$top/build/san
+		if [ ! -x "$san/build/tests/fakeinst.so" ] || [ ! -e "$san/tests" ]; then
+			if command -v "${SAN_CC:-clang}" >/dev/null 2>&1; then
+				echo "not ok - sanitize: no sanitizer build in $san (make san-bins)"
+				fail=$((fail + 1))
+			else
+				echo "ok - sanitize tier # SKIP no ${SAN_CC:-clang} to build it with (make san-bins)"
+				skip=$((skip + 1))
+			fi
+			continue
+		fi
+		FTNET_TOP=$san
+		cd "$san" || exit 1
+		for t in "$san"/build/tests/test_*; do
+			[ -x "$t" ] && san_one "sanitize/offline/$(basename "$t")" "$t"
+		done
+		for t in tests/offline/*.sh; do
+			case $t in
+			# nm of the normal build's objects and make install, the
+			# Debian package: make in build/san would rebuild its
+			# tree unsanitized; nothing for a sanitizer to see
+			*/layers.sh|*/install.sh|*/deb.sh) continue ;;
+			esac
+			[ -f "$t" ] && par_one "${FTNET_JOBS:-4}" "sanitize/offline/$(basename "$t")" sh "$t"
+		done
+		par_end
+		# The endurance tests' full counts (100 rounds, 60 s of traffic)
+		# are the host tier's; here every code path of theirs runs
+		# under the sanitizers, fewer times (CI time).
+		for t in tests/host/*.sh; do
+			[ -f "$t" ] && san_one "sanitize/host/$(basename "$t")" \
+				env FTNET_CYCLES="${FTNET_SAN_CYCLES:-10}" \
+				FTNET_CONC_SECS="${FTNET_SAN_CONC_SECS:-15}" sh "$t"
+		done
+		FTNET_TOP=$top
+		cd "$top" || exit 1 ;;
 	vm)
 		[ -f tests/vm/run.sh ] && run_one "vm/run.sh" sh tests/vm/run.sh ;;
 	esac

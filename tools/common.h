@@ -78,7 +78,14 @@ int tool_tracefs(void);
  *  - ftn_reap_stale(): instances and probe groups of dead runs go.
  * Then ftn_instance_create(tool). On failure one line and NULL + errno.
  */
+/* SIGINT, SIGTERM, SIGHUP (unless inherited ignored: nohup), SIGQUIT and
+ * SIGPIPE request a stop (ftn_stop); atexit tears down. Idempotent; done
+ * by tool_opts_parse, before any start-up work. 0 or -errno. */
+int tool_signals_install(void);
 struct ftn_instance *tool_instance(const char *tool);
+/* Tear inst down (NULL: nothing); err, or -EBUSY when err is 0 and the
+ * teardown left something behind (it says what). */
+int tool_instance_end(struct ftn_instance *inst, int err);
 
 struct tool_opts;
 /* After tool_instance: apply -b (one line on failure, -errno) and choose
@@ -164,6 +171,7 @@ struct tool_opts {
 	const char *prom;       /* --prom FILE, NULL when not given */
 	unsigned int top;       /* --top N, 0 = every row */
 	unsigned int buffer_kb; /* -b KB, 0 = the kernel's default */
+	int has_buffer;         /* the tool takes -b (the lost-events line names it) */
 	int reader;             /* -C: 'r' raw, 't' text, 0 = best available */
 };
 
@@ -286,9 +294,15 @@ void tool_json_int(struct tool_json *j, const char *key, long long val);
 void tool_json_uint(struct tool_json *j, const char *key, unsigned long long val);
 void tool_json_num(struct tool_json *j, const char *key, double val, int decimals);
 void tool_json_null(struct tool_json *j, const char *key);
+void tool_json_bool(struct tool_json *j, const char *key, int val);     /* true / false */
 void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, int n);
 void tool_json_obj_begin(struct tool_json *j, const char *key);  /* "key":{ */
 void tool_json_obj_end(struct tool_json *j);                     /* } */
+/* Arrays of objects: "key":[ , then {..} per element (tool_json_elem_begin
+ * .. tool_json_obj_end), then ] (netreport's one document per run). */
+void tool_json_arr_begin(struct tool_json *j, const char *key);  /* "key":[ */
+void tool_json_elem_begin(struct tool_json *j);                  /* [,]{ */
+void tool_json_arr_end(struct tool_json *j);                     /* ] */
 void tool_json_end(struct tool_json *j);                         /* "}\n" */
 /* s as a JSON string literal, with quotes (NULL as ""). */
 void tool_json_escape(FILE *f, const char *s);
@@ -536,6 +550,11 @@ void tool_report_lost(struct tool_report *r, int cpu, uint64_t n);
  * stderr "PROG: WHY: N UNIT not counted", JSON
  * {"lost":N,"cause":"WHY"}; cause="not_counted" in --prom. */
 void tool_report_uncounted(struct tool_report *r, uint64_t n, const char *why);
+/* A hist period's "dropped" (events the kernel's table did not count,
+ * since the start: full, or paused while cleared) against *seen, what was
+ * said so far: the growth said as uncounted ("hist table full" when full,
+ * else "hist table cleared"), *seen moved on. */
+void tool_report_hist_dropped(struct tool_report *r, uint64_t *seen, uint64_t dropped, int full);
 /* The kprobe hits the kernel missed in inst (kprobe_profile nmissed of its
  * group), reported as uncounted when there are any; r may be NULL. */
 void tool_report_probe_missed(struct tool_report *r, const struct ftn_instance *inst);
@@ -621,15 +640,31 @@ struct tool_tracer {
 	const char *name;       /* banner and --prom label ("tcp:tcp_probe",
 				   "rt"); the events printed are those whose
 				   ev->name is the event given to run */
+	/* prints an event instead of tool_event_print when set (uprobe:
+	   byte arrays as hex) */
+	void (*print)(struct tool_tracer *t, struct tool_report *r,
+		      const struct ftn_instance *inst, const struct ftn_event *ev, int flags);
+	void *print_ctx;
 };
 /* -p PID, -s, -v of a tracer (for tool_desc.opt): 0, -EINVAL after one
  * line, or 1 when c is not a tracer option. The tracer's --prom counter is
  * ftnet_<TOOL>_events_total{event="NAME"}. */
 int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg);
+/* The operands after the options, argv[i..]: DEFINITION [FILTER]; returns
+ * the definition and sets t->filter. A usage failure (exit 2) with the line
+ * missing when there is none, or when more follow (quote: what to quote,
+ * "the filter" or "the definition and the filter"). */
+const char *tool_tracer_operands(struct tool_tracer *t, int argc, char **argv, int i,
+				 const char *missing, const char *quote);
 /* Help lines of -p, -s, -v (view), for tool_desc.options. */
 #define TOOL_TRACER_OPTIONS \
 	"  -p PID      only events of task PID (in-kernel filter on common_pid)\n" \
 	"  -s          kernel stack of each event\n"
+/* A probe definition the kernel refused (ftn_kprobe_create /
+ * ftn_uprobe_create returned err): one line "cannot create WHAT 'DEF':
+ * error_log text", and -EINVAL when the definition was at fault (exit 2),
+ * else err. */
+int tool_tracer_create_fail(const struct tool_tracer *t, int err, const char *def);
 /* Trace sys/event of inst (the event exists): filter, trigger, enable,
  * consume until -d, a signal or an error, print every event. With view,
  * print events/SYS/EVENT/format instead. 0 or -errno (said in one line;
@@ -637,19 +672,59 @@ int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg);
 int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 		    const char *sys, const char *event);
 
+/*
+ * User-space probes (uspec.c). A perf-tools style uprobe definition:
+ *   "p:NAME PATH:SYMBOL[+OFF] [ARGS]"  entry probe named NAME
+ *   "p:PATH:SYMBOL[+OFF] [ARGS]"       named after SYMBOL ("sym+16" ->
+ *                                      "sym_16")
+ *   "p PATH:0xOFFSET [ARGS]"           a file offset ("u_0x1410")
+ *   "r:..."                            return probe ($retval)
+ * PATH is a file or a library name (ftn_elf_resolve). GROUP/ is refused.
+ * -EINVAL with out->error (static text) saying why.
+ */
+struct tool_uprobe_spec {
+	int is_return;
+	char event[128];
+	char path[4096];        /* as given */
+	char sym[256];          /* "" with is_offset */
+	uint64_t symoff;        /* +OFF after SYMBOL */
+	int is_offset;          /* PATH:0xOFFSET */
+	uint64_t offset;
+	char args[4096];        /* fetch args as given */
+	const char *error;
+};
+int tool_uprobe_spec_parse(const char *text, struct tool_uprobe_spec *out);
+/* args with every $argN replaced by the register of argument N of the
+ * calling convention (uprobes refuse $argN). 0, -EINVAL, -ENOSPC, or
+ * ftn_probe_arg_reg's error. */
+int tool_uprobe_args_regs(const char *args, char *out, size_t size);
+/* A byte array as a probe prints it ("{0xde,0xad}", x8/u8[N]) into buf:
+ * the count, -EINVAL when v is not one, -ENOSPC. */
+int tool_bytes_parse(const char *v, unsigned char *buf, size_t size);
+/* hexdump -C lines ("INDENT00000000  de ad ...  |..A.|"). */
+void tool_hexdump(FILE *f, const unsigned char *b, size_t n, const char *indent);
+/* Lowercase hex without spaces into out (2n+1 bytes). */
+void tool_hexstr(char *out, const unsigned char *b, size_t n);
+
 /* ------------------------------------------------------------------ */
 /* Connection tools: back end, owner, filters (conn.c)                */
 /* ------------------------------------------------------------------ */
 
 /*
- * What tcpstates and tcplife (and other tools keyed by TCP state
- * transitions) share: the back end (-B tracepoint: sock:inet_sock_set_state
- * read from the binary buffers; -B kprobe: tcp_set_state), the owner of
- * each socket (noted from transitions its owner makes, else looked up in
- * /proc: lib owner map), the socket table, and the filters -p, -L, -D,
- * -4/-6, -N.
+ * What the connection tools share (tcpconnect, tcpaccept, tcpreset,
+ * tcplife, tcpstates): the options -B -p -N -4 -6 -c -n -P (and -L -D),
+ * the back end's choice, the instance and its events, the owner map, the
+ * counter and report, the consume loop with its lost and batch handling,
+ * and the end of the run. tcpstates and tcplife also share the decoding
+ * of TCP state transitions (lib conn.c): the back end (-B tracepoint:
+ * sock:inet_sock_set_state read from the binary buffers; -B kprobe:
+ * tcp_set_state), the owner of each socket (noted from transitions its
+ * owner makes, else looked up in /proc: lib owner map), the socket table,
+ * and the filters -p, -L, -D, -4/-6, -N (tool_conn_init .. tool_conn_done).
  */
 #define TOOL_CONN_MAXPORTS 32
+#define TOOL_CONN_MAXEVS 10
+#define TOOL_CONN_NCOMM 64
 struct tool_conn {
 	/* options (tool_conn_opt) */
 	const char *backend;            /* -B, NULL = best available */
@@ -658,25 +733,47 @@ struct tool_conn {
 	pid_t netns_pid;                /* -N: PID whose netns, 0 any */
 	uint16_t lports[TOOL_CONN_MAXPORTS], dports[TOOL_CONN_MAXPORTS];
 	int nlports, ndports;           /* -L, -D */
+	uint16_t ports[16];             /* -P (the tool says which end) */
+	int nports;
+	int count;                      /* -c */
+	int netns_col;                  /* -n */
+	int elapsed;                    /* -t (tool_conn_on_opt): seconds since the start */
+	int hms, rel, wide;             /* -T, -t, -w (tool_conn_life_opt) */
 	unsigned int want;              /* FTN_CONN_* the tool would like */
 	/* the tool only counts transitions per (old, new) state: with the
 	 * tracepoint, no owner or port filter and hist triggers, the kernel
 	 * counts them (tool_conn_init sets hist instead of enabling events) */
 	int count_only;
 	int hist;                       /* counted by a hist trigger */
-	/* after tool_conn_init */
+	uint64_t hist_dropped;          /* the hist table's "Dropped:" so far */
+	struct ftn_histtab *htab;       /* its table (opened with the trigger) */
+	int nlabels;                    /* the counter's labels (-c, --prom) */
+	/* set by the tool: the back end's events, and kprobes it made
+	 * besides (their missed hits are reported at the end) */
+	int kprobes;
+	/* after tool_conn_start / tool_conn_init */
 	int be;                         /* 0 tracepoint, 1 kprobe */
 	unsigned int have;              /* FTN_CONN_* the back end reads */
 	uint64_t netns;                 /* -N's namespace inode */
 	int reader;                     /* 'r' or 't' */
 	struct ftn_instance *inst;
-	const char *evs[4];
-	char evname[3][160];
+	const char *evs[TOOL_CONN_MAXEVS + 1];
+	char evname[TOOL_CONN_MAXEVS][160];
+	int nevs;
 	int owner_evs;                  /* send/recv events name owners */
 	struct ftn_conn_dec *dec;
 	struct ftn_ownermap *owners;
 	struct ftn_conntab *socks;
+	struct tool_counter *counts;    /* -c or --prom (nlabels > 0) */
+	struct tool_report *r;
 	uint64_t nomem;                 /* transitions not tracked (no memory) */
+	uint64_t unknown_ns;            /* -N: left out, namespace unknown */
+	struct tool_conn_comm { pid_t tid; char comm[16]; } comms[TOOL_CONN_NCOMM];
+	/* tool_conn_run */
+	int (*on_event)(void *ctx, const struct ftn_event *ev);
+	void (*on_batch)(void *ctx);    /* before the report's batch end */
+	void (*on_hist)(void *ctx, const struct ftn_hist_row *h);
+	void *ctx;
 };
 /* One transition, decoded, with its socket entry and owner. */
 struct tool_conn_rec {
@@ -690,9 +787,18 @@ struct tool_conn_rec {
 	int pass;                       /* passes -p, -L, -D, -N */
 };
 extern const char *const tool_conn_backends[];  /* "tracepoint", "kprobe" */
-/* -B, -p, -L, -D, -4, -6, -N (for tool_desc.opt): 0, -EINVAL after one
- * line, or 1 when c is not one of them. */
+/* -B, -p, -L, -D, -4, -6, -N, -c, -n, -P (for tool_desc.opt; the tool
+ * lists those it takes in shortopts): 0, -EINVAL after one line, or 1
+ * when c is not one of them. */
 int tool_conn_opt(struct tool_conn *c, int ch, const char *arg);
+/* tool_desc.opt of a tool whose only options besides those are -t (TIME
+ * as seconds since the start: c->elapsed) and -T (the clock, the
+ * default); ctx is its struct tool_conn. */
+int tool_conn_on_opt(void *ctx, int ch, const char *arg);
+/* The same for tcplife and tcpstates (BCC's letters): -T a TIME column
+ * (HH:MM:SS: c->hms), -t seconds since the first event (c->rel), -w wide
+ * address columns (c->wide). */
+int tool_conn_life_opt(void *ctx, int ch, const char *arg);
 #define TOOL_CONN_SHORTOPTS "46B:D:L:N:p:"
 #define TOOL_CONN_OPTIONS \
 	"  -B BACKEND  tracepoint (sock:inet_sock_set_state) | kprobe (tcp_set_state)\n" \
@@ -702,20 +808,156 @@ int tool_conn_opt(struct tool_conn *c, int ch, const char *arg);
 	"  -N PID      sockets of PID's network namespace only\n" \
 	"  -p PID      sockets owned by process PID only\n" \
 	"  -4, -6      IPv4 or IPv6 only\n"
+/* The usage lines of -B -n -N -p (WHAT: "connects") and -t -T -4 -6
+ * (ONE: "connect") of the event tools (tcpconnect, tcpaccept, tcpreset) */
+#define TOOL_CONN_EV_OPTIONS(WHAT) \
+	"  -B BACKEND  tracepoint | kprobe (default: the best available; -v says why)\n" \
+	"  -n          NETNS column: the owner's network namespace (inode)\n" \
+	"  -N PID      only " WHAT " of processes in PID's network namespace\n" \
+	"  -p PID      only " WHAT " of process PID\n"
+#define TOOL_CONN_TIME_OPTIONS(ONE) \
+	"  -t          TIME(s): seconds since the first " ONE " instead of the clock\n" \
+	"  -T          TIME: the clock, HH:MM:SS (default)\n" \
+	"  -4, -6      IPv4 or IPv6 only\n"
+/* The back end: -B's when the kernel has it (tp: the tracepoint back
+ * end's events exist; kprobes are looked up here), else def (0
+ * tracepoint, 1 kprobe; -1: neither exists) said with -v and why. Sets
+ * c->be; one line and -ENOTSUP when the one asked for or any is missing.
+ * tp_needs: what the tracepoint back end needs ("tcp:tcp_send_reset
+ * (4.16+)"). */
+int tool_conn_backend(struct tool_conn *c, int tp, int def, const char *tp_needs,
+		      const char *why);
+/* After the back end: -N's namespace, the owner map, the counter (-c or
+ * --prom, when nlabels), the instance. One line and -errno on failure. */
+int tool_conn_start(struct tool_conn *c, const char *tool, const struct tool_opts *o);
+/* The reader (-C, the best available); the tracepoint back end reads the
+ * binary buffers only: what the text lacks is why. 0 or -errno. */
+int tool_conn_reader(struct tool_conn *c, const struct tool_opts *o, const char *why);
+/* Filter, enable and read sys/event (name in messages: NULL =
+ * "sys:event"). 0 or -errno after one line. */
+int tool_conn_add(struct tool_conn *c, const char *sys, const char *event, const char *filter,
+		  const char *name);
+/* A kprobe EVENT on func (ftn_sock_kprobe_create: argument argn is the
+ * socket; tuple, extra), read with filter. A function this kernel does
+ * not have (inlined, renamed) is said with what it costs ("IPv6 connects
+ * are not shown"): 0. 1 when traced, -errno after one line. */
+int tool_conn_kprobe(struct tool_conn *c, const char *ev, const char *func, int argn, int tuple,
+		     const char *extra, const char *filter, const char *costs);
+/* The report and its --prom counters (prom: NULL-terminated by metric;
+ * which: n (0) or n2 (1) of c->counts per label set, top: the rows at
+ * most, 0 all). 0 or -errno after one line. */
+struct tool_conn_prom { const char *metric, *help; int which, top; };
+int tool_conn_report(struct tool_conn *c, const struct tool_report_cfg *cfg,
+		     const struct tool_opts *o, const struct tool_conn_prom *prom,
+		     const char *const *labels);
+/* Task tid (comm: its event's) owns sk from now on (ftn_ownermap_note);
+ * a comm the kernel had not saved ("<...>") read from /proc, else from
+ * saved_cmdlines. */
+void tool_conn_note(struct tool_conn *c, uint64_t sk, pid_t tid, const char *comm);
+/* The owner of sk (t: its tuple when known, may be NULL) into *o (pid 0
+ * when unknown) and whether -p and -N keep it: 1, else 0 (a socket
+ * whose namespace is not known counted in unknown_ns). */
+int tool_conn_owner(struct tool_conn *c, uint64_t sk, const struct ftn_probe_sock *t,
+		    struct ftn_sockowner *o);
+/* Count n and n2 under (a, port) in c->counts (labels: the address as
+ * label addr_label, the port as the other one). */
+void tool_conn_count(struct tool_conn *c, const struct ftn_addr *a, uint16_t port,
+		     int addr_label, uint64_t n, uint64_t n2);
+/* 1 when -P is not given or port is one of its ports */
+int tool_conn_port_ok(const struct tool_conn *c, uint16_t port);
+/* Start a row: TIME (the clock, or with elapsed seconds since t0, set
+ * at the first row), TS, PID, COMM, NETNS (when -n), as columns 0..4. */
+enum { TOOL_CONN_C_TIME, TOOL_CONN_C_TS, TOOL_CONN_C_PID, TOOL_CONN_C_COMM, TOOL_CONN_C_NETNS };
+void tool_conn_row(struct tool_conn *c, uint64_t ts, int elapsed, uint64_t *t0,
+		   const struct ftn_sockowner *o);
+/* cols = tmpl with columns 0..4 as tool_conn_row prints them */
+void tool_conn_cols(const struct tool_conn *c, struct tool_col *cols, const struct tool_col *tmpl,
+		    size_t n, int elapsed);
+/* Consume until -d, a signal or an error (said in one line): events to
+ * on_event, lost ones and batch ends (on_batch first, then the owner
+ * map's, then the interval's counts or the report's flush) here. */
+int tool_conn_run(struct tool_conn *c, const struct tool_opts *o,
+		  int (*on_event)(void *ctx, const struct ftn_event *ev), void (*on_batch)(void *ctx),
+		  void *ctx);
+/* -c counted by a hist trigger on sock:inet_sock_set_state: each
+ * period's rows to row (which counts them in c->counts), then the
+ * interval's counts and the rows the table dropped. */
+int tool_conn_run_hist(struct tool_conn *c, const struct tool_opts *o,
+		       void (*row)(void *ctx, const struct ftn_hist_row *h), void *ctx);
+/* The end of the run: the last interval's counts, kprobe hits missed,
+ * the report's end, everything freed. Returns err, else the report's. */
+int tool_conn_fini(struct tool_conn *c, int err);
+
+/* "family == 2 && (dport == 80 || dport == 443)" after first: -4/-6 and
+ * -P on port_field in the kernel (tracepoint fields, host order) */
+void tool_conn_filter(const struct tool_conn *c, struct tool_str *f, const char *first,
+		      const char *port_field);
+/* tool_conn_add with tool_conn_filter's filter (checked) */
+int tool_conn_add_filter(struct tool_conn *c, const char *sys, const char *event,
+			 const char *first, const char *port_field);
+/* Add trigger (a hist) to sock:inet_sock_set_state. 0 or -errno after
+ * one line. */
+int tool_conn_hist(struct tool_conn *c, const char *trigger);
+
+/*
+ * Records that wait for a later event, for at most one batch end: events
+ * of two CPUs may come with timestamps a little out of step (seen under
+ * qemu), so what comes first is not always what happened first. Kept in
+ * the order they came (the first of a key is the oldest), by a key (a
+ * socket pointer, a port).
+ */
+struct tool_wait;
+struct tool_wait *tool_wait_new(size_t size, size_t max);       /* NULL + errno */
+void tool_wait_free(struct tool_wait *w);
+/* The oldest record of key, else with add 1 a new zeroed one; add 2: a
+ * new one in any case. NULL when full or none. Valid until the next add
+ * or drop. */
+void *tool_wait_get(struct tool_wait *w, uint64_t key, int add);
+void tool_wait_drop(struct tool_wait *w, void *rec);
+/* Batch end (all: the run's end): records that waited through a whole
+ * batch to fn (which must not add to or drop from w), then dropped. */
+void tool_wait_age(struct tool_wait *w, int all, void (*fn)(void *ctx, uint64_t key, void *rec),
+		   void *ctx);
+
+/* The state-transition tools (tcpstates, tcplife): */
 /* Back end, instance, event set-up, owner map, socket table; says the
  * back end and why with -v. One line and -errno on failure (-ENOTSUP: no
  * back end on this kernel). */
 int tool_conn_init(struct tool_conn *c, const char *tool, const struct tool_opts *o);
-/* Consume until -d, a signal or an error (said in one line). */
-int tool_conn_consume(struct tool_conn *c, const struct tool_opts *o,
-		      const struct ftn_consumer_ops *ops, void *ctx);
 /* Decode ev: 1 and *r for a TCP transition (the socket table and the
  * owner map updated), 0 for another event. */
 int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool_conn_rec *r);
 /* After the tool used r: a socket that reached CLOSE is forgotten. */
 void tool_conn_done(struct tool_conn *c, struct tool_conn_rec *r);
-/* End of a consumer batch (one more /proc scan allowed). */
-void tool_conn_batch(struct tool_conn *c);
-void tool_conn_fini(struct tool_conn *c);
+
+/* ------------------------------------------------------------------ */
+/* Monitoring thresholds (--check; check.c)                           */
+/* ------------------------------------------------------------------ */
+
+/* Nagios / Icinga plugin states, also the exit codes of --check. */
+enum tool_check_status {
+	TOOL_CHECK_OK = 0, TOOL_CHECK_WARNING = 1, TOOL_CHECK_CRITICAL = 2, TOOL_CHECK_UNKNOWN = 3,
+};
+enum { TOOL_TH_GT = 1, TOOL_TH_GE, TOOL_TH_LT, TOOL_TH_LE };
+/* "NAME OP VALUE[/s]": NAME letters, digits, '_', '.', '-'; OP > >= < <=;
+ * VALUE a plain decimal; "/s" compares the rate (per second of the run)
+ * instead of the run's delta. Spaces around the parts are allowed. */
+struct tool_threshold {
+	char name[96];
+	int op;                 /* TOOL_TH_* */
+	double value;
+	int rate;               /* "/s" */
+};
+/* One threshold: 0 or -EINVAL. */
+int tool_threshold_parse(const char *s, struct tool_threshold *t);
+/* A comma-separated list appended to *v (realloc'd; free it), *n entries,
+ * whole or not at all: 0, -EINVAL (an empty list, an empty or bad element)
+ * or -ENOMEM. */
+int tool_thresholds_parse(const char *list, struct tool_threshold **v, size_t *n);
+/* Is the threshold crossed by delta over secs? *val (may be NULL) gets
+ * what was compared (the delta, or the rate). */
+int tool_threshold_hit(const struct tool_threshold *t, double delta, double secs, double *val);
+const char *tool_threshold_op(const struct tool_threshold *t);         /* ">=" */
+const char *tool_check_status_name(int status); /* "OK" .. "UNKNOWN" */
 
 #endif /* FTNET_TOOLS_COMMON_H */

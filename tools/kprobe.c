@@ -63,14 +63,9 @@ static void opts_parse(struct state *st, int argc, char **argv)
 {
 	int i = tool_opts_parse(&desc, &st->t.o, st, argc, argv);
 
-	if (i >= argc)
-		tool_usage_fail("no probe given (e.g. 'p:tcp_sendmsg size=%%dx')");
-	st->spec = argv[i++];
-	if (i < argc)
-		st->t.filter = argv[i++];
-	if (i < argc)
-		tool_usage_fail("unexpected argument '%s' (quote the definition and the filter)",
-				argv[i]);
+	st->spec = tool_tracer_operands(&st->t, argc, argv, i,
+					"no probe given (e.g. 'p:tcp_sendmsg size=%dx')",
+					"the definition and the filter");
 }
 
 static int init(struct state *st)
@@ -88,14 +83,8 @@ static int init(struct state *st)
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
 	err = ftn_kprobe_create(st->inst, st->kp.event, st->kp.def, st->kp.is_return);
-	if (err) {
-		/* EINVAL syntax, ENOENT unknown symbol, EILSEQ bad offset,
-		 * E2BIG too long: all the user's definition */
-		tool_fail(err, "cannot create %s '%s': %s", st->t.what, st->kp.def,
-			  *ftn_error_last() ? ftn_error_last() : strerror(-err));
-		return err == -EOPNOTSUPP || err == -EINVAL || err == -ENOENT ||
-		       err == -EILSEQ || err == -E2BIG || err == -EEXIST ? -EINVAL : err;
-	}
+	if (err)
+		return tool_tracer_create_fail(&st->t, err, st->kp.def);
 	return 0;
 }
 
@@ -110,6 +99,6 @@ int main(int argc, char **argv)
 	if (!err)
 		err = tool_tracer_run(&st.t, st.inst, ftn_probe_group(st.inst), st.kp.event);
 	/* disables the event, removes trigger, filter and the probe, rmdir */
-	ftn_instance_destroy(st.inst);
+	err = tool_instance_end(st.inst, err);
 	return tool_exit_code(err);
 }

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #define TOOL "tcpdrop"
+/* (location, reason, protocol) triples: a few hundred on a busy host;
+ * the library clears the table when it is half full */
 #define HIST_TRIGGER_SIZE 4096
 
 struct state {
@@ -41,6 +43,7 @@ struct state {
 	struct tool_counter *count;     /* drops per (location, reason) */
 	struct tool_report *r;
 	uint64_t hist_dropped;          /* the table's "Dropped:" so far */
+	struct ftn_histtab *htab;       /* the table (mode 'h') */
 };
 
 /* Columns: one drop (-e), and one counted row (JSON: labels, then count). */
@@ -201,11 +204,8 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped,
 			snprintf(lbuf, sizeof(lbuf), "0x%llx", (unsigned long long)key[0]);
 		count_names(st, lbuf, rs ? rs : "-", r->hitcount);
 	}
-	/* the kernel's table is full: those drops were seen, not counted
-	 * (dropped is since the start) */
-	if (dropped > st->hist_dropped)
-		tool_report_uncounted(st->r, dropped - st->hist_dropped, "hist table full");
-	st->hist_dropped = dropped;
+	/* drops the kernel's table saw but did not count */
+	tool_report_hist_dropped(st->r, &st->hist_dropped, dropped, full);
 	tool_report_counter(st->r, st->count, now_wall);
 	return 0;
 }
@@ -274,7 +274,7 @@ static int init(struct state *st)
 	if (!(st->fmt = ftn_format_load(NULL, "skb", "kfree_skb"))) {
 		err = -errno;
 		tool_fail(err, "cannot read the skb:kfree_skb format: %s", strerror(-err));
-		return err == -EACCES || err == -EPERM ? err : -ENOTSUP;
+		return err == -EACCES || err == -EPERM || err == -ENOMEM ? err : -ENOTSUP;
 	}
 	st->has_reason = ftn_format_field(st->fmt, "reason") != NULL &&
 			 ftn_format_has_symbols(st->fmt, "reason");
@@ -297,7 +297,7 @@ static int init(struct state *st)
 	if ((err = tool_filter_check(&st->filter)))
 		return err;
 	if (!(st->count = tool_counter_new(2, st->o.prom != NULL)))
-		return -errno;
+		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
@@ -315,11 +315,15 @@ static int init(struct state *st)
 		 * event: nothing goes to the ring buffer. */
 		char trig[256];
 
-		snprintf(trig, sizeof(trig), "hist:keys=location.sym-offset%s%s:vals=hitcount:size=%d",
+		snprintf(trig, sizeof(trig), "hist:keys=location.sym-offset%s%s:vals=hitcount:size=%u",
 			 st->has_reason ? ",reason" : "",
-			 ftn_format_field(st->fmt, "protocol") ? ",protocol" : "", HIST_TRIGGER_SIZE);
+			 ftn_format_field(st->fmt, "protocol") ? ",protocol" : "",
+			 ftn_hist_size(HIST_TRIGGER_SIZE));
 		if ((err = ftn_event_add_trigger(st->inst, "skb", "kfree_skb", trig)))
 			return tool_kfail(err, "cannot add the hist trigger to skb:kfree_skb");
+		/* the base is taken now, before "Tracing" is said */
+		if (!(st->htab = ftn_histtab_open(st->inst, "skb", "kfree_skb")))
+			return tool_fail(-errno, "cannot read the kfree_skb hist: %s", strerror(errno));
 		return 0;
 	}
 	return tool_event_setup(st->inst, "skb", "kfree_skb", st->filter.s, st->stacks,
@@ -356,7 +360,7 @@ static int run(struct state *st)
 		tool_fail(0, "this kernel's kfree_skb has no drop reasons: locations only");
 	if (st->mode != 'h')
 		return tool_consume(st->inst, st->mode, evs, &co, &ops, st);
-	if ((err = ftn_consume_hist(st->inst, "skb", "kfree_skb", &co, hist_period, st)))
+	if ((err = ftn_consume_histtab(st->htab, &co, hist_period, st)))
 		tool_fail(err, "cannot read the kfree_skb hist: %s", strerror(-err));
 	return err;
 }
@@ -369,7 +373,8 @@ static int fini(struct state *st, int err)
 	if (st->r && !st->events && tool_counter_count(st->count) && tool_counter_sum(st->count, 0))
 		tool_report_counter(st->r, st->count, tool_now_wall());
 	ferr = tool_report_finish(st->r);
-	ftn_instance_destroy(st->inst);
+	ftn_histtab_close(st->htab);    /* before the instance goes: it may look */
+	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
 	tool_counter_free(st->count);
 	ftn_format_free(st->fmt);

@@ -27,9 +27,7 @@
 struct state {
 	struct tool_opts o;
 	struct tool_conn c;
-	int hms, rel, wide, netns_col;
 	uint64_t first_ts;
-	struct tool_report *r;
 	struct tool_counter *conns, *bytes;     /* --prom, per owner COMM */
 	struct tool_col cols[20];
 };
@@ -63,7 +61,7 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 {
 	const struct ftn_probe_sock *t = &r->e.t;
 	const struct ftn_conn_sk *s = r->s;
-	struct tool_report *rp = st->r;
+	struct tool_report *rp = st->c.r;
 	int k = r->e.known, partial = !s || !s->born, b = r->e.has_bytes;
 	/* first seen at its close: no time at all */
 	int dur_known = s && !r->first;
@@ -108,14 +106,14 @@ static void prom_count(struct state *st, const struct tool_conn_rec *r)
 	int is_new;
 
 	if (!(row = tool_counter_add(st->conns, comm, strlen(comm) + 1, 1, 0, &is_new)))
-		return tool_report_uncounted(st->r, 1, "out of memory");
+		return tool_report_uncounted(st->c.r, 1, "out of memory");
 	if (is_new)
 		tool_counter_set_label(st->conns, row, 0, comm);
 	if (!r->e.has_bytes)
 		return;
 	ftn_conn_payload(r->s, &r->e, &tx, &rx);
 	if (!(row = tool_counter_add(st->bytes, comm, strlen(comm) + 1, tx, rx, &is_new)))
-		return tool_report_uncounted(st->r, 1, "out of memory");
+		return tool_report_uncounted(st->c.r, 1, "out of memory");
 	if (is_new)
 		tool_counter_set_label(st->bytes, row, 0, comm);
 }
@@ -140,41 +138,12 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct state *)ctx)->r, cpu, n);
-}
-
-static int on_batch(void *ctx, int64_t now_wall)
-{
-	struct state *st = ctx;
-
-	tool_conn_batch(&st->c);
-	return tool_report_batch(st->r, now_wall);
-}
-
 /* ---- phases ---- */
-
-static int on_opt(void *ctx, int c, const char *arg)
-{
-	struct state *st = ctx;
-	int err = tool_conn_opt(&st->c, c, arg);
-
-	if (err <= 0)
-		return err;
-	switch (c) {
-	case 'n': st->netns_col = 1; return 0;
-	case 'T': st->hms = 1; return 0;
-	case 't': st->rel = 1; return 0;
-	case 'w': st->wide = 1; return 0;
-	}
-	return -EINVAL;
-}
 
 static const struct tool_desc desc = {
 	.name = TOOL,
 	.synopsis = "tcplife [-hHnTtvw46] [-B BACKEND] [-d SECS] [-p PID] [-N PID] [-L PORTS]\n"
-		    "               [-D PORTS] [--json] [--prom FILE]",
+		    "               [-D PORTS] [-b KB] [--json] [--prom FILE]",
 	.about = "One line per closed TCP connection: the owner (PID, COMM: the process that\n"
 		 "owns the socket, \"-\" when it cannot be known), addresses, kilobytes sent\n"
 		 "(acknowledged by the peer) and received, and MS, its lifetime in\n"
@@ -191,20 +160,20 @@ static const struct tool_desc desc = {
 		    "  tcplife -T -D 80,443     connections to remote ports 80 and 443, with times\n"
 		    "  tcplife -p 1234 --json   connections of process 1234, JSON lines\n"
 		    "  tcplife -B tracepoint    without bytes, on the tracepoint\n",
-	.common = TOOL_OPT_COMMON,
+	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
 	.shortopts = TOOL_CONN_SHORTOPTS "nTtw",
-	.opt = on_opt,
+	.opt = tool_conn_life_opt,
 };
 
 static int init(struct state *st)
 {
 	int err;
 
-	st->c.want = FTN_CONN_BYTES | (st->netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0);
+	st->c.want = FTN_CONN_BYTES | (st->c.netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0);
 	if ((err = tool_conn_init(&st->c, TOOL, &st->o)))
 		return err;
 	if (st->o.prom && (!(st->conns = tool_counter_new(1, 1)) || !(st->bytes = tool_counter_new(1, 1))))
-		return -errno;
+		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* said once, whatever -v: which back end lacks what */
 	if (!(st->c.have & FTN_CONN_BYTES))
 		tool_fail(0, "TX_KB and RX_KB print '-' (JSON: null): %s",
@@ -219,56 +188,47 @@ static int init(struct state *st)
 
 static int run(struct state *st)
 {
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "connections", .cols = st->cols, .ncols = NCOLS,
 	};
 	int err;
 
 	memcpy(st->cols, tmpl, sizeof(tmpl));
-	if (!st->hms)
+	if (!st->c.hms)
 		st->cols[C_TIME].name = NULL;
-	if (!st->rel)
+	if (!st->c.rel)
 		st->cols[C_REL].name = NULL;
-	if (!st->netns_col)
+	if (!st->c.netns_col)
 		st->cols[C_NETNS].name = NULL;
-	if (st->wide) {
+	if (st->c.wide) {
 		st->cols[C_LADDR].width = st->cols[C_RADDR].width = -39;
 		st->cols[C_TXKB].width = st->cols[C_RXKB].width = 10;
 	}
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
-		return -errno;
+	if ((err = tool_conn_report(&st->c, &cfg, &st->o, NULL, NULL)))
+		return err;
 	if (st->o.prom &&
-	    ((err = tool_report_prom_counter(st->r, "ftnet_tcplife_connections_total",
+	    ((err = tool_report_prom_counter(st->c.r, "ftnet_tcplife_connections_total",
 					     "Closed TCP connections, by owner comm.",
 					     st->conns, 0, prom_labels, 20)) ||
-	     (err = tool_report_prom_counter(st->r, "ftnet_tcplife_tx_bytes_total",
+	     (err = tool_report_prom_counter(st->c.r, "ftnet_tcplife_tx_bytes_total",
 					     "Payload bytes sent and acknowledged by closed TCP connections, by owner comm (kprobe back end).",
 					     st->bytes, 0, prom_labels, 20)) ||
-	     (err = tool_report_prom_counter(st->r, "ftnet_tcplife_rx_bytes_total",
+	     (err = tool_report_prom_counter(st->c.r, "ftnet_tcplife_rx_bytes_total",
 					     "Payload bytes received by closed TCP connections, by owner comm (kprobe back end).",
 					     st->bytes, 1, prom_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
-	if ((err = tool_report_start(st->r, 1, "Tracing closed TCP connections (%s back end).",
+	if ((err = tool_report_start(st->c.r, 1, "Tracing closed TCP connections (%s back end).",
 				     tool_conn_backends[st->c.be])))
 		return err;
-	return tool_conn_consume(&st->c, &st->o, &ops, st);
+	return tool_conn_run(&st->c, &st->o, on_event, NULL, st);
 }
 
 static int fini(struct state *st, int err)
 {
-	int ferr;
-
-	if (st->c.be)		/* nested hits */
-		tool_report_probe_missed(st->r, st->c.inst);
-	if (st->r && st->c.nomem)
-		tool_report_uncounted(st->r, st->c.nomem, "sockets not tracked (out of memory)");
-	ferr = tool_report_finish(st->r);
-	tool_conn_fini(&st->c);
-	tool_report_free(st->r);
+	err = tool_conn_fini(&st->c, err);
 	tool_counter_free(st->conns);
 	tool_counter_free(st->bytes);
-	return err ? err : ferr;
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -277,7 +237,7 @@ int main(int argc, char **argv)
 	int err;
 
 	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st, argc, argv);
+	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
 	err = init(&st);
 	if (!err)
 		err = run(&st);

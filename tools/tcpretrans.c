@@ -333,7 +333,7 @@ static int init(struct state *st)
 	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
 	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL))))
-		return -errno;
+		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	return (!st->be && (err = tp_setup(st))) ? err : kp_setup(st);
 }
 
@@ -376,8 +376,7 @@ static int fini(struct state *st, int err)
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
 	if (st->be)		/* nested hits */
 		tool_report_probe_missed(st->r, st->inst);
-	int ferr = tool_report_finish(st->r);
-	ftn_instance_destroy(st->inst);
+	int ferr = tool_instance_end(st->inst, tool_report_finish(st->r));
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);
 	ftn_sockres_free(st->socks);

@@ -14,12 +14,14 @@ static struct sockio st = { .tool = "tcpsnoop", .protocol = IPPROTO_TCP, .top = 
 
 static const struct tool_desc desc = {
 	.name = "tcpsnoop",
-	.synopsis = "tcpsnoop [-hHv46] [-d SECS] [-i SECS] [-p PID] [-P PORT] [-b KB] [--json]",
+	.synopsis = "tcpsnoop [-B BACKEND] [-hHv46] [-d SECS] [-i SECS] [-p PID] [-P PORT] [-b KB] [--json]",
 	.about = "One line per TCP send or receive call that moved data: time, process,\n"
 		 "direction (TX, RX), connection and bytes. From the sock:sock_send_length/\n"
 		 "sock_recv_length tracepoints (the calling process) joined with\n"
 		 "/proc/net/tcp(6) by socket pointer; a socket gone before a snapshot saw it\n"
-		 "is shown as \"-\". Needs root.\n",
+		 "is shown as \"-\".\n"
+		 "Before 6.3 (or with -B kprobe): kprobes on tcp_sendmsg and tcp_recvmsg.\n"
+		 "Needs root.\n",
 	.options = SOCKIO_OPTIONS,
 	.examples = "  tcpsnoop               every call until Ctrl-C\n"
 		    "  tcpsnoop -p 1234       the calls of process 1234\n"

@@ -18,11 +18,7 @@
 struct state {
 	struct tool_opts o;
 	struct tool_conn c;
-	int count, hms, rel, wide, netns_col;
 	uint64_t first_ts;
-	uint64_t hist_dropped;          /* the hist table's "Dropped:" so far */
-	struct tool_counter *counts;
-	struct tool_report *r;
 	struct tool_col cols[20];
 };
 
@@ -58,7 +54,7 @@ static const char *const count_labels[] = { "oldstate", "newstate", NULL };
 static void print_event(struct state *st, const struct ftn_event *ev, const struct tool_conn_rec *r)
 {
 	const struct ftn_probe_sock *t = &r->e.t;
-	struct tool_report *rp = st->r;
+	struct tool_report *rp = st->c.r;
 	char sk[24], a[64];
 	int k = r->e.known;
 
@@ -88,13 +84,13 @@ static void print_event(struct state *st, const struct ftn_event *ev, const stru
 static void count(struct state *st, const struct tool_conn_rec *r, uint64_t n)
 {
 	int key[2] = { r->e.oldstate, r->e.newstate }, is_new;
-	struct tool_counter_row *row = tool_counter_add(st->counts, key, sizeof(key), n, 0, &is_new);
+	struct tool_counter_row *row = tool_counter_add(st->c.counts, key, sizeof(key), n, 0, &is_new);
 
 	if (!row)
-		return tool_report_uncounted(st->r, n, "out of memory");
+		return tool_report_uncounted(st->c.r, n, "out of memory");
 	if (is_new) {
-		tool_counter_set_label(st->counts, row, 0, ftn_tcp_state_name(r->e.oldstate));
-		tool_counter_set_label(st->counts, row, 1, ftn_tcp_state_name(r->e.newstate));
+		tool_counter_set_label(st->c.counts, row, 0, ftn_tcp_state_name(r->e.oldstate));
+		tool_counter_set_label(st->c.counts, row, 1, ftn_tcp_state_name(r->e.newstate));
 	}
 }
 
@@ -108,79 +104,36 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	if (!st->first_ts)
 		st->first_ts = ev->ts_ns;
 	if (r.pass) {
-		if (st->counts)
+		if (st->c.counts)
 			count(st, &r, 1);
-		if (!st->count)
+		if (!st->c.count)
 			print_event(st, ev, &r);
 	}
 	tool_conn_done(&st->c, &r);
 	return 0;
 }
 
-/* -c counted by the kernel: one period's rows that changed */
-static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
-		       int64_t now_wall)
+/* -c counted by the kernel: one of a period's rows that changed */
+static void hist_row(void *ctx, const struct ftn_hist_row *h)
 {
-	struct state *st = ctx;
+	struct tool_conn_rec r;
+	uint64_t o, n, p;
 
-	for (size_t i = 0; i < ftn_hist_count(d); i++) {
-		const struct ftn_hist_row *h = ftn_hist_at(d, i);
-		uint64_t o, n, p;
-		struct tool_conn_rec r;
-
-		if (ftn_hist_row_key(h, "oldstate", &o, NULL) || ftn_hist_row_key(h, "newstate", &n, NULL) ||
-		    ftn_hist_row_key(h, "protocol", &p, NULL) || p != 6)
-			continue;
-		memset(&r, 0, sizeof(r));
-		r.e.oldstate = (int)o;
-		r.e.newstate = (int)n;
-		count(st, &r, h->hitcount);
-	}
-	if (dropped > st->hist_dropped)
-		tool_report_uncounted(st->r, dropped - st->hist_dropped, "hist table full");
-	st->hist_dropped = dropped;
-	tool_report_counter(st->r, st->counts, now_wall);
-	return 0;
-}
-
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct state *)ctx)->r, cpu, n);
-}
-
-static int on_batch(void *ctx, int64_t now_wall)
-{
-	struct state *st = ctx;
-
-	tool_conn_batch(&st->c);
-	if (st->count)
-		tool_report_counter(st->r, st->counts, now_wall);
-	return st->count ? 0 : tool_report_batch(st->r, now_wall);
+	if (ftn_hist_row_key(h, "oldstate", &o, NULL) || ftn_hist_row_key(h, "newstate", &n, NULL) ||
+	    ftn_hist_row_key(h, "protocol", &p, NULL) || p != 6)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.e.oldstate = (int)o;
+	r.e.newstate = (int)n;
+	count(ctx, &r, h->hitcount);
 }
 
 /* ---- phases ---- */
 
-static int on_opt(void *ctx, int c, const char *arg)
-{
-	struct state *st = ctx;
-	int err = tool_conn_opt(&st->c, c, arg);
-
-	if (err <= 0)
-		return err;
-	switch (c) {
-	case 'c': st->count = 1; return 0;
-	case 'n': st->netns_col = 1; return 0;
-	case 'T': st->hms = 1; return 0;
-	case 't': st->rel = 1; return 0;
-	case 'w': st->wide = 1; return 0;
-	}
-	return -EINVAL;
-}
-
 static const struct tool_desc desc = {
 	.name = TOOL,
 	.synopsis = "tcpstates [-chHnTtvw46] [-B BACKEND] [-d SECS] [-i SECS] [-p PID] [-N PID]\n"
-		    "                 [-L PORTS] [-D PORTS] [--json] [--prom FILE] [--top N]",
+		    "                 [-L PORTS] [-D PORTS] [-b KB] [--json] [--prom FILE] [--top N]",
 	.about = "Every TCP state transition: the socket, its owner (PID, COMM: the process\n"
 		 "that owns the socket, also for transitions made in softirq context; \"-\"\n"
 		 "when it cannot be known), its addresses, the old and the new state, and MS,\n"
@@ -196,27 +149,25 @@ static const struct tool_desc desc = {
 		    "  tcpstates -T -L 80,443      local ports 80 and 443, with times\n"
 		    "  tcpstates -p 1234 --json    sockets of process 1234, JSON lines\n"
 		    "  tcpstates -c -i 10          transitions counted every 10 seconds\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP,
+	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER,
 	.shortopts = TOOL_CONN_SHORTOPTS "cnTtw",
-	.opt = on_opt,
+	.opt = tool_conn_life_opt,
 };
 
 static int init(struct state *st)
 {
-	int err;
-
-	st->c.want = st->netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0;
-	st->c.count_only = st->count;
-	if ((err = tool_conn_init(&st->c, TOOL, &st->o)))
-		return err;
-	if ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL)))
-		return -errno;
-	return 0;
+	st->c.want = st->c.netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0;
+	st->c.count_only = st->c.count;
+	st->c.nlabels = 2;
+	return tool_conn_init(&st->c, TOOL, &st->o);
 }
 
 static int run(struct state *st)
 {
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	static const struct tool_conn_prom prom[] = {
+		{ "ftnet_tcpstates_transitions_total", "TCP state transitions, by old and new state.", 0, 0 },
+		{ NULL, NULL, 0, 0 },
+	};
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "transitions",
 		.cols = st->cols, .ncols = NCOLS, .icols = count_cols, .nicols = 3,
@@ -224,51 +175,23 @@ static int run(struct state *st)
 	int err;
 
 	memcpy(st->cols, tmpl, sizeof(tmpl));
-	if (!st->hms)
+	if (!st->c.hms)
 		st->cols[C_TIME].name = NULL;
-	if (!st->rel)
+	if (!st->c.rel)
 		st->cols[C_REL].name = NULL;
-	if (!st->netns_col)
+	if (!st->c.netns_col)
 		st->cols[C_NETNS].name = NULL;
-	if (st->wide)
+	if (st->c.wide)
 		st->cols[C_LADDR].width = st->cols[C_RADDR].width = -39;
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
-		return -errno;
-	if (st->o.prom &&
-	    (err = tool_report_prom_counter(st->r, "ftnet_tcpstates_transitions_total",
-					    "TCP state transitions, by old and new state.",
-					    st->counts, 0, count_labels, 0)))
-		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
-	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP state transitions (%s back end%s)%s.",
+	if ((err = tool_conn_report(&st->c, &cfg, &st->o, prom, count_labels)))
+		return err;
+	if ((err = tool_report_start(st->c.r, !st->c.count, "Tracing TCP state transitions (%s back end%s)%s.",
 				     tool_conn_backends[st->c.be],
 				     st->c.hist ? ", counted in the kernel" : "",
-				     st->count ? ", counted per transition" : "")))
+				     st->c.count ? ", counted per transition" : "")))
 		return err;
-	if (st->c.hist) {
-		struct ftn_consumer_opts co = { .period_s = st->o.interval, .duration_s = st->o.duration };
-
-		if ((err = ftn_consume_hist(st->c.inst, "sock", "inet_sock_set_state", &co, hist_period, st)))
-			tool_fail(err, "cannot read the inet_sock_set_state hist: %s", strerror(-err));
-		return err;
-	}
-	return tool_conn_consume(&st->c, &st->o, &ops, st);
-}
-
-static int fini(struct state *st, int err)
-{
-	int ferr;
-
-	if (st->r && st->count && !st->c.hist && tool_counter_sum(st->counts, 0))
-		tool_report_counter(st->r, st->counts, tool_now_wall());
-	if (st->c.be)		/* nested hits */
-		tool_report_probe_missed(st->r, st->c.inst);
-	if (st->r && st->c.nomem)
-		tool_report_uncounted(st->r, st->c.nomem, "sockets not tracked (out of memory)");
-	ferr = tool_report_finish(st->r);
-	tool_conn_fini(&st->c);
-	tool_report_free(st->r);
-	tool_counter_free(st->counts);
-	return err ? err : ferr;
+	return st->c.hist ? tool_conn_run_hist(&st->c, &st->o, hist_row, st) :
+			    tool_conn_run(&st->c, &st->o, on_event, NULL, st);
 }
 
 int main(int argc, char **argv)
@@ -277,9 +200,9 @@ int main(int argc, char **argv)
 	int err;
 
 	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st, argc, argv);
+	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
 	err = init(&st);
 	if (!err)
 		err = run(&st);
-	return tool_exit_code(fini(&st, err));
+	return tool_exit_code(tool_conn_fini(&st.c, err));
 }

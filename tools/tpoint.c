@@ -71,13 +71,9 @@ static void opts_parse(struct state *st, int argc, char **argv)
 		st->spec = i < argc ? argv[i] : NULL;
 		return;
 	}
-	if (i >= argc)
-		tool_usage_fail("no tracepoint given (SYS:EVENT; tpoint -l lists them)");
-	st->spec = argv[i++];
-	if (i < argc)
-		st->t.filter = argv[i++];
-	if (i < argc)
-		tool_usage_fail("unexpected argument '%s' (quote the filter)", argv[i]);
+	st->spec = tool_tracer_operands(&st->t, argc, argv, i,
+					"no tracepoint given (SYS:EVENT; tpoint -l lists them)",
+					"the filter");
 }
 
 static int print_one(void *ctx, const char *sys, const char *event)
@@ -132,6 +128,6 @@ int main(int argc, char **argv)
 	err = init(&st);
 	if (!err)
 		err = tool_tracer_run(&st.t, st.inst, st.sys, st.event);
-	ftn_instance_destroy(st.inst);
+	err = tool_instance_end(st.inst, err);
 	return tool_exit_code(err);
 }

@@ -14,12 +14,14 @@ static struct sockio st = { .tool = "udpsnoop", .protocol = IPPROTO_UDP, .top = 
 
 static const struct tool_desc desc = {
 	.name = "udpsnoop",
-	.synopsis = "udpsnoop [-hHv46] [-d SECS] [-i SECS] [-p PID] [-P PORT] [-b KB] [--json]",
+	.synopsis = "udpsnoop [-B BACKEND] [-hHv46] [-d SECS] [-i SECS] [-p PID] [-P PORT] [-b KB] [--json]",
 	.about = "One line per UDP send or receive call that moved data: time, process,\n"
 		 "direction (TX, RX), socket and bytes. From the sock:sock_send_length/\n"
 		 "sock_recv_length tracepoints (the calling process) joined with\n"
 		 "/proc/net/udp(6) by socket pointer; a socket gone before a snapshot saw it\n"
-		 "is shown as \"-\". Needs root.\n",
+		 "is shown as \"-\".\n"
+		 "Before 6.3 (or with -B kprobe): kprobes on udp_sendmsg, udp_recvmsg and udpv6_*.\n"
+		 "Needs root.\n",
 	.options = SOCKIO_OPTIONS,
 	.examples = "  udpsnoop               every call until Ctrl-C\n"
 		    "  udpsnoop -p 1234       the calls of process 1234\n"

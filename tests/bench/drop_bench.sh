@@ -17,6 +17,7 @@ bench_setup "drop bench" drop "$TD" "$FLOOD" ip
 
 # one CONSUMER: flood while tcpdrop runs; prints "cpu_s events lost"
 run() {
+	: >"$tmp/err"   # now, not when the child runs: the wait below would read the last run's lines
 	sh -c '"$@" >"'"$tmp"'/out" 2>"'"$tmp"'/err"; times >"'"$tmp"'/times"' sh \
 		"$TD" -d 6 --json -r NO_SOCKET -P ip -C "$1" -b 8192 &
 	pid=$!

@@ -43,6 +43,7 @@ run() {
 	stream) args="-H" ;;
 	count) args="-c -H" ;;
 	esac
+	: >"$tmp/err"   # now, not when the child runs: the wait below would read the last run's lines
 	"$TR" -d 12 -C "$2" $args >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	pids="$pids $pid"

@@ -50,3 +50,7 @@ sh tests/bench/conn_bench.sh
 echo
 # tcptop at 100k send/receive calls/s beside bpftrace; traced-system cost (root only)
 sh tests/bench/sockio_bench.sh
+
+echo
+# every tool's RSS idle and under load beside bpftrace's (root only)
+sh tests/bench/mem_bench.sh

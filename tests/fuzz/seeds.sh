@@ -8,7 +8,7 @@ set -eu
 out=${1:?usage: seeds.sh OUTDIR}
 fx=tests/fixtures
 rm -rf "$out"
-for h in parse_line format rbpage socktab btf ksyms hist spec; do
+for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec; do
 	mkdir -p "$out/$h"
 done
 
@@ -85,5 +85,24 @@ for s in 'p:tcp_sendmsg size=%dx' 'r:ret tcp_sendmsg $retval' 'p tcp_v4_rcv' \
 	 'tcp:tcp_retransmit_skb' 'sock/inet_sock_set_state'; do
 	i=$((i + 1))
 	printf '%s' "$s" >"$out/spec/$i"
+done
+# ELF files (bin/uprobe reads the ones users name): a small real
+# executable of this machine (coreutils' true: always there), its first
+# 64 bytes (the header alone), and its first 4 KiB (tables cut off)
+if [ -f /bin/true ]; then
+	cp /bin/true "$out/elf/true"
+	head -c 64 /bin/true >"$out/elf/header"
+	head -c 4096 /bin/true >"$out/elf/cut"
+else
+	printf '\177ELF\2\1\1' >"$out/elf/magic"
+fi
+
+# uprobe definitions and byte arrays as the kernel prints them
+i=0
+for s in 'p:/bin/true:main' 'r:libc:malloc $retval' 'p:rl bash:readline+0x4 a=%di:u64' \
+	 'p:libc.so.6:send b=+0($arg2):x8[16] n=$arg3' 'r:x /usr/bin/app:0x1a2b ret=$retval:s32' \
+	 '{0xde,0xad,0xbe,0xef}' 'p:f ./a.out:parse s=+0(%si):string'; do
+	i=$((i + 1))
+	printf '%s' "$s" >"$out/uspec/$i"
 done
 rm -f "$out/.rec"

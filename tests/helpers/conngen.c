@@ -3,7 +3,7 @@
  *
  *   conngen [-4|-6] -p PORT [-n OK] [-r REFUSED] [-T TIMEOUTS] [-A ABORTS]
  *           [-b BYTES] [-B RBYTES] [-C client|server|mix] [-w MS]
- *           [-P PAIRS] [-l LOG] [-t SECS]
+ *           [-P PAIRS] [-H MS] [-l LOG] [-t SECS]
  *
  * Talks to 127.0.0.1 (-4, the default) or ::1 (-6) only; tests run it in a
  * network namespace of their own whose nftables rule drops SYNs to PORT+2.
@@ -56,6 +56,10 @@
  * wrote and read on that connection, as counted here. closer says who ended
  * it: for refused the peer's RST (server), for timeout the client.
  *
+ * -H MS: after its last connection each client (and so its server) stays
+ * MS before it exits, so that a tool reading the events a batch later
+ * still finds the processes (their network namespace) in /proc.
+ *
  * -t bounds the whole run (default 20 s): SIGALRM kills the server and
  * ends with exit status 3. The server also dies with the client
  * (PR_SET_PDEATHSIG), so nothing outlives a run.
@@ -89,6 +93,7 @@ struct opts {
 	long bytes, rbytes;
 	enum closer closer;
 	long wait_ms;           /* connect timeout for TIMEOUTS */
+	long hold_ms;           /* -H: stay before exiting */
 	double secs;
 	const char *log;
 	int pairs;              /* -P: client/server pairs side by side */
@@ -118,7 +123,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: conngen [-4|-6] -p PORT [-n OK] [-r REFUSED] [-T TIMEOUTS] [-A ABORTS]\n"
 		"               [-b BYTES] [-B RBYTES] [-C client|server|mix] [-w MS]\n"
-		"               [-P PAIRS] [-l LOG] [-t SECS]\n");
+		"               [-P PAIRS] [-H MS] [-l LOG] [-t SECS]\n");
 	exit(f == stdout ? 0 : 2);
 }
 
@@ -622,6 +627,12 @@ static int run_pair(const struct opts *o, int k)
 		all &= client_one(&c);
 	}
 
+	if (o->hold_ms) {   /* -H: the server waits for the plan meanwhile */
+		struct timespec ts = { o->hold_ms / 1000, o->hold_ms % 1000 * 1000000 };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	close(c.plan_wr);   /* the server's EOF: it exits */
 	rc = reap(pid);
 	server_pid = 0;
@@ -706,7 +717,7 @@ int main(int argc, char **argv)
 	char *end;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "46A:B:C:P:T:b:hl:n:p:r:t:w:")) != -1) {
+	while ((c = getopt(argc, argv, "46A:B:C:H:P:T:b:hl:n:p:r:t:w:")) != -1) {
 		switch (c) {
 		case '4': o.family = AF_INET; break;
 		case '6': o.family = AF_INET6; break;
@@ -722,6 +733,7 @@ int main(int argc, char **argv)
 			else
 				usage(stderr);
 			break;
+		case 'H': o.hold_ms = num(optarg, 0, 600000); break;
 		case 'P': o.pairs = (int)num(optarg, 1, MAX_PAIRS); break;
 		case 'T': o.timeouts = num(optarg, 0, 1000); break;
 		case 'b': o.bytes = num(optarg, 0, 1L << 30); break;

@@ -119,28 +119,50 @@ static int copy_tree(const char *from, const char *to)
 	return err;
 }
 
+/* Without allocating (getdents64 into a stack buffer, not opendir): the
+ * out-of-memory tests (tests/helpers/failalloc.c) fail allocations, and
+ * a real tracefs rmdir never fails for want of user memory. Entries are
+ * removed while the directory is read, so it is read again from the
+ * start until a pass removes nothing. */
 static void empty_tree(const char *path)
 {
-	DIR *d = opendir(path);
-	struct dirent *de;
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), removed;
 
-	if (!d)
+	if (fd < 0)
 		return;
-	while ((de = readdir(d)) != NULL) {
-		char p[PATH_MAX];
-		struct stat st;
+	do {
+		long n;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			empty_tree(p);
-			sys_rmdir(p);
-		} else {
-			unlink(p);
+		removed = 0;
+		lseek(fd, 0, SEEK_SET);
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n; ) {
+				struct fake_dirent {
+					unsigned long long ino;
+					long long off;
+					unsigned short reclen;
+					unsigned char type;
+					char name[];
+				} *de = (struct fake_dirent *)(buf + off);
+				char p[PATH_MAX];
+				struct stat st;
+
+				off += de->reclen;
+				if (!strcmp(de->name, ".") || !strcmp(de->name, ".."))
+					continue;
+				snprintf(p, sizeof(p), "%s/%s", path, de->name);
+				if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+					empty_tree(p);
+					sys_rmdir(p);
+				} else {
+					unlink(p);
+				}
+				removed++;
+			}
 		}
-	}
-	closedir(d);
+	} while (removed);
+	close(fd);
 }
 
 int mkdir(const char *path, mode_t mode)
@@ -185,4 +207,27 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 	ts->tv_sec = (time_t)(ns / 1000000000);
 	ts->tv_nsec = (long)(ns % 1000000000);
 	return 0;
+}
+
+/* With FTNET_FAKE_NO_RETARGS set, appending to a file named kprobe_events
+ * (non-empty) a return probe ("r...") that reads $argN fails with EINVAL, as a kernel
+ * before 6.10 refuses it ("Invalid $-variable specified"): the library's
+ * fallback for such kernels (the sockio tools' entry probes paired with
+ * returns) runs in fake trees. Any other write is the system call. */
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t k;
+
+	if (n > 2 && ((const char *)buf)[0] == 'r' && getenv("FTNET_FAKE_NO_RETARGS") &&
+	    *getenv("FTNET_FAKE_NO_RETARGS") &&
+	    memmem(buf, n, "$arg", 4)) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		k = readlink(link, path, sizeof(path) - 1);
+		if (k > 14 && !memcmp(path + k - 14, "/kprobe_events", 14)) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	return syscall(SYS_write, fd, buf, n);
 }

@@ -3,7 +3,7 @@
  * sendrecv - known send/receive traffic for the tests of tcptop, udptop,
  * tcpsnoop and udpsnoop.
  *
- *   sendrecv [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] [-W FILE]
+ *   sendrecv [-x] [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] [-W FILE]
  *            [tcp4] [tcp6] [udp]
  *
  * Forks one process per kind asked (default all three), each with its own
@@ -19,7 +19,17 @@
  *        recvfrom, and two connected IPv6 ones ([::1]:PORT+6 <-> PORT+7).
  * With -W, each process waits (at most 60 s) for FILE to exist once its
  * sockets are set up, before the first round (a tool started in between
- * finds sockets that existed before it). Rounds run for -t seconds (default 2) at -r rounds per second (default
+ * finds sockets that existed before it).
+ * With -x, each round also makes calls that move no payload, which the
+ * tools must not count (none is in the log's counts): a non-blocking
+ * receive with nothing queued (EAGAIN), a receive that only peeks
+ * (MSG_PEEK, before the real one), a zero-byte send (TCP), a receive on
+ * the listener (ENOTCONN), a send without a destination on an unconnected
+ * socket (UDP, EDESTADDRREQ); TCP reads with MSG_WAITALL (one call that
+ * may sleep for the rest); and sr-udp's seventh socket, IPv6 bound to
+ * [::]:PORT+8, exchanges one datagram each way with the unconnected
+ * 127.0.0.1:PORT+4 through a v4-mapped address (udpv6_sendmsg hands
+ * those to udp_sendmsg: one call, not two). Rounds run for -t seconds (default 2) at -r rounds per second (default
  * 200). Every call is counted by the process that makes it. Then each
  * process writes one line per socket to LOG (default stdout, appended,
  * one write per line):
@@ -54,6 +64,7 @@ struct sock {
 
 static int logfd = STDOUT_FILENO;
 static const char *gofile;
+static int extra;               /* -x */
 
 /* -W: wait for the go file */
 static void wait_go(void)
@@ -65,7 +76,7 @@ static unsigned char buf[65536];
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sendrecv [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] "
+	fprintf(f, "usage: sendrecv [-x] [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] "
 		"[-W FILE] [tcp4] [tcp6] [udp]\n");
 }
 
@@ -183,6 +194,24 @@ static void xsend(struct sock *s, size_t n, const struct sockaddr_storage *to, s
 	}
 }
 
+/* -x: a call that must move nothing: fail unless it returned want
+ * (0, or -1 with errno want_errno) */
+static void nothing(ssize_t r, int want_errno, const char *what)
+{
+	if (want_errno ? r != -1 || errno != want_errno : r != 0) {
+		fprintf(stderr, "sendrecv: -x %s: returned %zd (%s)\n", what, r, strerror(errno));
+		exit(1);
+	}
+}
+
+/* -x: peek at what is queued (blocks until something is), then receive
+ * for real below */
+static void peek(struct sock *s)
+{
+	if (recv(s->fd, buf, sizeof(buf), MSG_PEEK) <= 0)
+		die("recv MSG_PEEK");
+}
+
 static void xrecv(struct sock *s, size_t n, int from)
 {
 	struct sockaddr_storage ss;
@@ -193,7 +222,7 @@ static void xrecv(struct sock *s, size_t n, int from)
 	while (got < n) {
 		sl = sizeof(ss);
 		r = from ? recvfrom(s->fd, buf, sizeof(buf), 0, (struct sockaddr *)&ss, &sl)
-			 : recv(s->fd, buf, n - got, 0);
+			 : recv(s->fd, buf, n - got, extra && !from ? MSG_WAITALL : 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -238,7 +267,14 @@ static void run_tcp(int fam, int port, double secs, double rate, double wait)
 	for (i = 0; now_s() - start < secs; i++) {
 		size_t n = round_size(i);
 
+		if (extra) {
+			nothing(recv(a.fd, buf, 1, MSG_DONTWAIT), EAGAIN, "recv with nothing queued");
+			nothing(recv(lfd, buf, 1, MSG_DONTWAIT), ENOTCONN, "recv on the listener");
+			nothing(send(c.fd, buf, 0, 0), 0, "send of 0 bytes");
+		}
 		xsend(&c, n, NULL, 0);
+		if (extra)
+			peek(&a);
 		xrecv(&a, n, 0);
 		xsend(&a, 2 * n, NULL, 0);
 		xrecv(&c, 2 * n, 0);
@@ -252,9 +288,10 @@ static void run_tcp(int fam, int port, double secs, double rate, double wait)
 
 static void run_udp(int port, double secs, double rate, double wait)
 {
-	struct sock s[6] = { { 0 } };
-	struct sockaddr_storage to[2];
-	socklen_t tl[2];
+	struct sock s[7] = { { 0 } };
+	struct sockaddr_storage to[4];
+	socklen_t tl[4];
+	int ns = extra ? 7 : 6;
 	double start;
 	unsigned long i;
 
@@ -271,12 +308,33 @@ static void run_udp(int port, double secs, double rate, double wait)
 	s[4].connected = s[5].connected = 1;
 	tl[0] = mkaddr(AF_INET, port + 5, &to[0]);     /* s[2] -> s[3] */
 	tl[1] = mkaddr(AF_INET, port + 4, &to[1]);     /* s[3] -> s[2] */
+	if (extra) {
+		struct sockaddr_in6 *m = (struct sockaddr_in6 *)&to[2];
+		struct sockaddr_in6 any = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)(port + 8)) };
+
+		/* s[6]: [::]:PORT+8 (dual stack) <-> s[2] through ::ffff:127.0.0.1 */
+		if ((s[6].fd = socket(AF_INET6, SOCK_DGRAM, 0)) < 0 ||
+		    bind(s[6].fd, (struct sockaddr *)&any, sizeof(any)))
+			die("socket/bind [::]");
+		memset(&to[2], 0, sizeof(to[2]));
+		m->sin6_family = AF_INET6;
+		m->sin6_port = htons((uint16_t)(port + 4));
+		inet_pton(AF_INET6, "::ffff:127.0.0.1", &m->sin6_addr);
+		tl[2] = sizeof(*m);
+		tl[3] = mkaddr(AF_INET, port + 8, &to[3]);     /* s[2] -> s[6] */
+	}
 	wait_go();
 	start = now_s();
 	for (i = 0; now_s() - start < secs; i++) {
 		size_t n = round_size(i);
 
+		if (extra)
+			nothing(recv(s[1].fd, buf, 1, MSG_DONTWAIT), EAGAIN, "recv with nothing queued");
 		xsend(&s[0], n, NULL, 0);
+		if (extra) {
+			peek(&s[1]);
+			nothing(send(s[2].fd, buf, 10, 0), EDESTADDRREQ, "send without a destination");
+		}
 		xrecv(&s[1], n, 0);
 		xsend(&s[1], n / 2 + 1, NULL, 0);
 		xrecv(&s[0], n / 2 + 1, 0);
@@ -288,9 +346,15 @@ static void run_udp(int port, double secs, double rate, double wait)
 		xrecv(&s[5], n / 4 + 1, 0);
 		xsend(&s[5], n / 5 + 1, NULL, 0);
 		xrecv(&s[4], n / 5 + 1, 0);
+		if (extra) {
+			xsend(&s[6], n / 6 + 1, &to[2], tl[2]);
+			xrecv(&s[2], n / 6 + 1, 1);
+			xsend(&s[2], n / 7 + 1, &to[3], tl[3]);
+			xrecv(&s[6], n / 7 + 1, 1);
+		}
 		pace(start, i + 1, rate);
 	}
-	for (int k = 0; k < 6; k++)
+	for (int k = 0; k < ns; k++)
 		log_sock("udp", "sr-udp", "udp", &s[k]);
 	usleep((useconds_t)(wait * 1e6));
 	exit(0);
@@ -303,8 +367,9 @@ int main(int argc, char **argv)
 	pid_t pids[3];
 	char *e;
 
-	while ((c = getopt(argc, argv, "hl:p:r:t:w:W:")) != -1) {
+	while ((c = getopt(argc, argv, "hl:p:r:t:w:W:x")) != -1) {
 		switch (c) {
+		case 'x': extra = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'l':
 			if ((logfd = open(optarg, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0)

@@ -5,9 +5,13 @@
  * closed port (ECONNREFUSED on a connected socket) are expected and not
  * fatal: we use an unconnected socket so they are not even reported.
  *
- *   udpflood ADDR PORT COUNT [RATE [SIZE]]
+ *   udpflood ADDR PORT COUNT [RATE [SIZE [HOLD_MS]]]
  *
  * Prints the number sent on stdout. Exit 0 when all COUNT were sent.
+ * HOLD_MS: stay alive that long after the last datagram, so that a tracer
+ * reading the drops a batch later still finds this task in /proc (a task
+ * gone by then can only be named from the kernel's saved_cmdlines, if at
+ * all).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,13 +35,13 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	unsigned long count, sent = 0, rate = 0, size = 16;
+	unsigned long count, sent = 0, rate = 0, size = 16, hold = 0;
 	char buf[65536];
 	long long start;
 	int fd;
 
-	if (argc < 4 || argc > 6) {
-		fprintf(stderr, "usage: udpflood ADDR PORT COUNT [RATE [SIZE]]\n");
+	if (argc < 4 || argc > 7) {
+		fprintf(stderr, "usage: udpflood ADDR PORT COUNT [RATE [SIZE [HOLD_MS]]]\n");
 		return 2;
 	}
 	memset(&ss, 0, sizeof(ss));
@@ -58,6 +62,8 @@ int main(int argc, char **argv)
 		rate = strtoul(argv[4], NULL, 10);
 	if (argc > 5)
 		size = strtoul(argv[5], NULL, 10);
+	if (argc > 6)
+		hold = strtoul(argv[6], NULL, 10);
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	memset(buf, 'x', size);
@@ -89,6 +95,12 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%lu\n", sent);
+	fflush(stdout);
 	close(fd);
+	if (hold) {
+		struct timespec ts = { (time_t)(hold / 1000), (long)(hold % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 	return sent == count ? 0 : 1;
 }

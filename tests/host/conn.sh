@@ -44,6 +44,7 @@ t_is "$?" 0 "nftables rule dropping SYNs to port $((PORT + 2))"
 # start TOOL OUT: run the tool with JSON in the background until SIGINT
 # ($bgpid); waits for its banner
 start() {
+	: >"$2.err"   # now, not when the child runs: the wait below would read the last run's lines
 	"$FTNET_TOP/bin/$1" --json -d 60 >"$2" 2>"$2.err" &
 	bgpid=$!
 	host_bg_track $bgpid

@@ -30,17 +30,30 @@ leftovers() { # TOOL PID
 # loaded machine makes instances slowly), signal, time it
 one() {
 	name=$1; sig=$2; tool=$3; shift 3
-	env --default-signal=INT,QUIT "$FTNET_TOP/bin/$tool" "$@" >"$tmp/o" 2>"$tmp/e" &
+	# HUP too: a tool keeps an inherited ignored SIGHUP (nohup) by
+	# design, and a test run under nohup would then wait for it forever
+	: >"$tmp/o"; : >"$tmp/e"   # now, not when the child runs: the wait below would read the last run's lines
+	env --default-signal=INT,QUIT,HUP,TERM "$FTNET_TOP/bin/$tool" "$@" >"$tmp/o" 2>"$tmp/e" &
 	pid=$!
 	host_bg_track $pid
 	i=0
+	ts=$(now_ms)
 	while ! grep -q '^Tracing' "$tmp/e" 2>/dev/null && host_alive $pid && [ $i -lt 400 ]; do
 		sleep 0.05; i=$((i + 1))
 	done
 	if ! grep -q '^Tracing' "$tmp/e"; then
-		t_fail "$name: started tracing"; sed 's/^/#   /' "$tmp/e"
+		# why the wait ended (CI once saw this with the tool already in
+		# its consume loop and an empty stderr): time, polls, alive,
+		# stderr's size, and the same again a moment later
+		t_fail "$name: started tracing (waited $(($(now_ms) - ts)) ms, $i polls," \
+		       "alive $(host_alive $pid && echo yes || echo no), stderr $(wc -c <"$tmp/e") bytes)"
+		sed 's/^/#   /' "$tmp/e"
 		# where it waits, for the log
-		t_diag "  state $(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null) wchan $(cat /proc/$pid/wchan 2>/dev/null)"
+		t_diag "  state $(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null) wchan $(cat /proc/$pid/wchan 2>/dev/null)" \
+		       "fd2 $(readlink /proc/$pid/fd/2 2>/dev/null)"
+		sleep 0.5
+		t_diag "  0.5 s later: stderr $(wc -c <"$tmp/e") bytes"
+		sed 's/^/#   /' "$tmp/e"
 		sed 's/^/#   /' /proc/$pid/stack 2>/dev/null | head -12
 		kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 		return
@@ -50,6 +63,7 @@ one() {
 	kill -"$sig" $pid
 	while host_alive $pid && [ $(($(now_ms) - t0)) -lt 3000 ]; do sleep 0.01; done
 	ms=$(($(now_ms) - t0))
+	host_alive $pid && kill -9 $pid    # failed below; never a hung test
 	wait $pid; rc=$?
 	t_check "$name: ends within 500 ms of SIG$sig (took $ms ms)" [ "$ms" -le 500 ]
 	t_is "$rc" 0 "$name: exit status 0 after SIG$sig"

@@ -31,6 +31,7 @@ if [ ! -x "$IDLE" ]; then
 	exit 1
 fi
 
+: >"$tmp/idle.out"   # now, not when the child runs: the wait below would read the last run's lines
 ip netns exec "$NS" "$IDLE" -p "$((PORT + 3))" -n 25000 -t 120 >"$tmp/idle.out" 2>"$tmp/idle.err" &
 host_bg_track $!
 i=0
@@ -45,6 +46,7 @@ ip netns exec "$NS" "$GEN" -p "$PORT" -t 2 -r 100 -w 2 -W "$tmp/go" -l "$tmp/log
 gen=$!
 host_bg_track $gen
 sleep 1                 # its connections are up, waiting for the go file
+: >"$tmp/e"   # now, not when the child runs: the wait below would read the last run's lines
 ip netns exec "$NS" "$FTNET_TOP/bin/tcptop" --json -i 1 -v >"$tmp/o" 2>"$tmp/e" &
 top=$!
 host_bg_track $top

@@ -23,6 +23,7 @@ gen=$!
 host_bg_track $gen
 sleep 1                 # its sockets are up, waiting for the go file
 for t in tcptop udptop; do
+	: >"$tmp/$t.err"   # now, not when the child runs: the wait below would read the last run's lines
 	"$FTNET_TOP/bin/$t" --json -i 1 -v -b 4096 >"$tmp/$t.out" 2>"$tmp/$t.err" &
 	eval "pid_$t=$!"
 	host_bg_track $!

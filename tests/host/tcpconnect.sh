@@ -78,6 +78,7 @@ done
 start() {
 	_t=$1 _o=$2 _e=$3; shift 3
 	: >"$_o"; : >"$_e"
+	: >"$_o"; : >"$_e"   # now, not when the child runs: the wait below would read the last run's lines
 	env --default-signal=INT "$FTNET_TOP/bin/$_t" "$@" >"$_o" 2>"$_e" &
 	bg=$!
 	host_bg_track "$bg"

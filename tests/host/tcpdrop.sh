@@ -25,7 +25,7 @@ host_tmpdir tcpdrop
 
 td_bg() { # OUT ERR ARGS...
 	_o=$1 _e=$2; shift 2
-	: >"$_o"; : >"$_e"
+	: >"$_o"; : >"$_e"   # now, not when the child runs: the wait below would read the last run's lines
 	env --default-signal=INT,QUIT "$TD" "$@" >"$_o" 2>"$_e" &
 	tdpid=$!
 	host_bg_track "$tdpid"
@@ -117,14 +117,28 @@ fi
 
 # ------------------------------------------------------------ exact nftables count
 # Paced sends: each datagram is dropped in the sender's own softirq (the
-# loopback backlog runs at local_bh_enable), so the on-CPU task names it.
+# loopback backlog runs at local_bh_enable), so the on-CPU task names it -
+# unless the kernel deferred that softirq to ksoftirqd, which it does when
+# softirqs keep coming (once in six CI runs every one of the 300 lines
+# named another task): -e prints the task on the CPU, which is then
+# ksoftirqd/N. The count is exact either way.
 td_bg "$tmp/nf.json" "$tmp/nf.err" -d 3 --json -e -r NETFILTER_DROP
 if started "$tmp/nf.err"; then
-	flood 127.0.0.1 7777 $M 2000
+	# (alive 1 s after its last datagram, so that its drops, read a
+	# batch later, find it in /proc. Once, every line named a task
+	# "timeout" (one PID) instead: not explained yet; the lines are
+	# printed when it happens)
+	flood 127.0.0.1 7777 $M 2000 16 1000
 	finish
-	t_is "$(grep -F '"comm":"udpflood"' "$tmp/nf.json" | grep -F '"location":"nft_do_chain+0x' |
-		grep -c '"reason":"NETFILTER_DROP"')" $M \
-		"-e: exactly $M NETFILTER_DROP drops by udpflood at nft_do_chain+0x..."
+	grep -F '"location":"nft_do_chain+0x' "$tmp/nf.json" | grep -F '"reason":"NETFILTER_DROP"' \
+		>"$tmp/nf.lines"
+	t_is "$(wc -l <"$tmp/nf.lines")" $M \
+		"-e: exactly $M NETFILTER_DROP drops at nft_do_chain+0x..."
+	nother=$(grep -v '"comm":"udpflood"' "$tmp/nf.lines" | grep -vc '"comm":"ksoftirqd/[0-9]*"')
+	t_is "$nother" 0 "-e: each by udpflood ($(grep -c '"comm":"udpflood"' "$tmp/nf.lines")) or, deferred, ksoftirqd"
+	if [ "$(wc -l <"$tmp/nf.lines")" != $M ] || [ "$nother" != 0 ]; then
+		head -3 "$tmp/nf.json" | sed 's/^/#   /'; sed 's/^/#   /' "$tmp/nf.err"
+	fi
 fi
 
 # ------------------------------------------------------------ filters, -e, -s

@@ -48,28 +48,6 @@ t_is "$?" 0 "nftables rule dropping SYNs to port $((PORT + 2)) loaded in $NS"
 reasons=0
 grep -q 'field:enum sk_rst_reason reason' "$HOST_TRACEFS/events/tcp/tcp_send_reset/format" && reasons=1
 
-ns_counters() {
-	ip netns exec "$NS" env NSTAT_HISTORY="$tmp/nstat.hist" nstat -asz 2>/dev/null |
-		awk '$1 !~ /^#/ && NF >= 2 { print $1, $2 }' >"$1"
-}
-delta() {
-	awk -v n="$3" 'FNR == NR { if ($1 == n) b = $2; next }
-		$1 == n { a = $2; f = 1 }
-		END { if (f) print a - b; else print "missing" }' "$1" "$2"
-}
-# start_tool OUT ERR ARGS...: tcpreset in the background ($tpid), returns
-# once it traces (its banner is on stderr)
-start_tool() {
-	_o=$1 _e=$2; shift 2
-	"$TOOL" "$@" >"$_o" 2>"$_e" &
-	_p=$!
-	tpid=$_p
-	host_bg_track $_p
-	_i=0
-	while ! grep -q '^Tracing' "$_e" 2>/dev/null && host_alive $_p && [ $_i -lt 50 ]; do
-		sleep 0.1; _i=$((_i + 1))
-	done
-}
 stop_tool() { # PID: SIGINT, wait, $? = its exit status
 	kill -INT "$1" 2>/dev/null
 	host_wait_pid "$1" 50
@@ -86,22 +64,22 @@ nlines() {
 run_family() { # 4|6
 	f=$1
 	ports=$PORT,$((PORT + 1)),$((PORT + 2))
-	start_tool "$tmp/ev.$f" "$tmp/ev.$f.err" --json -P "$ports"
-	p1=$tpid
-	start_tool "$tmp/c.$f" "$tmp/c.$f.err" -c --json -i 60 -P "$ports"
-	p2=$tpid
-	ns_counters "$tmp/before"
+	host_start_tool "$TOOL" "$tmp/ev.$f" "$tmp/ev.$f.err" --json -P "$ports"
+	p1=$host_pid
+	host_start_tool "$TOOL" "$tmp/c.$f" "$tmp/c.$f.err" -c --json -i 60 -P "$ports"
+	p2=$host_pid
+	host_nstat "$NS" "$tmp/before"
 	ip netns exec "$NS" "$GEN" -"$f" -p "$PORT" -n "$N" -r "$R" -T "$T" -A "$A" \
 		-b 5000 -B 3000 -C client -l "$tmp/log.$f" -t 20 2>"$tmp/gen.err"
 	t_is "$?" 0 "IPv$f: conngen exits 0"
-	ns_counters "$tmp/after"
+	host_nstat "$NS" "$tmp/after"
 	sleep 1.2        # a batch period: the last events are read
 	stop_tool "$p1"; rc1=$?
 	stop_tool "$p2"; rc2=$?
 	t_is "$rc1/$rc2" "0/0" "IPv$f: both runs exit 0 on SIGINT"
 	sed 's/^/# stderr: /' "$tmp/ev.$f.err" | grep -v '^# stderr: \(Tracing\|Ending\)'
-	out=$(delta "$tmp/before" "$tmp/after" TcpOutRsts)
-	est=$(delta "$tmp/before" "$tmp/after" TcpEstabResets)
+	out=$(host_delta "$tmp/before" "$tmp/after" TcpOutRsts)
+	est=$(host_delta "$tmp/before" "$tmp/after" TcpEstabResets)
 	t_diag "IPv$f: TcpOutRsts +$out, TcpEstabResets +$est"
 	cpid=$(awk '/role=client/ { sub(/.*pid=/, ""); sub(/ .*/, ""); print; exit }' "$tmp/log.$f")
 	spid=$(awk '/role=server/ { sub(/.*pid=/, ""); sub(/ .*/, ""); print; exit }' "$tmp/log.$f")
@@ -116,9 +94,13 @@ run_family() { # 4|6
 	t_is "$(nlines "$ev" '"dir":"received"' "\"pid\":$cpid,\"comm\":\"conngen-cli\"" \
 		"\"dport\":$((PORT + 1))," '"state":"SYN_SENT"')" "$R" \
 		"IPv$f: $R received by the refused clients in SYN_SENT, owned by conngen-cli"
-	t_is "$(nlines "$ev" '"dir":"received"' "\"pid\":$spid,\"comm\":\"conngen-srv\"" \
-		"\"sport\":$PORT," '"state":"ESTABLISHED"')" "$A" \
+	n=$(nlines "$ev" '"dir":"received"' "\"pid\":$spid,\"comm\":\"conngen-srv\"" \
+		"\"sport\":$PORT," '"state":"ESTABLISHED"')
+	t_is "$n" "$A" \
 		"IPv$f: $A received by the server in ESTABLISHED, owned by conngen-srv ($spid), not the task on the CPU"
+	# (once under the sanitizers: none of them; what they said instead)
+	[ "$n" = "$A" ] || grep -F '"dir":"received"' "$ev" | grep -F "\"sport\":$PORT," |
+		cut -c 1-400 | sed 's/^/#   /'
 	t_is "$(($(nlines "$ev" '"state":"ESTABLISHED"') + $(nlines "$ev" '"state":"CLOSE_WAIT"')))" "$est" \
 		"IPv$f: resets closing ESTABLISHED/CLOSE_WAIT sockets = TcpEstabResets delta ($est)"
 	t_is "$(nlines "$ev" "\"dport\":$((PORT + 2)),")" 0 "IPv$f: no reset for the timed-out connects"

@@ -46,10 +46,13 @@ host_tmpdir tcpretrans
 # starts background jobs with them ignored, unlike a terminal user's shell.
 tr_bg() { # OUT ERR ARGS...
 	_o=$1 _e=$2; shift 2
+	# (HUP and TERM too: a tool keeps an inherited ignored SIGHUP, and a
+	# run of the tests under nohup would ignore it)
 	# Empty the files here, not in the child: waiting for the banner must
 	# not see an earlier run's text before the child's redirection.
 	: >"$_o"; : >"$_e"
-	env --default-signal=INT,QUIT "$TR" "$@" >"$_o" 2>"$_e" &
+	: >"$_o"; : >"$_e"   # now, not when the child runs: the wait below would read the last run's lines
+	env --default-signal=INT,QUIT,HUP,TERM "$TR" "$@" >"$_o" 2>"$_e" &
 	trpid=$!
 	host_bg_track "$trpid"
 }
@@ -103,6 +106,7 @@ if host_netns_has_ipv6 "$NS"; then v6=1; else v6=""; fi
 
 # ------------------------------------------------------------ traffic phase
 # beside the JSON run: count mode writing --prom (checked with promtool)
+: >"$tmp/c.err"   # now, not when the child runs: the wait below would read the last run's lines
 env --default-signal=INT,QUIT "$TR" -c --top 1000 -d "$DUR" --prom "$tmp/rt.prom" >"$tmp/c.out" 2>"$tmp/c.err" &
 cpid=$!
 host_bg_track "$cpid"

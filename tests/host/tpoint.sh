@@ -61,6 +61,7 @@ conn() { ip netns exec "$NS" "$GEN" flow -4 -p "$PORT" -n 1 -s 10 -t 3 >>"$tmp/g
 run_bg() {
 	_o=$1 _e=$2; shift 2
 	: >"$_o"; : >"$_e"
+	: >"$_o"; : >"$_e"   # now, not when the child runs: the wait below would read the last run's lines
 	env --default-signal=INT,QUIT "$@" >"$_o" 2>"$_e" &
 	bgpid=$!
 	host_bg_track "$bgpid"

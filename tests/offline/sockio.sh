@@ -15,6 +15,7 @@
 #    said; -v names the back end and the snapshot count;
 #  - no sock tracepoints: one line, exit 2; usage errors; trees left as found.
 . "$(dirname "$0")/fakefs.inc"
+. "$(dirname "$0")/sockio.inc"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -78,30 +79,6 @@ run_raw() {
 	done
 	wait $pid
 	rc=$?
-}
-
-# log_top PROTO: "pid laddr lport raddr rport tx rx" per socket of the log
-log_top() {
-	grep " proto=$1 " "$S/log" | sed 's/.* pid=\([0-9]*\) .* laddr=\([^ ]*\) lport=\([0-9]*\) raddr=\([^ ]*\) rport=\([^ ]*\) tx=\([0-9]*\) rx=\([0-9]*\) .*/\1 \2 \3 \4 \5 \6 \7/' | sort
-}
-# json_top FILE: the same from a top tool's JSON rows, summed over intervals
-json_top() {
-	grep '"tx_bytes"' "$1" |
-	sed -e 's/.*"pid":\([0-9]*\),.*"laddr":\([^,]*\),"lport":\([^,]*\),"raddr":\([^,]*\),"rport":\([^,]*\),"tx_bytes":\([0-9]*\),"rx_bytes":\([0-9]*\)}/\1 \2 \3 \4 \5 \6 \7/' \
-	    -e 's/"//g' -e 's/null/-/g' |
-	awk '{ k = $1 " " $2 " " $3 " " $4 " " $5; tx[k] += $6; rx[k] += $7 }
-	     END { for (k in tx) print k, tx[k], rx[k] }' | sort
-}
-# log_snoop PROTO: "pid laddr lport tx rx sends recvs" per socket
-log_snoop() {
-	grep " proto=$1 " "$S/log" | sed 's/.* pid=\([0-9]*\) .* laddr=\([^ ]*\) lport=\([0-9]*\) .* tx=\([0-9]*\) rx=\([0-9]*\) sends=\([0-9]*\) recvs=\([0-9]*\)/\1 \2 \3 \4 \5 \6 \7/' | sort
-}
-# json_snoop FILE: the same from a snoop tool's JSON lines
-json_snoop() {
-	grep '"dir".*"laddr":"' "$1" |
-	sed -e 's/.*"pid":\([0-9]*\),.*"dir":"\(..\)",.*"laddr":"\([^"]*\)","lport":\([0-9]*\),.*"bytes":\([0-9]*\)}/\1 \3 \4 \2 \5/' |
-	awk '{ k = $1 " " $2 " " $3; if ($4 == "TX") { tx[k] += $5; s[k]++ } else { rx[k] += $5; r[k]++ }; all[k] = 1 }
-	     END { for (k in all) print k, tx[k] + 0, rx[k] + 0, s[k] + 0, r[k] + 0 }' | sort
 }
 
 for proto in tcp udp; do

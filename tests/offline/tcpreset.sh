@@ -9,6 +9,9 @@
 #    the server that receives the abort's reset is conngen-srv, though the
 #    task on the CPU was the client);
 #  - filters -P, -4/-6, -p; -t, -n columns; --prom;
+#  - -N PID against a fake process table whose IPv4 and IPv6 processes
+#    are in two namespaces: each run shows that namespace's owned resets
+#    only, and says how many it left out for want of an owner;
 #  - back end choice: 6.1's tcp_send_reset (full sockets only) said at
 #    start; no tracepoint and no kprobes = one line, exit 2;
 #  - usage errors exit 2; the trees left as found.
@@ -123,6 +126,40 @@ check "--prom: sent NO_SOCKET series" \
 	grep -q '^ftnet_tcpreset_resets_total{dir="sent",reason="NO_SOCKET",raddr="127.0.0.1"} 2$' "$tmp/p.prom"
 check "--prom: received series (no reason)" \
 	grep -q '^ftnet_tcpreset_resets_total{dir="received",reason="",raddr="::1"} 4$' "$tmp/p.prom"
+
+# --- -N PID: the resets of sockets of PID's network namespace. A process
+# table (status, ns/net as the kernel shows them) where the IPv4 run's
+# processes are in one namespace and the IPv6 run's in another
+P=$tmp/procn
+for x in "$cli4 conngen-cli 1001" "$srv4 conngen-srv 1001" "$cli6 conngen-cli 1002" \
+	 "$srv6 conngen-srv 1002"; do
+	# shellcheck disable=SC2086 # pid, comm, namespace
+	set -- $x
+	mkdir -p "$P/$1/ns"
+	printf 'Name:\t%s\nTgid:\t%s\n' "$2" "$1" > "$P/$1/status"
+	ln -s "net:[$3]" "$P/$1/ns/net"
+done
+export FTNET_PROC="$P"
+run -d 1 --json -n -N "$cli4"
+check "-N IPv4 client: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "-N IPv4 client: the 6 resets of owned IPv4 sockets, all of namespace 1001" \
+	sh -c '[ "$(grep -c "\"dir\"" "$1")" = 6 ] && [ "$(grep -c "\"netns\":1001,\"family\":4," "$1")" = 6 ]' \
+	sh "$tmp/o"
+check "-N IPv4 client: 2 aborts sent by it, 2 received by the server, 2 refused received" \
+	[ "$(n '"dir":"sent"' "\"pid\":$cli4," '"state":"ESTABLISHED"')/$(n '"dir":"received"' \
+	"\"pid\":$srv4," '"state":"ESTABLISHED"')/$(n '"dir":"received"' "\"pid\":$cli4," \
+	'"state":"SYN_SENT"')" = 2/2/2 ]
+check "-N: the 4 resets without a socket (so without an owner) said, not shown" \
+	grep -q '^tcpreset: -N: 4 resets of sockets without a known owner or namespace not shown' "$tmp/e"
+run -d 1 --json -n -N "$srv6"
+check "-N IPv6 server: the 6 resets of owned IPv6 sockets, all of namespace 1002" \
+	sh -c '[ "$(grep -c "\"dir\"" "$1")" = 6 ] && [ "$(grep -c "\"netns\":1002,\"family\":6," "$1")" = 6 ]' \
+	sh "$tmp/o"
+run -d 1 --json -N 99999
+check "-N PID of no process: exit 2, one line" \
+	sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^tcpreset: -N 99999: cannot read its network namespace" "$2"' \
+	sh "$rc" "$tmp/e"
+export FTNET_PROC="$tmp/proc"
 
 tree_sum "$R/fs" > "$tmp/rst.after"
 same "raw fake tree left as found" "$tmp/rst.before" "$tmp/rst.after"

@@ -51,6 +51,33 @@ static const char *const snap[] = {
 	TOTALS("25", "4", "7"),
 };
 
+/* Clearing (lib/hist.c "Clearing a table"): the tool's table beside the
+ * counter the library adds (keys=common_type), as the kernel prints two
+ * hist triggers of one event. */
+#define CHEAD "# event histogram\n#\n" \
+	"# trigger info: hist:keys=common_type:vals=hitcount:sort=hitcount:size=128 [active]\n#\n\n"
+/* the tool's table as read while paused */
+#define PHEAD "# event histogram\n#\n" \
+	"# trigger info: hist:keys=location.sym-offset,reason:vals=hitcount:sort=hitcount:size=4 [paused]\n#\n\n"
+#define CSECT(n) CHEAD "{ common_type:        1234 } hitcount: " n "\n" TOTALS(n, "1", "0")
+static const char *const csnap[] = {
+	/* 0: the base: 5 events in the table, the counter at 5 */
+	PHEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "5")
+	TOTALS("5", "1", "0") "\n" CSECT("5"),
+	/* 1: +10, a new row of 3 (2 entries of 4: half full), 13 events */
+	HEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "15")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "58", "3")
+	TOTALS("18", "2", "0") "\n" CSECT("18"),
+	/* 2: read frozen before the clear: +5 counted, 7 events happened (2
+	 * while the table was paused); the counter first this time */
+	CSECT("25") "\n" PHEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "20")
+	ROW("ffffffff81a6a9c3", "sk_stream_kill_queues+0x57/0xf0", "58", "3")
+	TOTALS("23", "2", "0"),
+	/* 3: after the clear: 4 new events, all counted */
+	HEAD ROW("ffffffff81b2f0ac", "__udp4_lib_rcv+0x4bc/0xd00", "2", "4")
+	TOTALS("4", "1", "0") "\n" CSECT("29"),
+};
+
 static void rm_tree(void)
 {
 	char cmd[400];
@@ -73,6 +100,9 @@ struct ctx {
 	int next;               /* snapshot to write after this period */
 	int stop_at;            /* return 1 at this period (1-based) */
 	int signal_at;          /* ftn_stop at this period */
+	const char *const *snaps; /* NULL: snap */
+	size_t nsnaps;
+	char trig[2048];        /* the trigger file at the last period */
 	struct period p[8];
 };
 
@@ -99,9 +129,21 @@ static int on_period(void *vc, const struct ftn_hist *d, uint64_t dropped, int f
 	p->full = full;
 	c->n++;
 	/* the kernel counts on: the next read sees the next snapshot */
-	if (c->next < (int)(sizeof(snap) / sizeof(snap[0])) &&
+	if (!c->snaps) {
+		c->snaps = snap;
+		c->nsnaps = sizeof(snap) / sizeof(snap[0]);
+	}
+	if (c->next < (int)c->nsnaps &&
 	    ftn_tracefs_path(c->inst, "events/skb/kfree_skb/hist", path, sizeof(path)) == 0)
-		tap_put(path, snap[c->next++]);
+		tap_put(path, c->snaps[c->next++]);
+	if (ftn_tracefs_path(c->inst, "events/skb/kfree_skb/trigger", path, sizeof(path)) == 0) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(c->trig, 1, sizeof(c->trig) - 1, f) : 0;
+
+		c->trig[n] = '\0';
+		if (f)
+			fclose(f);
+	}
 	if (c->n == c->signal_at)
 		ftn_stop(SIGINT);
 	return c->n == c->stop_at;
@@ -212,6 +254,70 @@ int main(void)
 		ftn_instance_destroy(inst);
 		free(t);
 	}
+
+	/* the parts the clearing uses: one section of two, the trigger
+	 * without its filter and state */
+	h = ftn__hist_parse_sect(csnap[2], 0);
+	ok(h && ftn_hist_count(h) == 2 && ftn__hist_entries(h) == 2 && ftn__hist_size(h) == 4,
+	   "the tool's section of two, after the counter's");
+	ftn_hist_free(h);
+	h = ftn__hist_parse_sect(csnap[1], 1);
+	ok(h && ftn_hist_count(h) == 1 && ftn__hist_size(h) == 128, "the counter's section");
+	ftn_hist_free(h);
+	h = ftn__hist_parse_sect(snap[1], 1);
+	ok(!h && errno == EINVAL, "no counter section: EINVAL");
+	{
+		char *t = NULL, *f = NULL;
+
+		ok(ftn__hist_info_split("hist:keys=sk,common_pid:vals=hitcount,ret:sort=hitcount:size=16384 "
+					"if family == 2 && ret > 0 [paused]", &t, &f) == 0 &&
+		   !strcmp(t, "hist:keys=sk,common_pid:vals=hitcount,ret:sort=hitcount:size=16384") &&
+		   !strcmp(f, " if family == 2 && ret > 0"), "trigger info split into trigger and filter");
+		free(t);
+		free(f);
+		ok(ftn__hist_info_split("hist:keys=daddr:vals=hitcount:sort=hitcount:size=128 [active]",
+					&t, &f) == 0 && !strcmp(t, "hist:keys=daddr:vals=hitcount:sort=hitcount:size=128") &&
+		   !strcmp(f, ""), "trigger info without a filter");
+		free(t);
+		free(f);
+	}
+
+	/* a table that fills is cleared: read frozen first, what it missed
+	 * while paused counted from the counter, the next period from zero */
+	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);
+	tap_put(p, csnap[0]);
+	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/trigger", tmp);
+	tap_put(p, "");
+	memset(&c, 0, sizeof(c));
+	c.snaps = csnap;
+	c.nsnaps = sizeof(csnap) / sizeof(csnap[0]);
+	c.next = 1;
+	c.stop_at = 4;
+	err = run(&c, 0);
+	is_int(err, 0, "clearing: ran until the callback stopped it");
+	ok(c.n == 4 && c.p[0].hits == 0 && c.p[1].hits == 13 && c.p[1].dropped == 0,
+	   "clearing: periods 1-2 as without (%d periods, %llu)", c.n,
+	   (unsigned long long)c.p[1].hits);
+	ok(c.p[2].hits == 5 && c.p[2].udp == 5 && c.p[2].dropped == 2 && !c.p[2].full,
+	   "clearing: period 3 (the clear): +5 from the frozen read, 2 events missed while "
+	   "paused said (%llu, %llu)", (unsigned long long)c.p[2].hits,
+	   (unsigned long long)c.p[2].dropped);
+	ok(c.p[3].hits == 4 && c.p[3].udp == 4 && c.p[3].dropped == 2,
+	   "clearing: period 4 counts from the empty table: +4, nothing more missed");
+	{
+		const char *a = strstr(c.trig, "hist:keys=common_type:vals=hitcount:size=128");
+		const char *pz = a ? strstr(a, "size=128:pause") : NULL;
+		const char *cl = pz ? strstr(pz + 1, "size=128:pause") : NULL;
+
+		cl = cl ? strstr(cl, "hist:keys=location.sym-offset,reason:vals=hitcount:sort=hitcount:size=128:clear") : NULL;
+		ok(a && pz && cl && strstr(cl, "size=128:cont"),
+		   "clearing: counter added, base read paused, then pause, clear, cont (size=128: the "
+		   "kernel matches them without it)");
+		if (!(a && pz && cl))
+			printf("# trigger file: %s\n", c.trig);
+	}
+	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/trigger", tmp);
+	unlink(p);
 
 	/* no hist file (no CONFIG_HIST_TRIGGERS): said at once */
 	snprintf(p, sizeof(p), "%s/tmpl/events/skb/kfree_skb/hist", tmp);

@@ -100,7 +100,8 @@ static void test_fake_tree(void)
 	       "fake: kprobe created");
 	is_int(ftn_kprobe_create(inst, "sret", "tcp_sendmsg ret=$retval:s32", 1), 0,
 	       "fake: kretprobe created");
-	is_str(slurp_rel("error_log"), "", "fake: error_log cleared before the write");
+	/* the top-level error_log is every tracer's: read, never cleared */
+	is_str(slurp_rel("error_log"), "old error\n", "fake: another tracer's error_log entry kept");
 	snprintf(want, sizeof(want),
 		 "p:kprobes/other do_sys_open\n"
 		 "p:%s/rtx tcp_retransmit_skb sk=%%di:x64\n"
@@ -446,6 +447,13 @@ static void test_real_uprobe(void)
 
 	unsetenv("FTNET_TRACEFS");
 	ftn_tracefs_set_root(NULL);
+	/* the kernel's int3 lands in our own code, which valgrind runs from
+	 * its own translation: it delivers a SIGTRAP (the offline tier runs
+	 * this natively, the sanitize tier under ASan) */
+	if (getenv("FTNET_SLOW_RUN")) {
+		tap_skip("real uprobe", getenv("FTNET_SLOW_RUN"));
+		return;
+	}
 	if (geteuid() != 0) {
 		tap_skip("real uprobe", "needs root");
 		return;
@@ -499,6 +507,17 @@ static void test_real_uprobe(void)
 	err = ftn_uprobe_create(inst, "bad", def, 0);
 	ok(err == -EINVAL && ftn_error_last()[0],
 	   "real: $arg1 in a uprobe refused with the kernel's reason: %s", ftn_error_last());
+	/* The same refusal again: the first entry stays in the top-level
+	 * error_log (as far as the library knows, another tracer's; it is
+	 * never cleared) and the new one explains the second. */
+	err = ftn_uprobe_create(inst, "bad", def, 0);
+	snprintf(path, sizeof(path), "%s/error_log", root);
+	trace = slurp(path);
+	snprintf(needle, sizeof(needle), "%s/bad ", g);
+	ok(err == -EINVAL && ftn_error_last()[0] && trace && count_str(trace, needle) >= 2,
+	   "real: a second refusal explained, the first entry kept (%d in error_log)",
+	   trace ? count_str(trace, needle) : -1);
+	snprintf(path, sizeof(path), "%s/uprobe_events", root);
 
 	trace = slurp(path);
 	snprintf(needle, sizeof(needle), "p:%s/tgt ", g);

@@ -267,6 +267,8 @@ struct collect {
 	int lost_cpu;
 	uint64_t lost;
 	int stop_after;
+	int n_at_call;           /* c.n when the read began (peek) */
+	int peeked_before, peeked_after;
 };
 
 static int col_event(void *ctx, const struct ftn_rbevent *ev)
@@ -278,6 +280,17 @@ static int col_event(void *ctx, const struct ftn_rbevent *ev)
 	}
 	c->n++;
 	return c->stop_after && c->n == c->stop_after;
+}
+
+/* peek: counts records seen before the first delivery of the call */
+static void col_peek(void *ctx, const struct ftn_rbevent *ev)
+{
+	struct collect *c = ctx;
+	(void)ev;
+	if (c->n == c->n_at_call)
+		c->peeked_before++;
+	else
+		c->peeked_after++;
 }
 
 static void col_lost(void *ctx, int cpu, uint64_t count)
@@ -305,7 +318,7 @@ static void test_merge(void)
 {
 	static unsigned char p0[2 * 4096], p1[4096];
 	struct ftn_page_layout pl = layout(4096);
-	struct ftn_ringbuf_ops ops = { col_event, col_lost };
+	struct ftn_ringbuf_ops ops = { .event = col_event, .lost = col_lost };
 	struct collect c;
 	struct ftn_ringbuf *rb;
 	struct pb b;
@@ -348,6 +361,24 @@ static void test_merge(void)
 	is_int(ftn_ringbuf_lost(rb, 3), 9, "ftn_ringbuf_lost(cpu)");
 	is_int(ftn_ringbuf_lost(rb, -1), 9, "ftn_ringbuf_lost(all)");
 	is_int(ftn_ringbuf_read(rb, &ops, &c), 0, "nothing more: 0");
+	ftn_ringbuf_close(rb);
+
+	/* peek sees every record of the batch before the first is delivered */
+	fds[0] = page_file(p0, sizeof(p0));
+	fds[1] = page_file(p1, sizeof(p1));
+	rb = ftn_ringbuf_open_fds(&pl, 2, fds, cpus);
+	ok(rb != NULL, "open_fds again");
+	if (!rb)
+		return;
+	ops.peek = col_peek;
+	memset(&c, 0, sizeof(c));
+	r = ftn_ringbuf_read(rb, &ops, &c);
+	is_int(r, 7, "with peek: 7 records delivered");
+	is_int(c.peeked_before, 7, "peek saw all 7 before the first delivery");
+	is_int(c.peeked_after, 0, "and none after it");
+	c.n_at_call = c.n;
+	is_int(ftn_ringbuf_read(rb, &ops, &c), 0, "nothing more: 0");
+	is_int(c.peeked_before, 7, "an empty read peeks at nothing");
 	ftn_ringbuf_close(rb);
 }
 
@@ -471,7 +502,7 @@ static void test_real_pages(void)
 		"format.sock_inet_sock_set_state", "format.tcp_tcp_probe",
 		"format.net_net_dev_queue" };
 	struct ftn_page_layout pl;
-	struct ftn_ringbuf_ops ops = { real_event, NULL };
+	struct ftn_ringbuf_ops ops = { .event = real_event };
 	struct real r = { 0 };
 	struct ftn_ringbuf *rb;
 	char *text, *expected, *got = NULL, *e, *g, *en, *gn;
@@ -603,7 +634,7 @@ static void test_live(void)
 	struct ftn_instance *inst;
 	struct ftn_ringbuf *rb = NULL;
 	struct ftn_format *fmt = NULL;
-	struct ftn_ringbuf_ops ops = { live_event, NULL };
+	struct ftn_ringbuf_ops ops = { .event = live_event };
 	struct live l;
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t al = sizeof(a);

@@ -337,7 +337,12 @@ static void test_big(void)
 		free(buf);
 		return;
 	}
-	ok(ms < 1000, "big table: parse under 1 s");
+	/* under valgrind (its tier of make check sets FTNET_SLOW_RUN) the
+	 * time says nothing about the parser */
+	if (getenv("FTNET_SLOW_RUN"))
+		tap_skip("big table: parse under 1 s", getenv("FTNET_SLOW_RUN"));
+	else
+		ok(ms < 1000, "big table: parse under 1 s");
 	memset(&la, 0, sizeof(la));
 	memset(&ra, 0, sizeof(ra));
 	la.family = ra.family = AF_INET;
@@ -390,6 +395,7 @@ static pid_t fifo_feed(const char *path, const char *root, const char *text,
 			_exit(2);
 		during = read_rel(root, "sys/kernel/kptr_restrict");
 		same = during && !strcmp(during, want);
+		free(during);
 		if (write(fd, text, strlen(text)) < 0)
 			_exit(2);
 		close(fd);

@@ -49,6 +49,7 @@ tcp_transfer() {
 	rm -f /tmp/nc.fifo /tmp/nc.out
 	mkfifo /tmp/nc.fifo
 	exec 3<>/tmp/nc.fifo
+	fresh /tmp/nc.out
 	timeout "$2" nc -l -p $PORT <&3 >/tmp/nc.out 2>/dev/null &
 	lpid=$!
 	# Wait (bounded) until the socket is in LISTEN (state 0A). busybox nc
@@ -287,6 +288,7 @@ synack_loss_on() {
 tcpretrans_round() { # round number
 	rd=$1
 	for b in tracepoint kprobe join; do
+		fresh /tmp/rt.$b.json /tmp/rt.$b.err
 		tcpretrans -B $b -d 300 --json >/tmp/rt.$b.json 2>/tmp/rt.$b.err &
 		eval "pid_$b=$!"
 	done
@@ -323,7 +325,7 @@ tcpretrans_round() { # round number
 		kill -0 $p 2>/dev/null || nok "round $rd: tcpretrans -B $b still tracing when the counter was read"
 		kill -INT $p
 	done
-	for b in tracepoint kprobe join; do eval "wait \$pid_$b"; eval "rc_$b=$?"; done
+	for b in tracepoint kprobe join; do eval "stop_wait \$pid_$b"; eval "rc_$b=$rc"; done
 	check "round $rd: 8 lossy flows completed ($fr failed) and 20 handshakes with lost SYN-ACKs ($cr)" \
 		[ "$fr" = 0 -a "$cr" = 0 ]
 	[ "$cr" = 0 ] || cat /tmp/cn4.out /tmp/cn6.out | sed 's/^/# tcpgen conns: /'
@@ -418,6 +420,7 @@ check_tcpretrans_tlp_stacks() {
 	[ -x "$tg" ] || { skip "tcpretrans -l -s" "no tcpgen"; return; }
 	# -C text: the binary reader does not yet trim the kprobe machinery
 	# frames from stacks (issue 7, defect 7, the consumer's part)
+	fresh /tmp/rt.l.json /tmp/rt.l.err
 	tcpretrans -B kprobe -C text -l -s -d 120 --json >/tmp/rt.l.json 2>/tmp/rt.l.err &
 	lp=$!
 	i=0
@@ -437,8 +440,7 @@ check_tcpretrans_tlp_stacks() {
 	diag "-l: $k lossy flow(s) to see a loss probe"
 	/sbin/tc qdisc del dev lo root
 	sleep 1
-	kill -INT $lp
-	wait $lp; rc=$?
+	stop_wait $lp
 	check "tcpretrans -l -s exited 0 (got $rc)" [ "$rc" = 0 ]
 	l=$(count /tmp/rt.l.json '"type":"L"')
 	check "-l shows tail loss probes ($l)" [ "$l" -gt 0 ]
@@ -462,13 +464,14 @@ check_tool_tcpretrans() {
 check_tool_kprobe() {
 	tool_help kprobe || return
 	tg=$FTNET_TOP/build/tests/tcpgen
+	fresh /tmp/kp.json /tmp/kp.err
 	kprobe -d 4 --json 'p:tcp_sendmsg size=%dx' >/tmp/kp.json 2>/tmp/kp.err &
 	kp=$!
 	i=0
 	while [ $i -lt 100 ] && ! grep -q '^Tracing' /tmp/kp.err; do sleep 0.1; i=$((i + 1)); done
 	# 20 writes of 300 bytes: tcp_sendmsg(sk, msg, size) with size 300
 	"$tg" flow -4 -p 5003 -n 20 -s 300 -i 1000 -t 10 >/dev/null 2>&1
-	wait $kp; rc=$?
+	end_wait $kp 30 "after its -d 4"
 	check "kprobe 'p:tcp_sendmsg size=%dx' exited 0 (got $rc)" [ "$rc" = 0 ]
 	nsz=$(grep -c '"size":"0x12c"' /tmp/kp.json)
 	check "kprobe printed tcp_sendmsg events with sizes (20 x 300 bytes: $nsz events size=0x12c)" [ "$nsz" -ge 20 ]
@@ -488,20 +491,22 @@ check_tool_kprobe() {
 	signal_check "kprobe -i 3600" kprobe -i 3600 'p:tcp_sendmsg size=%dx'
 }
 
-# signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends within
-# 500 ms of SIGINT, exits 0 and leaves nothing - on the kernels that have
-# kprobes and hist triggers (the host tier times the other tools).
-# /proc/uptime counts in 10 ms steps. Under TCG on a loaded host a vCPU
-# can stall for longer than that (guest time runs on: the teardown's
-# cross-CPU code patching waits for the other vCPU), so a slow attempt is
-# tried again, at most three in all, every one said: a tool that waited
-# for its interval would fail all three; each attempt must exit 0 and
-# leave nothing.
+# signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends
+# promptly after SIGINT (within SIGNAL_MS, 2000 ms), exits 0 and leaves
+# nothing - on the kernels that have kprobes and hist triggers. The 0.5 s
+# the man page promises is the host tier's check, on real CPUs; here the
+# teardown's cross-CPU code patching runs under TCG, where both vCPUs share
+# one host thread that the host's load slows (tcpdrop's hist run: 509-620
+# ms on a busy host, 2 vCPUs single-threaded), so the bound only tells a
+# prompt end from a tool that waits for its interval (an hour). /proc/uptime
+# counts in 10 ms steps. A slow attempt is tried again, at most three in
+# all, every one said; each attempt must exit 0 and leave nothing.
 signal_check() {
 	desc=$1; shift
 	tries= a=0 rcs=0
 	while [ $a -lt 3 ]; do
 		a=$((a + 1))
+		fresh /tmp/sg.out /tmp/sg.err
 		"$@" >/tmp/sg.out 2>/tmp/sg.err &
 		sp=$!
 		i=0
@@ -512,15 +517,15 @@ signal_check() {
 		i=0
 		while kill -0 $sp 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
 		t1=$(cut -d' ' -f1 /proc/uptime)
-		wait $sp; rc=$?
+		stop_wait $sp     # (its own SIGINT is a second one: the first wins)
 		ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
 		tries="$tries ${ms}"
 		[ "$rc" = 0 ] || { rcs=$rc; sed 's/^/# /' /tmp/sg.err; }
 		left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
 		[ -z "$left" ] && ! grep -q ftnet_ $T/kprobe_events || break
-		[ "$ms" -le "${SIGNAL_MS:-500}" ] && break
+		[ "$ms" -le "${SIGNAL_MS:-2000}" ] && break
 	done
-	check "$desc: ends within ${SIGNAL_MS:-500} ms of SIGINT (took $ms ms; attempts:$tries)" [ "$ms" -le "${SIGNAL_MS:-500}" ]
+	check "$desc: ends within ${SIGNAL_MS:-2000} ms of SIGINT (took $ms ms; attempts:$tries)" [ "$ms" -le "${SIGNAL_MS:-2000}" ]
 	check "$desc: exit 0 after SIGINT, every attempt (got $rcs)" [ "$rcs" = 0 ]
 	check "$desc: no instance left after SIGINT ($left)" [ -z "$left" ]
 	check "$desc: no probe group left after SIGINT" sh -c "! grep -q ftnet_ $T/kprobe_events"
@@ -542,8 +547,10 @@ check_tool_tcpdrop() {
 	uf=$FTNET_TOP/build/tests/udpflood
 	[ -x "$uf" ] || { skip "tcpdrop counts in the guest" "no udpflood"; return; }
 	N=3000
+	fresh /tmp/td.h.json /tmp/td.h.err
 	tcpdrop -v -d 8 --json -r NO_SOCKET >/tmp/td.h.json 2>/tmp/td.h.err &
 	p1=$!
+	fresh /tmp/td.s.json /tmp/td.s.err
 	tcpdrop -v -d 8 --json -r NO_SOCKET --stream >/tmp/td.s.json 2>/tmp/td.s.err &
 	p2=$!
 	# NO_SOCKET's number differs by kernel (2 on 6.1, 3 on 6.12): from
@@ -551,6 +558,7 @@ check_tool_tcpdrop() {
 	nosock=$(grep '^print fmt' $T/events/skb/kfree_skb/format | tr '{' '\n' |
 		sed -n 's/^ *\([0-9][0-9]*\), *"NO_SOCKET".*/\1/p')
 	diag "kfree_skb reason NO_SOCKET = $nosock on $KSERIES"
+	fresh /tmp/td.t.json /tmp/td.t.err
 	tpoint -d 8 --json skb:kfree_skb "reason == $nosock" >/tmp/td.t.json 2>/tmp/td.t.err &
 	p3=$!
 	i=0
@@ -559,7 +567,8 @@ check_tool_tcpdrop() {
 	done
 	u0=$(snmp_val Udp NoPorts)
 	sent=$("$uf" 127.0.0.1 9 $N 20000)
-	wait $p1; r1=$?; wait $p2; r2=$?; wait $p3
+	end_wait $p1 40 "after its -d 8"; r1=$rc; end_wait $p2 40 "after its -d 8"; r2=$rc
+	end_wait $p3 40 "after its -d 8"
 	# The kernel counts each NO_SOCKET drop in __udp4_lib_rcv as Udp
 	# NoPorts: the ground truth. Under TCG on a loaded host a few of the
 	# $N datagrams can be dropped earlier (the loopback backlog is full:
@@ -569,7 +578,9 @@ check_tool_tcpdrop() {
 	check "tcpdrop used a hist trigger on $KSERIES" grep -q 'hist trigger' /tmp/td.h.err
 	h=$(sum_udp_rows /tmp/td.h.json); st=$(sum_udp_rows /tmp/td.s.json)
 	diag "sent $sent datagrams, Udp NoPorts +$D; hist counted $h, --stream counted $st"
-	check "most of the $N datagrams reached the closed port (Udp NoPorts +$D)" [ $((D * 10)) -ge $((N * 9)) -a "$D" -le "$N" ]
+	# (this guards the test's traffic, not the tools, which must equal D:
+	# a soak boot on a busy host once had 385 of 3000 dropped earlier)
+	check "most of the $N datagrams reached the closed port (Udp NoPorts +$D)" [ $((D * 2)) -ge "$N" -a "$D" -le "$N" ]
 	check "hist mode counted exactly the $D NO_SOCKET drops at __udp4_lib_rcv ($h)" [ "$h" = "$D" ]
 	check "--stream counted exactly $D ($st)" [ "$st" = "$D" ]
 	lh=$(grep -o '"location":"__udp4_lib_rcv+0x[0-9a-f]*"' /tmp/td.h.json | sort -u)
@@ -611,17 +622,21 @@ function logline(   i, k, v) { for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, ""
 
 conn_round() { # BACKEND FAMILY
 	be=$1 f=$2 cg=$FTNET_TOP/build/tests/conngen
+	fresh /tmp/lf.out /tmp/lf.err
 	"$FTNET_TOP/bin/tcplife" -B "$be" --json -d 60 >/tmp/lf.out 2>/tmp/lf.err &
 	pl=$!
+	fresh /tmp/st.out /tmp/st.err
 	"$FTNET_TOP/bin/tcpstates" -B "$be" --json -d 60 >/tmp/st.out 2>/tmp/st.err &
 	ps=$!
 	# counting in the kernel (hist): the same transitions as the stream
 	pc=
 	if [ "$be" = tracepoint ]; then
+		fresh /tmp/sc.out /tmp/sc.err
 		"$FTNET_TOP/bin/tcpstates" -c -i 600 --json -d 60 >/tmp/sc.out 2>/tmp/sc.err &
 		pc=$!
 	fi
 	# the text of one round, for tools/tcplife_example.txt
+	fresh /tmp/lt.out /tmp/lt.err
 	"$FTNET_TOP/bin/tcplife" -B "$be" -T -D 5100,5101 -d 60 >/tmp/lt.out 2>/tmp/lt.err &
 	pt=$!
 	i=0
@@ -636,11 +651,13 @@ conn_round() { # BACKEND FAMILY
 	rc=$?
 	sleep 1.5
 	kill -INT $pl $ps $pt $pc
-	wait $pl; rl=$?
-	wait $ps; rs=$?
-	wait $pt
+	cgrc=$rc
+	stop_wait $pl; rl=$rc
+	stop_wait $ps; rs=$rc
+	stop_wait $pt
 	rc2=0
-	[ -n "$pc" ] && { wait $pc; rc2=$?; }
+	[ -n "$pc" ] && { stop_wait $pc; rc2=$rc; }
+	rc=$cgrc
 	[ "$be$f" = kprobe4 ] && cat /tmp/lt.err /tmp/lt.out | sed 's/^/# tcplife -B kprobe -T -D 5100,5101: /'
 	check "conn -B $be IPv$f: conngen exits 0 (got $rc)" [ "$rc" = 0 ]
 	check "conn -B $be IPv$f: tcplife and tcpstates exit 0 on SIGINT ($rl/$rs)" [ "$rl/$rs" = 0/0 ]
@@ -728,6 +745,66 @@ check_tool_conn() {
 
 # --- tcpconnect / tcpaccept -----------------------------------------------------------
 
+# stop_wait PID [SECS]: SIGINT, then wait at most SECS (20) for PID to end;
+# rc is its exit status. A tool that does not end is a failure to see, not
+# a guest that sits until the host's timeout: what it is blocked in is
+# printed, then it is killed (rc 124).
+# end_wait PID [SECS] [WHY]: wait at most SECS (20) for PID to end and reap
+# it, rc = its exit status; a tool still running then fails its check with
+# what it is blocked in and its signal masks (pending, blocked, ignored,
+# caught), instead of holding the guest until the host's timeout.
+# fresh FILE...: empty the files a tool started in the background is about
+# to write, in this shell, now: the child's redirection truncates them only
+# when it runs, so a wait for its 'Tracing' line could read the last run's
+# and go on before this one traces (traffic before tracing, a SIGINT before
+# the tool's handlers: the shell started it with SIGINT ignored)
+fresh() { local f; for f; do : >"$f"; done; }
+
+# end_diag PID: what a tool that does not end is doing: one long wait or a
+# loop of short ones (context switches in 1 s), in which syscall, with
+# which files open (its trace_pipe_raw readers: in the consume loop), and
+# what its stderr said
+end_diag() {
+	local p=$1 v0 v1 f
+	v0=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$p/status 2>/dev/null)
+	sleep 1
+	v1=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$p/status 2>/dev/null)
+	diag "  voluntary context switches in 1 s: $((${v1:-0} - ${v0:-0})); syscall: $(cat /proc/$p/syscall 2>/dev/null)"
+	for f in /proc/$p/fd/*; do
+		echo "#   fd ${f##*/} -> $(readlink "$f" 2>/dev/null)"
+	done
+	f=$(readlink /proc/$p/fd/2 2>/dev/null)
+	case "$f" in /tmp/*) sed 's/^/#   stderr: /' "$f" | head -20 ;; esac
+	ls $T/instances 2>/dev/null | sed 's/^/#   instance: /'
+}
+
+end_wait() {
+	local p=$1 n=$((${2:-20} * 10)) i=0
+	while kill -0 "$p" 2>/dev/null && [ $i -lt $n ]; do
+		# a zombie has ended: wait reaps it
+		grep -q '^State:.*Z' /proc/$p/status 2>/dev/null && break
+		sleep 0.1; i=$((i + 1))
+	done
+	if [ $i -ge $n ]; then
+		diag "pid $p ($(cat /proc/$p/comm 2>/dev/null)) still running ${2:-20} s ${3:-after SIGINT}: $(grep '^State' /proc/$p/status 2>/dev/null), wchan $(cat /proc/$p/wchan 2>/dev/null)"
+		sed 's/^/#   /' /proc/$p/stack 2>/dev/null
+		grep -E '^(SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' /proc/$p/status 2>/dev/null | sed 's/^/#   /'
+		end_diag "$p"
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+		rc=124
+		return
+	fi
+	wait "$p"; rc=$?
+}
+
+# stop_wait PID [SECS]: SIGINT, then end_wait (a second SIGINT to a
+# process already signalled changes nothing: the first request wins)
+stop_wait() {
+	kill -INT "$1" 2>/dev/null
+	end_wait "$1" "${2:-20}" "after SIGINT"
+}
+
 tcp_snmp() { # Tcp field from /proc/net/snmp
 	awk -v f="$1" '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1 }
 		else { print $c; exit } }' /proc/net/snmp
@@ -756,12 +833,15 @@ check_tool_connect() {
 	# conngen -T: timeouts only where tc drops the SYNs (not $T: the tracefs path)
 	ntmo=1; [ "$tcrc" = 0 ] || ntmo=0
 	for b in tracepoint kprobe; do
+		fresh /tmp/tc.$b.json /tmp/tc.$b.err
 		tcpconnect -v -B $b --json -P $CP,$((CP + 1)),$((CP + 2)) >/tmp/tc.$b.json 2>/tmp/tc.$b.err &
 		eval "pc_$b=\$!"
+		fresh /tmp/ta.$b.json /tmp/ta.$b.err
 		tcpaccept -v -B $b --json -P $CP >/tmp/ta.$b.json 2>/tmp/ta.$b.err &
 		eval "pa_$b=\$!"
 	done
 	# -c -4: counted in the kernel (hist trigger), connects as they begin
+	fresh /tmp/tc.hist.json /tmp/tc.hist.err
 	tcpconnect -v -c -4 --json -i 100 -P $CP,$((CP + 1)),$((CP + 2)) >/tmp/tc.hist.json 2>/tmp/tc.hist.err &
 	pc_hist=$!
 	i=0
@@ -781,7 +861,7 @@ check_tool_connect() {
 	ao=$(($(tcp_snmp ActiveOpens) - ao0)); po=$(($(tcp_snmp PassiveOpens) - po0))
 	sleep 0.5
 	for b in tracepoint kprobe; do eval "kill -INT \$pc_$b \$pa_$b"; done
-	kill -INT $pc_hist; wait $pc_hist; rh=$?
+	stop_wait $pc_hist; rh=$rc
 	check "tcpconnect -c -4 (hist) ended 0 on SIGINT ($rh)" [ "$rh" = 0 ]
 	check "tcpconnect -c -4 counted in the kernel" grep -q 'hist trigger' /tmp/tc.hist.err
 	awk '/role=client/ && / family=4 / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -796,7 +876,7 @@ check_tool_connect() {
 		diff /tmp/tc.hist.want /tmp/tc.hist.got | sed 's/^/# /'; head -3 /tmp/tc.hist.err | sed 's/^/# /'
 	fi
 	for b in tracepoint kprobe; do
-		eval "wait \$pc_$b"; r1=$?; eval "wait \$pa_$b"; r2=$?
+		eval "stop_wait \$pc_$b"; r1=$rc; eval "stop_wait \$pa_$b"; r2=$rc
 		check "$b: tcpconnect and tcpaccept ended 0 on SIGINT ($r1 $r2)" [ "$r1" = 0 -a "$r2" = 0 ]
 	done
 	[ "$tcrc" = 0 ] && /sbin/tc qdisc del dev lo root
@@ -831,15 +911,12 @@ check_tool_connect() {
 	done
 	check "kprobe back end: the tool said kprobe" grep -q 'back end kprobe' /tmp/tc.kprobe.err
 	check "no ftnet_tcpconnect/tcpaccept group left" sh -c "! grep -q 'ftnet_tcp\(connect\|accept\)' $T/kprobe_events"
-	# Prompt and clean, not a timing target: under TCG the time depends on
-	# the host's load (tcpconnect's tracepoint run: 149 ms on a quiet
-	# host, 629 ms on a busy one; -B kprobe removes four kprobes: 579 to
-	# 1090 ms), so the bound is 2 s here.
-	SIGNAL_MS=2000
+	# (under TCG the time depends on the host's load: tcpconnect's
+	# tracepoint run 149 ms on a quiet host, 629 ms on a busy one; -B
+	# kprobe removes four kprobes: 579 to 1090 ms)
 	signal_check "tcpconnect -B kprobe -i 3600" tcpconnect -B kprobe -i 3600
 	signal_check "tcpconnect -i 3600 (tracepoint)" tcpconnect -i 3600
 	signal_check "tcpaccept -B kprobe -i 3600" tcpaccept -B kprobe -i 3600
-	SIGNAL_MS=500
 }
 
 # --- tcpreset ---------------------------------------------------------------------
@@ -851,6 +928,7 @@ check_tool_connect() {
 # tcpreset_traffic BACKEND FAMILY PORT: one run of the tool around conngen
 tcpreset_traffic() {
 	be=$1 f=$2 P=$3
+	fresh /tmp/tr.json /tmp/tr.err
 	tcpreset -B "$be" --json -v -P $P,$((P + 1)) >/tmp/tr.json 2>/tmp/tr.err &
 	tp=$!
 	i=0
@@ -863,23 +941,38 @@ tcpreset_traffic() {
 	grc=$?
 	o1=$(tcp_snmp OutRsts) e1=$(tcp_snmp EstabResets)
 	sleep 1.5
-	kill -INT $tp; wait $tp; rc=$?
+	stop_wait $tp
 	out=$((o1 - o0)) est=$((e1 - e0))
 	sent=$(count /tmp/tr.json '"dir":"sent"')
+}
+
+# tr_hold 1|0: an instance (not ftnet-named: the tools reap those) with
+# tcpreset's tracepoints enabled, so a tool enabling them patches no text
+tr_hold() {
+	local h=$T/instances/hold-tcpreset e
+	[ "$1" = 1 ] && mkdir -p "$h"
+	for e in tcp/tcp_send_reset tcp/tcp_receive_reset sock/inet_sock_set_state; do
+		[ -d "$h" ] && echo "$1" >"$h/events/$e/enable"
+	done
+	[ "$1" = 1 ] || rmdir "$h" 2>/dev/null
 }
 
 tcpreset_run() {
 	be=$1 f=$2 R=3 A=2 P=$((5600 + ${3:-0} * 10))
 	tcpreset_traffic "$be" "$f" $P
 	if [ "$sent" = 0 ] && [ "$out" -gt 0 ]; then
-		# Seen about once in three boots under TCG (6.1 and 6.12, only
-		# ever an IPv6 run): the run reads no event at all, nor does a
-		# second instance beside it, while OutRsts moved. Not
-		# understood; said, and the round made again once.
+		# Seen about once in three boots under TCG before the wait for
+		# 'Tracing' emptied /tmp/tr.err first (fresh): it could read the
+		# last round's banner and start the traffic before this round's
+		# tool traced, and the run read no event at all while OutRsts
+		# moved. Kept as a net, said when it fires: the round made
+		# again once, with a second instance holding the events enabled
+		# (diag_tcpreset_empty compares both ways).
 		{ tail -2 /tmp/tr.json; cat /tmp/tr.err; } | sed "s/^/# tcpreset -B $be IPv$f: (no event read) /"
-		diag "tcpreset -B $be IPv$f: no event read at all (OutRsts +$out): the round again, once"
-		tcpreset_traffic "$be" "$f" $((P + 5))
-		P=$((P + 5))
+		diag "tcpreset -B $be IPv$f: no event read at all (OutRsts +$out): the round again, once, the events held enabled by a second instance"
+		tr_hold 1
+		tcpreset_traffic "$be" "$f" $((P + 5))     # (sets P to its port)
+		tr_hold 0
 	fi
 	refs=$(count /tmp/tr.json '"dir":"sent".*"pid":null.*"sport":'$((P + 1))',')
 	rsyn=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-cli".*"state":"SYN_SENT"')
@@ -937,20 +1030,231 @@ check_tool_tcpreset() {
 		check "tcpreset default: kprobe (the tracepoint misses resets without a socket)" \
 			grep -q 'back end kprobe: this kernel.s tcp:tcp_send_reset fires for full sockets only' /tmp/tr.err
 	fi
-	# SIGINT: removing five kprobes under TCG takes longer than the
-	# 500 ms signal_check allows the one-probe tools; measured and bounded
-	tcpreset -B kprobe -i 3600 >/tmp/sg.out 2>/tmp/sg.err &
-	sp=$!
-	i=0
-	while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do sleep 0.1; i=$((i + 1)); done
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	kill -INT $sp; wait $sp; rc=$?
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
-	check "tcpreset -B kprobe: exit 0 after SIGINT ($rc), ended in $ms ms (at most 2000)" \
-		[ "$rc" = 0 -a "$ms" -le 2000 ]
-	check "tcpreset -B kprobe: no instance or probe group left after SIGINT" \
-		sh -c "! ls $T/instances | grep -q '^ftnet-' && ! grep -q ftnet_ $T/kprobe_events"
+	# SIGINT: removing five kprobes under TCG, measured and bounded
+	signal_check "tcpreset -B kprobe -i 3600" tcpreset -B kprobe -i 3600
+}
+
+# --- tcptop / udptop / tcpsnoop / udpsnoop (issue 9) ---------------------------
+
+# sendrecv's own counts against the four tools, all running at once on one
+# back end (-B BACKEND, EXTRA: more options for the top tools), in the
+# guest's own namespace (nothing else sends there). Like the host test
+# tests/host/sockio.sh: the top tools' JSON bytes per process and socket,
+# summed over the intervals, and the snoop tools' lines per call, equal
+# the program's log exactly.
+sockio_log_top() { # LOG PROTO: "pid laddr lport raddr rport tx rx" per socket
+	grep " proto=$2 " "$1" | sed 's/.* pid=\([0-9]*\) .* laddr=\([^ ]*\) lport=\([0-9]*\) raddr=\([^ ]*\) rport=\([^ ]*\) tx=\([0-9]*\) rx=\([0-9]*\) .*/\1 \2 \3 \4 \5 \6 \7/' | sort
+}
+sockio_json_top() { # FILE PIDS
+	grep '"tx_bytes"' "$1" |
+	sed -e 's/.*"pid":\([0-9]*\),.*"laddr":\([^,]*\),"lport":\([^,]*\),"raddr":\([^,]*\),"rport":\([^,]*\),"tx_bytes":\([0-9]*\),"rx_bytes":\([0-9]*\)}/\1 \2 \3 \4 \5 \6 \7/' \
+	    -e 's/"//g' -e 's/null/-/g' |
+	awk -v pids=" $2 " 'index(pids, " " $1 " ") { k = $1 " " $2 " " $3 " " $4 " " $5; tx[k] += $6; rx[k] += $7 }
+	     END { for (k in tx) print k, tx[k], rx[k] }' | sort
+}
+sockio_log_snoop() { # LOG PROTO: "pid comm laddr lport tx rx sends recvs"
+	grep " proto=$2 " "$1" | sed 's/.* pid=\([0-9]*\) comm=\([^ ]*\) .* laddr=\([^ ]*\) lport=\([0-9]*\) .* tx=\([0-9]*\) rx=\([0-9]*\) sends=\([0-9]*\) recvs=\([0-9]*\)/\1 \2 \3 \4 \5 \6 \7 \8/' | sort
+}
+sockio_json_snoop() { # FILE PIDS
+	grep '"dir".*"laddr":"' "$1" |
+	sed -e 's/.*"pid":\([0-9]*\),.*"comm":"\([^"]*\)","dir":"\(..\)",.*"laddr":"\([^"]*\)","lport":\([0-9]*\),.*"bytes":\([0-9]*\)}/\1 \2 \4 \5 \3 \6/' |
+	awk -v pids=" $2 " 'index(pids, " " $1 " ") { k = $1 " " $2 " " $3 " " $4; all[k] = 1
+		if ($5 == "TX") { tx[k] += $6; s[k]++ } else { rx[k] += $6; r[k]++ } }
+	     END { for (k in all) print k, tx[k] + 0, rx[k] + 0, s[k] + 0, r[k] + 0 }' | sort
+}
+sockio_round() { # BACKEND PORT WHAT MODE EXTRA...: WHAT names the round in the
+	# lines; MODE: how the top tools must count (hist: in the kernel; stream)
+	local be=$1 port=$2 what=$3 mode=$4 t i rc pids p sp want
+	shift 4
+	rm -f /tmp/sio.*
+	for t in tcptop udptop tcpsnoop udpsnoop; do
+		fresh /tmp/sio.$t.out /tmp/sio.$t.err
+		case $t in
+		*top) "$FTNET_TOP/bin/$t" -B "$be" --json -i 1 -v -d 120 "$@" >/tmp/sio.$t.out 2>/tmp/sio.$t.err & ;;
+		*) "$FTNET_TOP/bin/$t" -B "$be" --json -v -d 120 >/tmp/sio.$t.out 2>/tmp/sio.$t.err & ;;
+		esac
+		eval "sio_pid_$t=$!"
+	done
+	for t in tcptop udptop tcpsnoop udpsnoop; do
+		i=0
+		while [ $i -lt 300 ] && ! grep -q '^Tracing' /tmp/sio.$t.err; do sleep 0.1; i=$((i + 1)); done
+	done
+	# -x: calls that move nothing too (EAGAIN, MSG_PEEK, ENOTCONN, 0-byte
+	# and failed sends), MSG_WAITALL reads, and a v4-mapped UDP exchange
+	# (udpv6_sendmsg through udp_sendmsg): none may be counted twice or
+	# at all where the log does not
+	"$FTNET_TOP/build/tests/sendrecv" -x -p "$port" -t 2 -w 2 -r 100 -l /tmp/sio.log 2>/tmp/sio.gen.err
+	rc=$?
+	check "sockio $what: sendrecv -x ran its three processes (exit $rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/# sendrecv: /' /tmp/sio.gen.err
+	sleep 1.5
+	for t in tcptop udptop tcpsnoop udpsnoop; do
+		eval "sp=\$sio_pid_$t"
+		stop_wait "$sp"         # (sets rc: sendrecv's was checked above)
+		eval "sio_rc_$t=$rc"
+	done
+	pids=$(sed 's/.* pid=\([0-9]*\) .*/\1/' /tmp/sio.log | sort -u | tr '\n' ' ')
+	for t in tcptop udptop tcpsnoop udpsnoop; do
+		eval "rc=\$sio_rc_$t"
+		check "sockio $what: $t exits 0 on SIGINT (got $rc)" [ "$rc" = 0 ]
+		[ "$rc" = 0 ] || sed "s/^/# $t: /" /tmp/sio.$t.err
+		grep 'back end\|lost\|missed\|not counted\|cannot\|counting\|streaming\|shown under\|snapshots' /tmp/sio.$t.err | sed "s/^/# $t: /"
+		check "sockio $what: $t -v names the back end ($be)" grep -q "back end.*$be" /tmp/sio.$t.err
+		case $t$mode in
+		*tophist) check "sockio $what: $t counts in the kernel (hist), -v says so" \
+				grep -q "counting in the kernel on .*hist:keys=sk,common_pid:vals=ret" /tmp/sio.$t.err ;;
+		*top*) check "sockio $what: $t streams every call" sh -c '! grep -q "counting in the kernel" "$1"' sh /tmp/sio.$t.err ;;
+		esac
+		check "sockio $what: $t lost nothing" sh -c '! grep -q "lost\|missed\|not counted" "$1"' sh /tmp/sio.$t.err
+	done
+	for p in tcp udp; do
+		sockio_log_top /tmp/sio.log $p >/tmp/sio.want
+		sockio_json_top /tmp/sio.${p}top.out "$pids" >/tmp/sio.got
+		want=$([ $p = tcp ] && echo 4 || echo 7)
+		check "sockio $what: the log has $want $p sockets" [ "$(wc -l </tmp/sio.want)" -eq "$want" ]
+		check "sockio $what: ${p}top: bytes per process and socket = sendrecv's counts" cmp -s /tmp/sio.want /tmp/sio.got
+		cmp -s /tmp/sio.want /tmp/sio.got || diff /tmp/sio.want /tmp/sio.got | sed 's/^/#   /'
+		sockio_log_snoop /tmp/sio.log $p >/tmp/sio.want
+		sockio_json_snoop /tmp/sio.${p}snoop.out "$pids" >/tmp/sio.got
+		check "sockio $what: ${p}snoop: one line per call with its PID and comm, bytes = sendrecv's" cmp -s /tmp/sio.want /tmp/sio.got
+		cmp -s /tmp/sio.want /tmp/sio.got || diff /tmp/sio.want /tmp/sio.got | sed 's/^/#   /'
+	done
+	check "sockio $what: tcptop: TCP over IPv4 and IPv6" sh -c 'grep -q "\"family\":6" "$1" && grep -q "\"family\":4" "$1"' sh /tmp/sio.tcptop.out
+	check "sockio $what: udptop: unconnected sockets with a null remote end" grep -q '"comm":"sr-udp".*"raddr":null,"rport":null' /tmp/sio.udptop.out
+}
+
+check_tool_sockio() {
+	local t rc
+	for t in tcptop udptop tcpsnoop udpsnoop; do tool_help $t || return; done
+	if [ ! -x "$FTNET_TOP/build/tests/sendrecv" ]; then
+		nok "sockio tools against sendrecv: no build/tests/sendrecv in the guest"
+		return
+	fi
+	# the default back end: the tracepoints where the kernel has them
+	# (6.12), else the kprobes (6.1), said with -v
+	"$FTNET_TOP/bin/tcptop" -v -d 0.2 >/dev/null 2>/tmp/sio.v
+	if [ -d $T/events/sock/sock_send_length ]; then
+		check "sockio: tcptop defaults to the tracepoints here" grep -q 'back end: tracepoints sock:sock_send_length' /tmp/sio.v
+	else
+		check "sockio: tcptop defaults to kprobes here, -v says why" \
+			grep -q 'back end kprobe: this kernel has no sock:sock_send_length' /tmp/sio.v
+		"$FTNET_TOP/bin/tcpsnoop" -B tracepoint -d 1 >/dev/null 2>/tmp/sio.e; rc=$?
+		check "sockio: tcpsnoop -B tracepoint without the tracepoints: exit 2, one line (got $rc)" \
+			sh -c '[ "$1" = 2 ] && [ "$(wc -l < /tmp/sio.e)" = 1 ] && grep -q "no sock:sock_send_length tracepoint" /tmp/sio.e' sh "$rc"
+	fi
+	grep 'back end' /tmp/sio.v | sed 's/^/# /'
+	# kprobes: on 6.1 an entry and a return probe per function, paired
+	# per task (its kretprobes take no $argN): streamed; on 6.12 one
+	# return probe per function reads everything: counted in the kernel
+	# by the top tools, and streamed with --stream
+	if kv_ge 6 10; then
+		sockio_round kprobe 42000 "-B kprobe (hist)" hist
+		sockio_round kprobe 42100 "-B kprobe --stream" stream --stream
+	else
+		sockio_round kprobe 42000 "-B kprobe" stream
+		check "sockio -B kprobe: the top tools say why they stream" \
+			grep -q "streaming every call: the kprobe back end pairs entries with returns" /tmp/sio.tcptop.err
+	fi
+	if [ -d $T/events/sock/sock_send_length ]; then
+		sockio_round tracepoint 42200 "-B tracepoint (hist)" hist
+	fi
+	check "sockio: no ftnet_tcptop/udptop/tcpsnoop/udpsnoop group left" \
+		sh -c "! grep -q 'ftnet_\(tcp\|udp\)\(top\|snoop\)' $T/kprobe_events"
+}
+
+# Not in all_checks: FTNET_VM_CHECKS=capture_sockio_kprobe prints real
+# binary pages of the kprobe back end of tcptop/udptop/tcpsnoop/udpsnoop
+# (the probes the library makes on this kernel, by hand, in group capkp and
+# instance capkp-PID) around one short sendrecv -x run, with the formats, the
+# socket tables (kptr_restrict 1 for the read, put back), sendrecv's log
+# and saved_cmdlines, as "# capkp FILE BASE64" lines;
+# tests/helpers/capture_sockio_kprobe.sh turns a make check log into
+# tests/fixtures/sendrecv-kp-SERIES.
+capture_sockio_kprobe() {
+	local g=capkp i=$T/instances/capkp-$$ defs d e f old c fam
+	if kv_ge 6 10; then    # kretprobes take $argN: returns with everything
+		defs='r tcp_send_ret tcp_sendmsg 0
+r tcp_recv_ret tcp_recvmsg 0 R
+r udp_send_ret udp_sendmsg 2
+r udp_recv_ret udp_recvmsg 2 R
+r udp6_send_ret udpv6_sendmsg 10
+r udp6_recv_ret udpv6_recvmsg 10 R'
+	else
+		defs='p tcp_send tcp_sendmsg 0
+p tcp_recv tcp_recvmsg 0 R
+p udp_send udp_sendmsg 2
+p udp_recv udp_recvmsg 2 R
+p udp6_send udpv6_sendmsg 10
+p udp6_recv udpv6_recvmsg 10 R'
+	fi
+	mkdir "$i"
+	echo "$defs" | while read -r k e f fam r; do
+		d="sk=\$arg1:x64 family=+16(\$arg1):u16"
+		[ -n "$r" ] && d="$d flags=\$arg4:u32"
+		[ "$k" = r ] && d="$d ret=\$retval:s32"
+		echo "$k:$g/$e $f $d" >> $T/kprobe_events
+		if [ "$fam" = 0 ]; then c="(family == 2 || family == 10)"; else c="family == $fam"; fi
+		[ -n "$r" ] && c="$c && !(flags & 2)"
+		[ "$k" = r ] && c="$c && ret > 0"
+		echo "$c" > "$i/events/$g/$e/filter"
+		echo 1 > "$i/events/$g/$e/enable"
+		if [ "$k" = p ]; then
+			echo "r:$g/${e}_ret $f ret=\$retval:s32" >> $T/kprobe_events
+			echo 1 > "$i/events/$g/${e}_ret/enable"
+		fi
+	done
+	echo 'protocol == 6 && (newstate == 1 || newstate == 7)' > "$i/events/sock/inet_sock_set_state/filter"
+	echo 1 > "$i/events/sock/inet_sock_set_state/enable"
+	rm -rf /tmp/capkp; mkdir /tmp/capkp
+	"$FTNET_TOP/build/tests/sendrecv" -x -p 43000 -t 0.04 -r 50 -w 2 -l /tmp/capkp/log &
+	sleep 1
+	old=$(cat /proc/sys/kernel/kptr_restrict)
+	echo 1 > /proc/sys/kernel/kptr_restrict
+	for f in tcp tcp6 udp udp6; do cat /proc/net/$f > /tmp/capkp/proc_net_$f; done
+	echo "$old" > /proc/sys/kernel/kptr_restrict
+	wait
+	echo 0 > "$i/tracing_on"
+	for c in 0 1; do
+		# (busybox dd has no iflag=nonblock: an empty buffer would block)
+		timeout 3 dd if="$i/per_cpu/cpu$c/trace_pipe_raw" of=/tmp/capkp/cpu$c.raw bs=4096 2>/dev/null
+	done
+	cp $T/events/header_page $T/events/header_event /tmp/capkp/
+	for d in $i/events/$g/*/; do
+		e=$(basename "$d")
+		cp "$T/events/$g/$e/format" "/tmp/capkp/format.ftnkp_$e"
+		echo 0 > "$d/enable"
+	done
+	cp $T/events/sock/inet_sock_set_state/format /tmp/capkp/format.sock_inet_sock_set_state
+	echo 0 > "$i/events/sock/inet_sock_set_state/enable"
+	sed 's/.* pid=\([0-9]*\) comm=\([^ ]*\) .*/\1 \2/' /tmp/capkp/log | sort -u > /tmp/capkp/saved_cmdlines
+	grep "^[pr]:$g/" $T/kprobe_events > /tmp/capkp/kprobe_events
+	for d in $i/events/$g/*/; do echo "-:$g/$(basename "$d")" >> $T/kprobe_events; done
+	rmdir "$i"
+	check "capture: sendrecv logged its sockets" [ -s /tmp/capkp/log ]
+	check "capture: pages read" [ -s /tmp/capkp/cpu0.raw -o -s /tmp/capkp/cpu1.raw ]
+	check "capture: probes removed" sh -c "! grep -q '^[pr]:$g/' $T/kprobe_events"
+	for f in /tmp/capkp/*; do
+		base64 "$f" | sed "s|^|# capkp $(basename "$f") |"
+	done
+	sockio_example
+}
+
+# Text output of the kprobe back end for tools/*_example.txt: tcptop and
+# udpsnoop -B kprobe around one sendrecv run, as "# example TOOL: LINE".
+sockio_example() {
+	local a b
+	fresh /tmp/ex.top
+	tcptop -B kprobe -C -i 1 -d 4 -v >/tmp/ex.top 2>&1 &
+	a=$!
+	fresh /tmp/ex.snoop
+	udpsnoop -B kprobe -d 4 -v >/tmp/ex.snoop 2>&1 &
+	b=$!
+	sleep 1.5
+	"$FTNET_TOP/build/tests/sendrecv" -p 43100 -t 1 -w 1 -r 5 -l /tmp/ex.log
+	end_wait $a 30 "after its -d 4"; end_wait $b 30 "after its -d 4"
+	sed 's/^/# example tcptop: /' /tmp/ex.top
+	sed 's/^/# example udpsnoop: /' /tmp/ex.snoop
+	sed 's/^/# example log: /' /tmp/ex.log
 }
 
 # --- hygiene (last) --------------------------------------------------------------
@@ -968,6 +1272,292 @@ check_leftovers() {
 	fi
 	left=$(ls $T/instances 2>/dev/null | grep '^ftnet-')
 	if [ -z "$left" ]; then ok "no ftnet-* instance remains"; else nok "no ftnet-* instance remains ($left)"; fi
+}
+
+# Kill -9 at every step of start-up and teardown with the kprobe back ends
+# (issue 12; tests/host/killstep.sh does the tracepoint tools on the host).
+# The library's test hook (FTNET_TEST_KILL_STEP=N, lib/teststep.c) kills
+# the tool right after its Nth change to kernel state; for N = 1..steps a
+# killed run, a brief run of another tool (it reaps), and the tracing state
+# (tests/host/tracestate.inc, copied in by run.sh) must equal the one
+# before. Covers probe creation and removal in kprobe_events (tcpretrans
+# -B kprobe -s, kprobe), stacktrace triggers on a kprobe event, and the hist
+# trigger tcpdrop counts with.
+killstep_state() { trace_state $T; }
+killstep_reap() { tpoint -d 0.05 sock:inet_sock_set_state >/dev/null 2>&1; }
+killstep_walk() { # NAME KINDS CMD...: one walk; KINDS the step kinds it must see
+	local name=$1 want=$2 d=/tmp/ks
+	shift 2
+	mkdir -p $d
+	if ! trace_kill_walk $d killstep_state killstep_reap "$want" "$@"; then
+		nok "killstep $name: $kw_bad"
+		return
+	fi
+	# The state to come back to is the one after a normal run: on 6.1,
+	# enabling an event in any instance allocates the TOP-LEVEL ring buffer
+	# at its full size (event_enable_write -> tracing_update_buffers(),
+	# which took no instance before 6.6; 6.12 and the host's 6.18 expand
+	# only the instance's): "7 (expanded: 1408)" becomes "1410" at the
+	# first enable after boot, for every tracer, and nothing can put it
+	# back to unexpanded. Any other difference a normal run leaves fails.
+	if ! cmp -s $d/before0 $d/before; then
+		if grep -v '^buffer_size_kb:' $d/before0 >$d/b0 &&
+		   grep -v '^buffer_size_kb:' $d/before >$d/b1 && cmp -s $d/b0 $d/b1 &&
+		   ! kv_ge 6 6 && grep -q '^buffer_size_kb:.*expanded' $d/before0; then
+			diag "killstep $name: the first enable expanded the top-level buffer ($(grep '^buffer_size_kb:' $d/before0) -> $(grep '^buffer_size_kb:' $d/before); kernel < 6.6)"
+		else
+			kw_bad="$kw_bad (a normal run changed the state)"
+			trace_state_diff $d/before0 $d/before
+		fi
+	fi
+	if [ -z "$kw_bad" ]; then
+		ok "killstep $name: killed at each of its $kw_steps steps, the next run leaves the state as before (steps:$kw_kinds)"
+	else
+		nok "killstep $name: killed at each of $kw_steps steps: failed at$kw_bad"
+	fi
+}
+
+check_killstep_kprobe() {
+	local inc=$FTNET_TOP/tests/host/tracestate.inc
+	if [ ! -f "$inc" ] || [ ! -f $T/kprobe_events ]; then
+		nok "killstep: $inc and kprobe_events exist"
+		return
+	fi
+	. "$inc"
+	killstep_walk "tcpretrans -B kprobe -s" "kprobe_events trigger enable rmdir" \
+		tcpretrans -B kprobe -s -d 0.2
+	killstep_walk "kprobe p:tcp_sendmsg" "kprobe_events enable" \
+		kprobe -d 0.2 'p:tcp_sendmsg size=%dx'
+	killstep_walk "tcpdrop (hist trigger)" "trigger" tcpdrop -d 0.2
+}
+
+# --- soak only: the text-patching stress (tests/vm/soak.sh) -----------------
+# Not in all_checks: it exists to make the guest lockup happen. Enabling or
+# disabling a tracepoint patches the call site (static keys/calls through
+# text_poke_bp: an int3, an IPI to every CPU, the new bytes, another IPI).
+# The lockup and the Oops were both seen with a CPU inside __schedule, where
+# sched:sched_switch has its call site; so: both CPUs switching tasks as
+# fast as they can (two pipes of shell echo loops) while sched_switch is
+# switched on and off 500 times (or for 90 s) in a private instance. A boot that survives says "ok"; one that does not never ends,
+# and soak.sh counts it.
+check_text_poke_stress() {
+	local i=0 n=500 inst=$T/instances/ftnet-soak-$$ run=/tmp/soak.run t0 t1 end
+	mkdir "$inst" || { nok "text-poke stress: create an instance"; return; }
+	: >$run
+	( while [ -e $run ]; do echo x; done | cat >/dev/null ) &
+	( while [ -e $run ]; do echo y; done | cat >/dev/null ) &
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	end=$((${t0%.*} + 90))
+	# at most 90 s: with every vCPU in one host thread (-accel
+	# tcg,thread=single) a toggle waits for the other vCPU's time slice
+	while [ $i -lt "$n" ] && { [ $((i % 20)) != 0 ] || [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; }; do
+		echo 1 >"$inst/events/sched/sched_switch/enable"
+		echo 0 >"$inst/events/sched/sched_switch/enable"
+		i=$((i + 1))
+	done
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	rm -f $run
+	wait
+	rmdir "$inst"
+	check "text-poke stress: sched_switch on and off $i times (of $n, 90 s at most) while both CPUs switch tasks ($t0 -> $t1 s)" \
+		[ "$i" -ge 100 -a ! -d "$inst" ]
+}
+
+# Not in all_checks: FTNET_VM_CHECKS=diag_tcpreset_sigint repeats the
+# SIGINT check of check_tool_tcpreset N times (FTNET_DIAG_N in the
+# guest's environment is not passed: 12), half after 'Tracing', half at a
+# point of start-up that moves with the round
+diag_tcpreset_sigint() {
+	local r=0 sp i t0 t1 ms
+	while [ $r -lt 12 ]; do
+		fresh /tmp/sg.out /tmp/sg.err
+		tcpreset -v -B kprobe -i 3600 >/tmp/sg.out 2>/tmp/sg.err &
+		sp=$!
+		if [ $((r % 2)) = 0 ]; then
+			i=0
+			while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/sg.err; do
+				sleep 0.1; i=$((i + 1))
+				[ $((i % 30)) = 0 ] || continue
+				diag "round $r: $((i / 10)) s, no 'Tracing': $(grep -E '^(State|SigIgn|SigCgt)' /proc/$sp/status | tr '\n\t' '  '), wchan $(cat /proc/$sp/wchan), syscall $(cut -d' ' -f1-3 /proc/$sp/syscall)"
+				sed 's/^/#   /' /proc/$sp/stack
+				sed 's/^/#   err: /' /tmp/sg.err
+			done
+		else
+			sleep "0.$((r * 7 % 10))"
+		fi
+		grep -q '^Tracing' /tmp/sg.err || diag "round $r: SIGINT before 'Tracing'"
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		stop_wait $sp
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+		check "diag round $r: tcpreset -B kprobe: exit 0 after SIGINT ($rc) in $ms ms" [ "$rc" = 0 ]
+		r=$((r + 1))
+	done
+}
+
+# --- diagnosis only: tcpreset's empty tracepoint round ----------------------
+# Not in all_checks. Six tracepoint rounds of check_tool_tcpreset's kind
+# with the tool's instance the only one with the events enabled, then six
+# with tr_hold's instance holding them enabled too (so the tool's enable
+# patches no kernel text); per round what the tool read against OutRsts,
+# and what the holder recorded.
+diag_tcpreset_empty() {
+	local k=0 held r f h=$T/instances/hold-tcpreset
+	for held in 0 1; do
+		[ $held = 1 ] && tr_hold 1
+		for r in 1 2 3; do
+			for f in 4 6; do
+				R=3 A=2
+				[ -d "$h" ] && echo >"$h/trace"
+				tcpreset_traffic tracepoint $f $((5700 + k * 10))
+				diag "diag held=$held IPv$f port $P: tool read $(sed -n 's/.*"events":\([0-9]*\).*/\1/p' /tmp/tr.json) events ($sent sent), OutRsts +$out, holder recorded $(grep -vc '^#' "$h/trace" 2>/dev/null)"
+				k=$((k + 1))
+			done
+		done
+	done
+	tr_hold 0
+	ok "diag: tcpreset rounds done, the holder removed ($(ls $T/instances | grep -c '^hold-'))"
+}
+
+# kprobe_events busy (hardening issue, another tracer holding what we
+# need): while bin/kprobe runs, another tracer enables the tool's own
+# probe event in its instance. At SIGINT the probe cannot be removed
+# (EBUSY): the tool says so in one line, exits 1, removes its instance and
+# leaves their enable as it was; once they disable it, the next run reaps
+# the probe.
+check_conflicts_kprobe_busy() {
+	local kp i pe other=$T/instances/cf-other-$$
+	if [ ! -e $T/kprobe_events ]; then
+		skip "kprobe_events busy" "no kprobe_events"
+		return
+	fi
+	fresh /tmp/cfb.out /tmp/cfb.err
+	kprobe -i 3600 'p:tcp_sendmsg size=%dx' >/tmp/cfb.out 2>/tmp/cfb.err &
+	kp=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^Tracing' /tmp/cfb.err; do sleep 0.1; i=$((i + 1)); done
+	pe=$(grep -o 'ftnet_kprobe_[A-Za-z0-9_]*/[A-Za-z0-9_]*' $T/kprobe_events | head -1)
+	check "kprobe busy: the tool's probe exists ($pe)" [ -n "$pe" ]
+	mkdir $other && echo 1 > $other/events/$pe/enable
+	stop_wait $kp
+	check "kprobe busy: exit 1 when another tracer holds its probe enabled (got $rc)" [ "$rc" = 1 ]
+	check "kprobe busy: one line says it" grep -q \
+		"^kprobe: cleanup: cannot undo $pe in .*: Device or resource busy (another tracer has it enabled" /tmp/cfb.err
+	check "kprobe busy: their enable is as it was" grep -qx 1 $other/events/$pe/enable
+	check "kprobe busy: the tool's instance is removed" \
+		sh -c "! ls $T/instances | grep -q '^ftnet-kprobe-'"
+	sed 's/^/# /' /tmp/cfb.err
+	echo 0 > $other/events/$pe/enable
+	rmdir $other
+	kprobe -d 0.2 'p:tcp_sendmsg size=%dx' >/tmp/cfb.out 2>/tmp/cfb.err; rc=$?
+	check "kprobe busy: the next run exits 0 (got $rc)" [ "$rc" = 0 ]
+	check "kprobe busy: the next run reaped the freed probe" sh -c "! grep -q '$pe ' $T/kprobe_events"
+}
+
+# --- hist tables that fill (issue 9) ------------------------------------------
+
+# A hist table far smaller than the keys a run makes (FTNET_TEST_HIST_SIZE:
+# 128, the kernel's smallest; the library clears it at a period's end when
+# half full): tcpconnect -c -4 counts refused connects to 3 x 50 distinct
+# closed ports (two keys each: SYN_SENT and CLOSE) over several 1 s
+# intervals. Its totals per destination must equal what was done (never
+# more: nothing counted twice), and what it lacks must be no more than
+# what it said was not counted (the pause windows of the clears).
+check_hist_clear() {
+	local i p r rc pid got want short said ao0 ao lost
+	tool_help tcpconnect || return
+	fresh /tmp/hc.json /tmp/hc.err
+	FTNET_TEST_HIST_SIZE=128 tcpconnect -vv -c -4 --json -i 1 >/tmp/hc.json 2>/tmp/hc.err &
+	pid=$!
+	i=0
+	while [ $i -lt 150 ] && ! grep -q '^Tracing' /tmp/hc.err; do sleep 0.1; i=$((i + 1)); done
+	ao0=$(tcp_snmp ActiveOpens)
+	: >/tmp/hc.want
+	for r in 1 2 3; do
+		p=$((20000 + r * 100))
+		while [ $p -lt $((20050 + r * 100)) ]; do
+			nc 127.0.0.1 $p </dev/null >/dev/null 2>&1
+			echo "127.0.0.1 $p 1 1" >>/tmp/hc.want
+			p=$((p + 1))
+		done
+		sleep 1.2
+	done
+	ao=$(($(tcp_snmp ActiveOpens) - ao0))
+	sleep 1.2
+	stop_wait $pid
+	check "hist clear: tcpconnect -c -4 ended 0 on SIGINT ($rc)" [ "$rc" = 0 ]
+	grep 'hist\|cleared\|not counted' /tmp/hc.err | sed 's/^/# /'
+	check "hist clear: ActiveOpens moved by the 150 connects ($ao)" [ "$ao" = 150 ]
+	check "hist clear: the table of 128 was cleared (-v says so)" \
+		grep -q 'inet_sock_set_state: hist table cleared [0-9]* times' /tmp/hc.err
+	sort /tmp/hc.want >/tmp/hc.want.s
+	grep '"connects"' /tmp/hc.json | sed 's/.*"daddr":"\([^"]*\)","dport":"\([0-9]*\)","connects":\([0-9]*\),"failed":\([0-9]*\).*/\1 \2 \3 \4/' |
+		awk '{ n[$1 " " $2] += $3; x[$1 " " $2] += $4 } END { for (k in n) print k, n[k], x[k] }' | sort >/tmp/hc.got
+	lost=$(sed -n 's/.*"lost":\([0-9]*\),"cause":"hist table \(full\|cleared\)".*/\1/p' /tmp/hc.json |
+		awk '{ s += $1 } END { print s + 0 }')
+	# per destination: never more than done; the shortfall in events
+	# (a connect is two: SYN_SENT and CLOSE) no more than said
+	short=$(awk 'FNR == NR { c[$1 " " $2] = $3; f[$1 " " $2] = $4; next }
+		{ k = $1 " " $2; if (c[k] > $3 || f[k] > $4) over++; s += ($3 - c[k]) + ($4 - f[k]) }
+		END { print (over + 0) " " (s + 0) }' /tmp/hc.got /tmp/hc.want.s)
+	diag "connects done 150; not counted (said): $lost; over, short: $short"
+	check "hist clear: no destination counted more than done" [ "${short% *}" = 0 ]
+	check "hist clear: what is missing ($short) is at most what was said not counted ($lost)" \
+		[ "${short#* }" -le "$lost" ]
+	if [ "$lost" = 0 ]; then
+		check "hist clear: nothing said lost: exact per destination" cmp -s /tmp/hc.want.s /tmp/hc.got
+		cmp -s /tmp/hc.want.s /tmp/hc.got || diff /tmp/hc.want.s /tmp/hc.got | head -8 | sed 's/^/# /'
+	fi
+}
+
+# --- funccount (issue 11) -----------------------------------------------------
+# tests/host/funccount.sh where the kernel allows the function tracer (the
+# 6.18 development host refuses it): 'tcp_sendmsg*' in the run's own
+# instance counts at least tcpgen's 200 sends over the loopback, in
+# per-interval JSON; the instance is gone after the run and after SIGINT;
+# the global current_tracer and set_ftrace_filter are unchanged; a glob
+# matching nothing exits 2 with one line.
+check_tool_funccount() {
+	local tg=$FTNET_TOP/build/tests/tcpgen tr0 ff0 fp rc i nsum
+	tool_help funccount || return
+	if ! grep -qw function $T/available_tracers; then
+		skip "funccount on the TCP send path" "no function tracer in this kernel"; return
+	fi
+	[ -x "$tg" ] || { skip "funccount on the TCP send path" "no tcpgen"; return; }
+	tr0=$(cat $T/current_tracer)
+	ff0=$(cat $T/set_ftrace_filter | md5sum)
+	fresh /tmp/fc.out /tmp/fc.err
+	funccount -i 1 -d 4 --json 'tcp_sendmsg*' >/tmp/fc.out 2>/tmp/fc.err &
+	fp=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^Tracing' /tmp/fc.err; do sleep 0.1; i=$((i + 1)); done
+	"$tg" flow -4 -p 5093 -n 200 -s 10 -t 5 >/tmp/fc.gen 2>&1
+	check "funccount: tcpgen made 200 sends" [ $? = 0 ]
+	wait $fp
+	rc=$?
+	check "funccount -i 1 -d 4: exit 0 ($rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/#   /' /tmp/fc.err | head -5
+	nsum=$(sed -n 's/.*"func":"tcp_sendmsg","count":\([0-9]*\)}$/\1/p' /tmp/fc.out |
+		awk '{ s += $1 } END { print s + 0 }')
+	check "funccount: tcp_sendmsg counted at least 200 times ($nsum)" [ "$nsum" -ge 200 ]
+	check "funccount: per-interval JSON (at least 3 intervals)" \
+		[ "$(grep -c '"total":' /tmp/fc.out)" -ge 3 ]
+	fresh /tmp/fc.out /tmp/fc.err
+	funccount 'tcp_sendmsg*' >/tmp/fc.out 2>/tmp/fc.err &
+	fp=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^Tracing' /tmp/fc.err; do sleep 0.1; i=$((i + 1)); done
+	"$tg" flow -4 -p 5094 -n 20 -s 10 -t 5 >/tmp/fc.gen 2>&1
+	stop_wait $fp
+	check "funccount: exit 0 after SIGINT ($rc)" [ "$rc" = 0 ]
+	check "funccount: the run's counts printed after SIGINT" grep -q '^tcp_sendmsg ' /tmp/fc.out
+	check "funccount: no instance left" sh -c "! ls $T/instances | grep -q '^ftnet-funccount'"
+	check "funccount: global current_tracer unchanged ($tr0)" [ "$(cat $T/current_tracer)" = "$tr0" ]
+	check "funccount: global set_ftrace_filter unchanged" [ "$(cat $T/set_ftrace_filter | md5sum)" = "$ff0" ]
+	funccount -d 1 'ftnet_no_such_fn_*' >/dev/null 2>/tmp/fc.err
+	rc=$?
+	check "funccount: a glob matching nothing exits 2 ($rc) with one line" \
+		[ "$rc" = 2 -a "$(wc -l < /tmp/fc.err)" = 1 ]
 }
 
 # --- the checks, in order: each runs once per kernel boot ---------------------
@@ -1003,6 +1593,11 @@ all_checks() {
 	run_check check_tool_conn
 	run_check check_tool_connect
 	run_check check_tool_tcpreset
+	run_check check_tool_sockio
+	run_check check_hist_clear
+	run_check check_tool_funccount
+	run_check check_conflicts_kprobe_busy
+	run_check check_killstep_kprobe
 }
 
 only=$(cat /etc/ftnet-checks 2>/dev/null)

@@ -30,11 +30,19 @@ struct tool_counter {
 static uint64_t hash_bytes(const void *key, size_t len)
 {
 	const unsigned char *p = key;
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull ^ len, w;
+	size_t i = 0;
 
-	/* FNV-1a, then a mixer so that the low bits (the bucket) depend on
-	 * every byte */
-	for (size_t i = 0; i < len; i++)
+	/* 8 bytes a step, then FNV-1a over the tail: a top tool hashes its
+	 * key (72 bytes in tcptop) for every event, and byte by byte that
+	 * was most of tcptop's CPU at 100k calls/s (make bench); then a
+	 * mixer so that the low bits (the bucket) depend on every byte */
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
+	}
+	for (; i < len; i++)
 		h = (h ^ p[i]) * 1099511628211ull;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;

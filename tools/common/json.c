@@ -124,6 +124,12 @@ void tool_json_null(struct tool_json *j, const char *key)
 	fputs("null", j->f);
 }
 
+void tool_json_bool(struct tool_json *j, const char *key, int val)
+{
+	tool_json_key(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
 void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, int n)
 {
 	tool_json_key(j, key);
@@ -136,20 +142,50 @@ void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, 
 	putc(']', j->f);
 }
 
-void tool_json_obj_begin(struct tool_json *j, const char *key)
+/* Open an object or array (c): its members start a new "first" */
+static void nest(struct tool_json *j, int c)
 {
-	tool_json_key(j, key);
-	putc('{', j->f);
+	putc(c, j->f);
 	if (j->depth + 1 < TOOL_JSON_DEPTH)
 		j->depth++;
 	j->first[j->depth] = 1;
 }
 
-void tool_json_obj_end(struct tool_json *j)
+static void unnest(struct tool_json *j, int c)
 {
-	putc('}', j->f);
+	putc(c, j->f);
 	if (j->depth > 0)
 		j->depth--;
+}
+
+void tool_json_obj_begin(struct tool_json *j, const char *key)
+{
+	tool_json_key(j, key);
+	nest(j, '{');
+}
+
+void tool_json_obj_end(struct tool_json *j)
+{
+	unnest(j, '}');
+}
+
+void tool_json_arr_begin(struct tool_json *j, const char *key)
+{
+	tool_json_key(j, key);
+	nest(j, '[');
+}
+
+void tool_json_elem_begin(struct tool_json *j)
+{
+	if (!j->first[j->depth])
+		putc(',', j->f);
+	j->first[j->depth] = 0;
+	nest(j, '{');
+}
+
+void tool_json_arr_end(struct tool_json *j)
+{
+	unnest(j, ']');
 }
 
 void tool_json_end(struct tool_json *j)

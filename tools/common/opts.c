@@ -114,8 +114,12 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 
 	cur_desc = d;
 	tool_init(d->name, 0);
+	/* before anything slow (see tool_signals_install); a failure is
+	 * reported again, and fatal, by tool_instance */
+	(void)tool_signals_install();
 	memset(o, 0, sizeof(*o));
 	o->interval = d->interval > 0 ? d->interval : 1.0;
+	o->has_buffer = !!(d->common & TOOL_OPT_BUFFER);
 
 	/* "+" (stop at the first operand) first, then ":" (missing argument
 	 * reported as ':'), the common letters, the tool's */

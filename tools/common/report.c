@@ -18,8 +18,12 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 {
 	struct tool_report *r = calloc(1, sizeof(*r));
 
-	if (!r)
+	/* every failure here says itself: the callers return -errno */
+	if (!r) {
+		tool_fail(-ENOMEM, "cannot allocate the report: %s", strerror(ENOMEM));
+		errno = ENOMEM;
 		return NULL;
+	}
 	r->cfg = *cfg;
 	if (!r->cfg.stack_indent)
 		r->cfg.stack_indent = "\t";
@@ -39,6 +43,7 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 		if (!r->prom) {
 			int err = errno;
 
+			tool_fail(-err, "cannot set up '%s' (--prom): %s", o->prom, strerror(err));
 			free(r);
 			errno = err;
 			return NULL;
@@ -546,6 +551,13 @@ void tool_report_uncounted(struct tool_report *r, uint64_t n, const char *why)
 	}
 }
 
+void tool_report_hist_dropped(struct tool_report *r, uint64_t *seen, uint64_t dropped, int full)
+{
+	if (dropped > *seen)
+		tool_report_uncounted(r, dropped - *seen, full ? "hist table full" : "hist table cleared");
+	*seen = dropped;
+}
+
 int tool_report_batch(struct tool_report *r, int64_t now_wall)
 {
 	(void)now_wall;
@@ -576,9 +588,13 @@ int tool_report_finish(struct tool_report *r)
 			tool_json_end(&j);
 		}
 		fprintf(stderr, "Ending tracing...\n");
+		/* the ring buffer overflowing is what a bigger buffer cures:
+		 * say so where the tool has the option */
 		if (lost)
-			fprintf(stderr, "%s: %llu events lost in total\n", tool_name(),
-				(unsigned long long)lost);
+			fprintf(stderr, "%s: %llu events lost in total%s\n", tool_name(),
+				(unsigned long long)lost,
+				r->lost_ring && r->o.has_buffer ?
+				" (the per-CPU buffers filled between reads: -b KB gives them more room)" : "");
 	}
 	if (fflush(r->out) != 0 || ferror(r->out)) {
 		/* a reader that went away (| head) is an ordinary end */

@@ -5,7 +5,12 @@
  * Events: sock:sock_send_length and sock:sock_recv_length in the binary
  * buffers (the text output hashes the socket pointer), filtered in the
  * kernel on protocol, family, common_pid and "moved bytes" (ftnet.h,
- * ftn_sendrecv_filter). Both fire in the calling task, so the caller is
+ * ftn_sendrecv_filter); before 6.3 (or -B kprobe) kprobes on the
+ * protocol's sendmsg/recvmsg functions (ftn_sendrecv_probes_create: one
+ * return probe per function, or entries paired with returns per task).
+ * The top tools count in the kernel where it has hist triggers and each
+ * record carries socket and bytes: a hist table per event, read once per
+ * second, each (socket, task) row handled as one call. Both fire in the calling task, so the caller is
  * the owner: it is noted into the owner map (tid -> process, netns, read
  * once per task). The tuple comes from the resolver (a /proc/net/tcp(6) or
  * udp(6) snapshot keyed by pointer, kptr_restrict lifted for the read and
@@ -27,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A call waiting for its socket (or behind one that waits: snoop keeps
@@ -112,6 +118,12 @@ int sockio_opt(void *ctx, int c, const char *arg)
 	switch (c) {
 	case '4': case '6': st->family = c == '4' ? AF_INET : AF_INET6; return 0;
 	case 'C': st->noclear = 1; return 0;
+	case SOCKIO_OPT_STREAM: st->stream = 1; return 0;
+	case 'B':
+		if (strcmp(arg, "tracepoint") && strcmp(arg, "kprobe"))
+			return tool_fail(-EINVAL, "unknown back end '%s' (tracepoint, kprobe)", arg);
+		st->backend = arg;
+		return 0;
 	case 'p':
 		return tool_parse_pid(arg, &st->pid) ? tool_fail(-EINVAL, "invalid PID '%s'", arg) : 0;
 	case 'P':
@@ -396,29 +408,28 @@ static void on_state(struct sockio *st, const struct ftn_event *ev)
  * when the kernel's name for that TID changes), in a small direct-mapped
  * cache; a task already gone keeps the kernel's name. */
 #define COMM_CACHE 1024
-static const char *comm_of(const struct ftn_event *ev)
+static const char *comm_of(pid_t tid, const char *kc)
 {
 	static struct { pid_t tid; char kcomm[16], comm[16]; } cache[COMM_CACHE];
-	const char *kc = ev->comm ? ev->comm : "";
-	unsigned int i = (unsigned int)ev->pid % COMM_CACHE;
+	unsigned int i = (unsigned int)tid % COMM_CACHE;
 	char path[64];
 	FILE *f;
 
-	if (ev->pid <= 0)
+	if (tid <= 0)
 		return kc;
-	if (cache[i].tid == ev->pid && !strncmp(cache[i].kcomm, kc, sizeof(cache[i].kcomm) - 1))
+	if (cache[i].tid == tid && !strncmp(cache[i].kcomm, kc, sizeof(cache[i].kcomm) - 1))
 		return cache[i].comm;
 	snprintf(path, sizeof(path), "%s/%d/comm", getenv("FTNET_PROC") ? getenv("FTNET_PROC") : "/proc",
-		 ev->pid);
+		 tid);
 	if (!(f = fopen(path, "r")))
 		return kc;
 	if (fgets(cache[i].comm, sizeof(cache[i].comm), f)) {
 		cache[i].comm[strcspn(cache[i].comm, "\n")] = '\0';
-		cache[i].tid = ev->pid;
+		cache[i].tid = tid;
 		snprintf(cache[i].kcomm, sizeof(cache[i].kcomm), "%s", kc);
 	}
 	fclose(f);
-	return cache[i].tid == ev->pid ? cache[i].comm : kc;
+	return cache[i].tid == tid ? cache[i].comm : kc;
 }
 
 /* The resolver of another namespace (created on its first call, reading
@@ -469,48 +480,44 @@ static uint64_t snapshots(const struct sockio *st)
 	return n;
 }
 
-static int on_event(void *ctx, const struct ftn_event *ev)
+/* A call of task tid (kcomm: the kernel's name for it) that moved bytes:
+ * its owner, its socket, then counted or printed (ev: the record, for
+ * snoop's time and order; NULL from the kernel's tables). */
+static void on_call(struct sockio *st, struct call *cl, pid_t tid, const char *kcomm,
+		    const struct ftn_event *ev)
 {
-	struct sockio *st = ctx;
 	const struct ftn_sock *s;
 	const struct sockio_born *b;
-	struct call cl;
 
-	cl.ns = -1;
-	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
-		on_state(st, ev);
-		return 0;
-	}
-	if (ftn_sendrecv_decode(ev, &cl.c) || cl.c.protocol != st->protocol || !cl.c.bytes)
-		return 0;
+	cl->ns = -1;
 	/* process context: the caller owns the socket */
-	ftn_ownermap_note(st->owners, cl.c.sk, ev->pid, comm_of(ev));
-	if (ftn_ownermap_lookup(st->owners, cl.c.sk, NULL, &cl.own)) {
-		memset(&cl.own, 0, sizeof(cl.own));
-		cl.own.pid = cl.own.tid = ev->pid;
-		snprintf(cl.own.comm, sizeof(cl.own.comm), "%s", ev->comm ? ev->comm : "");
+	ftn_ownermap_note(st->owners, cl->c.sk, tid, comm_of(tid, kcomm));
+	if (ftn_ownermap_lookup(st->owners, cl->c.sk, NULL, &cl->own)) {
+		memset(&cl->own, 0, sizeof(cl->own));
+		cl->own.pid = cl->own.tid = tid;
+		snprintf(cl->own.comm, sizeof(cl->own.comm), "%s", kcomm);
 	}
-	if ((b = born_find(st, cl.c.sk)) && born_live(b)) {
+	if ((b = born_find(st, cl->c.sk)) && born_live(b)) {
 		s = &b->s;      /* born during the run: its own tuple */
 		st->born_hits++;
 	} else if (b && born_mark_current(st, b)) {
 		s = NULL;       /* closed since the last snapshot: the table's
 				   row may be the old socket's; wait */
-	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns &&
-		   (cl.ns = ns_index(st, cl.own.netns, ev->pid)) >= 0) {
+	} else if (st->netns && cl->own.netns && cl->own.netns != st->netns &&
+		   (cl->ns = ns_index(st, cl->own.netns, tid)) >= 0) {
 		/* a task of another network namespace: its own tables */
-		s = ftn_sockres_lookup_sk(st->ns[cl.ns].r, cl.c.sk);
-	} else if (st->netns && cl.own.netns && cl.own.netns != st->netns) {
+		s = ftn_sockres_lookup_sk(st->ns[cl->ns].r, cl->c.sk);
+	} else if (st->netns && cl->own.netns && cl->own.netns != st->netns) {
 		/* too many namespaces: not in our tables, none of ours would
 		 * find it */
 		st->foreign_calls++;
-		st->foreign_bytes += cl.c.bytes;
+		st->foreign_bytes += cl->c.bytes;
 		st->unknown_calls--;    /* said apart */
-		st->unknown_bytes -= cl.c.bytes;
-		emit(st, &cl, ev, NULL);
-		return 0;
+		st->unknown_bytes -= cl->c.bytes;
+		emit(st, cl, ev, NULL);
+		return;
 	} else {
-		s = ftn_sockres_lookup_sk(st->socks, cl.c.sk);
+		s = ftn_sockres_lookup_sk(st->socks, cl->c.sk);
 	}
 	if (!st->warned && !ftn_sockres_ptrs_valid(st->socks) && (st->warned = 1))
 		tool_fail(0, "/proc/net/%s shows no real socket pointers (kptr_restrict): "
@@ -518,13 +525,29 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
 	/* unknown: wait for the batch end's snapshot; snoop keeps the order
 	 * (what follows a waiting call waits too), top needs none */
-	if ((cl.known = s != NULL))
-		cl.sock = *s;   /* the table may change before the batch end */
+	if ((cl->known = s != NULL))
+		cl->sock = *s;  /* the table may change before the batch end */
 	if ((!s || (!st->top && ftn_sockres_pending(st->socks))) &&
-	    !ftn_sockres_defer(st->socks, s || cl.ns >= 0 ? 0 : cl.c.sk, &cl, sizeof(cl),
+	    !ftn_sockres_defer(st->socks, s || cl->ns >= 0 ? 0 : cl->c.sk, cl, sizeof(*cl),
 			       st->top ? NULL : ev))
+		return;
+	emit(st, cl, ev, s);    /* (or no memory to wait: shown unresolved) */
+}
+
+static int on_event(void *ctx, const struct ftn_event *ev)
+{
+	struct sockio *st = ctx;
+	struct call cl;
+
+	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
+		on_state(st, ev);
 		return 0;
-	emit(st, &cl, ev, s);   /* (or no memory to wait: shown unresolved) */
+	}
+	if ((st->kprobe ? ftn_sendrecv_probe_decode(st->pairs, ev, &cl.c) != 1
+			: ftn_sendrecv_decode(ev, &cl.c) != 0) ||
+	    cl.c.protocol != st->protocol || !cl.c.bytes)
+		return 0;
+	on_call(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
 	return 0;
 }
 
@@ -632,7 +655,193 @@ static int on_batch(void *ctx, int64_t now_wall)
 	return 0;
 }
 
+/* --- in-kernel counting (hist triggers) --- */
+
+/* The size of each table: one entry per (socket, task) that moved bytes.
+ * The library clears a table that is half full at a period's end
+ * (ftn_histtab), so half of it holds one period's pairs: 8192 busy
+ * sockets a second before anything is dropped (and what is, is said:
+ * hist_period); a table costs the kernel some 100 bytes an entry. */
+#define SOCKIO_HIST_SIZE 16384
+
+/* Counting in the kernel: the top tools, unless --stream, where the
+ * kernel has hist triggers and each call's record carries both its socket
+ * and its bytes (the tracepoints; the kprobe back end's returns that read
+ * the arguments, not entries paired with returns in user space). */
+static int hist_wanted(struct sockio *st, const char *sys, const char *event)
+{
+	if (!st->top || st->stream)
+		return 0;
+	if (st->kprobe && st->kp.paired) {
+		tool_info("streaming every call: the kprobe back end pairs entries with returns "
+			  "here, which the kernel cannot sum");
+		return 0;
+	}
+	if (!ftn_event_has_hist(sys, event)) {
+		tool_info("streaming every call: this kernel has no hist triggers");
+		return 0;
+	}
+	return 1;
+}
+
+/* "hist:keys=sk,common_pid:vals=ret:size=N if FILTER" on sys/event: the
+ * bytes each task moved on each socket (the trigger soft-enables the
+ * event: nothing goes to the ring buffer) */
+static int hist_add(struct sockio *st, const char *sys, const char *event, const char *filter)
+{
+	struct sockio_hist *h = &st->hists[st->nhist];
+	char trig[384];
+	int err;
+
+	if (st->nhist == FTN_SENDRECV_MAXPROBES)
+		return tool_fail(-ENOSPC, "too many events to count");
+	snprintf(trig, sizeof(trig), "hist:keys=sk,common_pid:vals=ret:size=%u%s%s",
+		 ftn_hist_size(SOCKIO_HIST_SIZE), filter && *filter ? " if " : "", filter ? filter : "");
+	if ((err = ftn_event_add_trigger(st->inst, sys, event, trig)))
+		return tool_kfail(err, "cannot add the hist trigger to %s:%s", sys, event);
+	tool_info("counting in the kernel on %s:%s: %s", sys, event, trig);
+	/* the base is taken now, before "Tracing" is said */
+	if (!(h->tab = ftn_histtab_open(st->inst, sys, event)))
+		return tool_fail(-errno, "cannot read the hist of %s:%s: %s", sys, event,
+				 strerror(errno));
+	snprintf(h->sys, sizeof(h->sys), "%s", sys);
+	snprintf(h->event, sizeof(h->event), "%s", event);
+	h->dir = strstr(event, "send") ? 'S' : 'R';
+	st->nhist++;
+	return 0;
+}
+
+/* The rows of one table's change: a call per (socket, task) with the sum */
+static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
+{
+	for (size_t i = 0; i < ftn_hist_count(d); i++) {
+		const struct ftn_hist_row *r = ftn_hist_at(d, i);
+		uint64_t sk, tid;
+		struct call cl;
+		int v;
+
+		for (v = 0; v < r->nvals && strcmp(r->val_names[v], "ret"); v++)
+			;
+		if (v == r->nvals || ftn_hist_row_key(r, "sk", &sk, NULL) ||
+		    ftn_hist_row_key(r, "common_pid", &tid, NULL) || !r->vals[v])
+			continue;
+		memset(&cl, 0, sizeof(cl));
+		cl.c.sk = sk;
+		cl.c.dir = dir;
+		cl.c.protocol = st->protocol;
+		cl.c.bytes = cl.c.ret = (int64_t)r->vals[v];
+		on_call(st, &cl, (pid_t)tid, "", NULL);
+	}
+}
+
+static int on_batch(void *ctx, int64_t now_wall);
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Once per second: the first table's change (ftn_consume_histtab), then the
+ * others', then the batch's end (snapshot, interval). */
+static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
+		       int64_t now_wall)
+{
+	struct sockio *st = ctx;
+	uint64_t all = dropped;
+
+	(void)full;
+	hist_rows(st, d, st->hists[0].dir);
+	for (int i = 1; i < st->nhist; i++) {
+		struct sockio_hist *h = &st->hists[i];
+		struct ftn_hist *dd;
+		int err, f;
+
+		/* the last period: ftn_consume_histtab's ends by a signal or the
+		 * duration (a callback of ours never stops it) */
+		if ((err = ftn_histtab_next(h->tab, ftn_exiting() || mono_ns() >= st->hist_end, &dd,
+					    &h->notcounted, &f)))
+			return tool_fail(err, "cannot read the hist of %s:%s: %s", h->sys, h->event,
+					 strerror(-err));
+		hist_rows(st, dd, h->dir);
+		ftn_hist_free(dd);
+		all += h->notcounted;
+	}
+	/* a full table, or calls while a table was being cleared: those
+	 * calls were seen, not counted */
+	if (all > st->hist_dropped)
+		tool_fail(0, "hist table full or being cleared: %llu more calls not counted",
+			  (unsigned long long)(all - st->hist_dropped));
+	st->hist_dropped = all;
+	return on_batch(st, now_wall);
+}
+
 /* --- phases --- */
+
+/* The back end: the one asked for, else the tracepoints where the kernel
+ * has them, else kprobes; one line and -ENOTSUP when neither exists. */
+static int choose(struct sockio *st)
+{
+	int tp = ftn_event_exists("sock", "sock_send_length") &&
+		 ftn_event_exists("sock", "sock_recv_length");
+	int kp = ftn_kernel_has_kprobes();
+
+	if (st->backend) {
+		st->kprobe = !strcmp(st->backend, "kprobe");
+		if (st->kprobe && !kp)
+			return tool_fail(-ENOTSUP, "back end 'kprobe' needs kprobes, and this kernel has none");
+		if (!st->kprobe && !tp)
+			return tool_fail(-ENOTSUP, "no sock:sock_send_length tracepoint on this kernel (6.3+): "
+					 "back end 'tracepoint' is not available%s", kp ? " (-B kprobe is)" : "");
+		tool_info("back end %s: asked for with -B", st->backend);
+		return 0;
+	}
+	if (!tp && !kp)
+		return tool_fail(-ENOTSUP, "no back end on this kernel: no sock:sock_send_length tracepoint "
+				 "(6.3+) and no kprobes");
+	st->kprobe = !tp;
+	if (st->kprobe)
+		tool_info("back end kprobe: this kernel has no sock:sock_send_length/sock_recv_length");
+	else
+		tool_info("back end tracepoint: this kernel has sock:sock_send_length/sock_recv_length%s",
+			  kp ? " (-B kprobe for the kprobes)" : "");
+	return 0;
+}
+
+/* Kprobes on the protocol's sendmsg/recvmsg functions: enabled with their
+ * filters; a function the kernel lacks is said, and counted out. */
+static int kprobe_setup(struct sockio *st)
+{
+	const char *g;
+	int err;
+
+	if ((err = ftn_sendrecv_probes_create(st->inst, st->protocol, st->family, st->pid, &st->kp)))
+		return tool_kfail(err, "cannot probe the %s sendmsg/recvmsg functions",
+				  proto_name(st));
+	if (st->kp.missing[0])
+		tool_fail(0, "cannot probe %s (absent or inlined on this kernel): its calls are not counted",
+			  st->kp.missing);
+	tool_info("back end kprobe: %s", st->kp.paired
+		  ? "entry probes (socket, family, flags) paired per task with return probes (the "
+		    "bytes): this kernel's kretprobes take no $argN; every return is traced"
+		  : "return probes reading the socket, its family, the flags and the return value "
+		    "(the bytes each call moved), filtered in the kernel");
+	if (st->kp.paired && !(st->pairs = ftn_sendrecv_pairs_alloc()))
+		return tool_fail(-ENOMEM, "out of memory");
+	g = ftn_probe_group(st->inst);
+	st->hist = hist_wanted(st, g, st->kp.ev[0].event);
+	for (int i = 0; i < st->kp.n; i++) {
+		snprintf(st->evnames[i], sizeof(st->evnames[i]), "%s/%s", g, st->kp.ev[i].event);
+		st->evs[i] = st->evnames[i];
+		if ((err = st->hist ? hist_add(st, g, st->kp.ev[i].event, st->kp.ev[i].filter)
+				    : tool_event_setup(st->inst, g, st->kp.ev[i].event, st->kp.ev[i].filter,
+						       0, st->kp.ev[i].event)))
+			return err;
+	}
+	return 0;
+}
 
 static int init(struct sockio *st)
 {
@@ -640,14 +849,11 @@ static int init(struct sockio *st)
 	char filter[256];
 	int err, reader;
 
-	if ((err = tool_tracefs()))
+	if ((err = tool_tracefs()) || (err = choose(st)))
 		return err;
-	for (int i = 0; i < 2; i++)
-		if (!ftn_event_exists("sock", evs[i]))
-			return tool_fail(-ENOTSUP, "no sock:%s tracepoint on this kernel (6.3+); the "
-					 "kprobe back end is not available in this version", evs[i]);
-	tool_info("back end: tracepoints sock:sock_send_length and sock:sock_recv_length "
-		  "(the caller's task, the bytes each call moved)");
+	if (!st->kprobe)
+		tool_info("back end: tracepoints sock:sock_send_length and sock:sock_recv_length "
+			  "(the caller's task, the bytes each call moved)");
 	if ((err = ftn_sendrecv_filter(st->protocol, st->family, st->pid, filter, sizeof(filter))) < 0)
 		return tool_fail(err, "cannot build the filter: %s", strerror(-err));
 	if (!(st->owners = ftn_ownermap_alloc(NULL, 0)) ||
@@ -668,19 +874,34 @@ static int init(struct sockio *st)
 				 "the text output hashes socket pointers");
 	tool_info("sockets from /proc/net/%s(6) by pointer",
 		  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
-	for (int i = 0; i < 2; i++) {
-		char name[64];
-
-		snprintf(name, sizeof(name), "sock:%s", evs[i]);
-		if ((err = tool_event_setup(st->inst, "sock", evs[i], filter, 0, name)))
+	if (st->kprobe) {
+		if ((err = kprobe_setup(st)))
 			return err;
+	} else {
+		st->hist = hist_wanted(st, "sock", evs[0]);
+		for (int i = 0; i < 2; i++) {
+			snprintf(st->evnames[i], sizeof(st->evnames[i]), "sock/%s", evs[i]);
+			st->evs[i] = st->evnames[i];
+			if ((err = st->hist ? hist_add(st, "sock", evs[i], filter)
+					    : tool_event_setup(st->inst, "sock", evs[i], filter, 0,
+							       st->evnames[i])))
+				return err;
+		}
 	}
+	/* counted in the kernel: no ring buffer is read, every socket is
+	 * found by snapshot (at most one per second) */
+	if (st->hist)
+		return 0;
 	/* TCP sockets born during the run: their tuple without a snapshot */
 	st->states = st->protocol == IPPROTO_TCP && ftn_event_exists("sock", "inet_sock_set_state");
-	if (st->states)
+	if (st->states) {
+		int n = st->kprobe ? st->kp.n : 2;
+
+		st->evs[n] = "sock/inet_sock_set_state";
 		return tool_event_setup(st->inst, "sock", "inet_sock_set_state",
 					"protocol == 6 && (newstate == 1 || newstate == 7)", 0,
 					"sock:inet_sock_set_state");
+	}
 	if (st->protocol == IPPROTO_TCP)
 		tool_info("no sock:inet_sock_set_state: every socket is found by snapshot");
 	return 0;
@@ -688,8 +909,6 @@ static int init(struct sockio *st)
 
 static int run(struct sockio *st)
 {
-	const char *evs[] = { "sock/sock_send_length", "sock/sock_recv_length",
-			      st->states ? "sock/inet_sock_set_state" : NULL, NULL };
 	/* batches of at most 1 s whatever the interval: a new socket's
 	 * pointer is looked up in a snapshot soon after its first call,
 	 * while the socket still exists */
@@ -722,11 +941,21 @@ static int run(struct sockio *st)
 	if ((err = tool_report_start(st->r, !st->top, "Tracing %s send/receive calls%s.",
 				     proto_name(st), st->top ? ", bytes per process and socket each interval" : "")))
 		return err;
-	return tool_consume(st->inst, 'r', evs, &co, &ops, st);
+	if (!st->hist)
+		return tool_consume(st->inst, 'r', st->evs, &co, &ops, st);
+	/* the tables' bases were taken when their triggers were added
+	 * (hist_add); ftn_consume_histtab reads the first, hist_period the
+	 * others */
+	st->hist_end = st->o.duration > 0 ? mono_ns() + (int64_t)(st->o.duration * 1e9) : INT64_MAX;
+	if ((err = ftn_consume_histtab(st->hists[0].tab, &co, hist_period, st)))
+		tool_fail(err, "cannot read the hist of %s:%s: %s", st->hists[0].sys,
+			  st->hists[0].event, strerror(-err));
+	return err;
 }
 
 static int fini(struct sockio *st, int err)
 {
+	uint64_t miss;
 	int ferr;
 
 	batch_end(st);
@@ -748,8 +977,21 @@ static int fini(struct sockio *st, int err)
 	if (st->states)
 		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",
 			  (unsigned long long)st->born_hits);
+	/* the report's unit is calls for snoop, bytes for top: a missed
+	 * hit is a call of unknown size there */
+	if (!st->top)
+		tool_report_probe_missed(st->r, st->inst);
+	else if (st->r && st->kprobe && (miss = ftn_probe_missed(st->inst)))
+		tool_fail(0, "%llu kprobe hits the kernel missed: those calls are not counted",
+			  (unsigned long long)miss);
+	if (ftn_sendrecv_unmatched(st->pairs))
+		tool_fail(0, "%llu calls not counted: their entries were replaced by another task's "
+			  "in the pairing table", (unsigned long long)ftn_sendrecv_unmatched(st->pairs));
 	ferr = tool_report_finish(st->r);
-	ftn_instance_destroy(st->inst);
+	/* before the instance goes: a table's close may look at it */
+	for (int i = 0; i < st->nhist; i++)
+		ftn_histtab_close(st->hists[i].tab);
+	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);
 	tool_counter_free(st->prom);
@@ -758,6 +1000,7 @@ static int fini(struct sockio *st, int err)
 	for (int i = 0; i < st->nns; i++)
 		ftn_sockres_free(st->ns[i].r);
 	ftn_ownermap_free(st->owners);
+	ftn_sendrecv_pairs_free(st->pairs);
 	return err ? err : ferr;
 }
 

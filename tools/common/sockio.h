@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sockio.h - what tcptop, udptop, tcpsnoop and udpsnoop share: send and
- * receive calls (sock:sock_send_length / sock_recv_length, binary records)
- * joined with the socket table by pointer, owned by the calling process,
+ * receive calls (sock:sock_send_length / sock_recv_length, or kprobes on
+ * the protocol's sendmsg/recvmsg functions before 6.3, binary records; or
+ * for the top tools hist triggers summing them in the kernel) joined with
+ * the socket table by pointer, owned by the calling process,
  * then either summed per process and connection each interval (top) or
  * printed one line per call (snoop). Each tool is its usage text and a
  * call to sockio_main.
@@ -12,6 +14,7 @@
 
 #include "common.h"
 
+#include <getopt.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -35,8 +38,28 @@ struct sockio {
 	long port;              /* -P, -1 any */
 	int family;             /* -4 / -6, 0 both */
 	int noclear;            /* -C (top) */
+	const char *backend;    /* -B, NULL: the best this kernel has */
+	int stream;             /* --stream (top): never count in the kernel */
 
 	/* the run */
+	int kprobe;                     /* back end: 0 tracepoints, 1 kprobes */
+	struct ftn_sendrecv_probes kp;  /* kprobe: the probes made */
+	struct ftn_sendrecv_pairs *pairs;       /* kprobe: entries waiting */
+	char evnames[FTN_SENDRECV_MAXPROBES + 2][96];
+	const char *evs[FTN_SENDRECV_MAXPROBES + 2];
+	/* top, counted in the kernel: one hist trigger per event, read once
+	 * per second (its table's change since the last read) */
+	int hist;
+	int nhist;
+	struct sockio_hist {
+		char sys[64], event[32];
+		int dir;                /* 'S', 'R' */
+		struct ftn_histtab *tab; /* the table (not the first event's:
+					   ftn_consume_hist keeps that) */
+		uint64_t notcounted;    /* calls seen but not counted, since the start */
+	} hists[FTN_SENDRECV_MAXPROBES];
+	uint64_t hist_dropped;          /* said so far */
+	int64_t hist_end;               /* CLOCK_MONOTONIC end of -d (the last period) */
 	struct ftn_instance *inst;
 	struct ftn_sockres *socks;
 	struct ftn_ownermap *owners;
@@ -60,9 +83,12 @@ struct sockio {
 /* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
  * for tool_desc.opt with ctx the struct sockio. */
 int sockio_opt(void *ctx, int c, const char *arg);
-#define SOCKIO_SHORTOPTS_TOP "46Cp:P:"
-#define SOCKIO_SHORTOPTS_SNOOP "46p:P:"
+#define SOCKIO_SHORTOPTS_TOP "46B:Cp:P:"
+#define SOCKIO_SHORTOPTS_SNOOP "46B:p:P:"
 #define SOCKIO_OPTIONS \
+	"  -B BACKEND  tracepoint (sock:sock_send_length/sock_recv_length, 6.3+) |\n" \
+	"              kprobe (the protocol's sendmsg/recvmsg functions and their\n" \
+	"              returns); default: the tracepoints where the kernel has them\n" \
 	"  -p PID      only calls made by task PID (in-kernel filter on common_pid: the\n" \
 	"              process's main thread; other threads have task IDs of their own)\n" \
 	"  -P PORT     only sockets with local or remote port PORT\n" \
@@ -70,6 +96,11 @@ int sockio_opt(void *ctx, int c, const char *arg);
 #define SOCKIO_OPTIONS_TOP \
 	"  -C          do not clear the screen between intervals (never cleared when\n" \
 	"              standard output is not a terminal, or with --json)\n"
+
+#define SOCKIO_OPT_STREAM 0x300
+#define SOCKIO_LONGOPTS_TOP (const struct option[]){ { "stream", no_argument, NULL, SOCKIO_OPT_STREAM }, { 0 } }
+#define SOCKIO_OPTIONS_STREAM \
+	"  --stream    stream every call even where the kernel can sum them (hist)\n"
 
 /* Parse, set up, trace until -d or a signal, tear down: the exit code. */
 int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv);

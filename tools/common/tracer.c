@@ -10,6 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *tool_tracer_operands(struct tool_tracer *t, int argc, char **argv, int i,
+				 const char *missing, const char *quote)
+{
+	const char *def;
+
+	if (i >= argc)
+		tool_usage_fail("%s", missing);
+	def = argv[i++];
+	if (i < argc)
+		t->filter = argv[i++];
+	if (i < argc)
+		tool_usage_fail("unexpected argument '%s' (quote %s)", argv[i], quote);
+	return def;
+}
+
 int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg)
 {
 	pid_t pid;
@@ -28,6 +43,17 @@ int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg)
 		return 0;
 	}
 	return 1;
+}
+
+int tool_tracer_create_fail(const struct tool_tracer *t, int err, const char *def)
+{
+	tool_fail(err, "cannot create %s '%s': %s", t->what, def,
+		  *ftn_error_last() ? ftn_error_last() : strerror(-err));
+	/* EINVAL syntax, ENOENT unknown symbol or file, EILSEQ bad offset,
+	 * E2BIG too long, EOPNOTSUPP no such probe type: all the user's
+	 * definition */
+	return err == -EOPNOTSUPP || err == -EINVAL || err == -ENOENT ||
+	       err == -EILSEQ || err == -E2BIG || err == -EEXIST ? -EINVAL : err;
 }
 
 struct run {
@@ -56,7 +82,10 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		else if (is_new)
 			tool_counter_set_label(run->count, row, 0, run->t->name);
 	}
-	tool_event_print(run->r, run->inst, ev, run->flags);
+	if (run->t->print)
+		run->t->print(run->t, run->r, run->inst, ev, run->flags);
+	else
+		tool_event_print(run->r, run->inst, ev, run->flags);
 	return 0;
 }
 
@@ -105,7 +134,7 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 	if (t->o.prom) {
 		snprintf(metric, sizeof(metric), "ftnet_%s_events_total", tool_name());
 		if (!(run->count = tool_counter_new(1, 1)))
-			return -errno;
+			return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 		err = tool_report_prom_counter(run->r, metric, "Events traced, by event.",
 					       run->count, 0, labels, 0);
 		if (err)

@@ -18,13 +18,29 @@
 static const char *progname = "ftnet";
 static int verbosity;
 
+/* Set when a stop request (a signal during start-up) interrupted a system
+ * call and the failure that followed was not reported: the run ends as if
+ * stopped, exit 0. */
+static int stopped_in_startup;
+
+/* A failure caused by the stop request itself: say nothing. */
+static int stop_caused(int err)
+{
+	if ((err == -EINTR || err == EINTR) && ftn_exiting()) {
+		stopped_in_startup = 1;
+		return 1;
+	}
+	return 0;
+}
+
 int tool_exit_code(int err)
 {
-	if (err >= 0)
+	if (err >= 0 || stopped_in_startup)
 		return TOOL_EXIT_OK;
 	switch (-err) {
 	case EPERM:
 	case EACCES:
+	case EROFS:     /* tracefs mounted read-only: writing is not permitted */
 		return TOOL_EXIT_PERM;
 	case ENOTSUP:
 #if EOPNOTSUPP != ENOTSUP
@@ -64,6 +80,8 @@ int tool_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (stop_caused(err))
+		return err;
 	va_start(ap, fmt);
 	vsay(fmt, ap, NULL);
 	va_end(ap);
@@ -76,6 +94,8 @@ int tool_kfail(int err, const char *fmt, ...)
 	char *tail = NULL;
 	va_list ap;
 
+	if (stop_caused(err))
+		return err;
 	if (asprintf(&tail, ": %s%s%s", strerror(err < 0 ? -err : err),
 		     *klog ? ": " : "", klog) < 0)
 		tail = NULL;
@@ -114,11 +134,18 @@ static void on_signal(int sig)
 	ftn_stop(sig);
 }
 
-static int signals_install(void)
+/* Called first thing in every tool (tool_opts_parse), not when the
+ * instance is made: a SIGINT that arrives while a slow start-up reads BTF,
+ * kallsyms or /proc (seconds under qemu TCG) must end the run, and a tool
+ * started in the background by a non-interactive shell inherits SIGINT
+ * ignored, so a signal before sigaction() would be lost for good (the
+ * guest's tcpreset that ran on after its SIGINT). A stop request made
+ * during start-up ends the consume loop before its first wait. */
+int tool_signals_install(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 	static int installed;
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	if (installed)
 		return 0;
@@ -126,9 +153,16 @@ static int signals_install(void)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: a blocked poll() or read() returns, the loop ends */
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* nohup: a hangup that whoever started us chose to ignore
+		 * does not end the run (SIGINT stays ours: shells ignore it
+		 * in background jobs, and that is how tests stop tools) */
+		if (sigs[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(sigs[i], &sa, NULL) < 0)
 			return -errno;
+	}
 	/* registered before any instance exists: exit() from anywhere
 	 * (a usage error, a library abort path) still tears down */
 	if (atexit(ftn_cleanup) != 0)
@@ -140,7 +174,7 @@ static int signals_install(void)
 struct ftn_instance *tool_instance(const char *tool)
 {
 	struct ftn_instance *inst;
-	int err = signals_install();
+	int err = tool_signals_install();
 
 	if (err) {
 		tool_fail(err, "cannot install signal handlers: %s", strerror(-err));
@@ -160,17 +194,30 @@ struct ftn_instance *tool_instance(const char *tool)
 	return inst;
 }
 
+int tool_instance_end(struct ftn_instance *inst, int err)
+{
+	/* a teardown that left state behind (the library said what) is a
+	 * failure, unless the run had already failed */
+	if (ftn_instance_destroy(inst) && !err)
+		err = -EBUSY;
+	return err;
+}
+
 int tool_reader(struct ftn_instance *inst, const struct tool_opts *o)
 {
-	int err;
+	int err, raw;
 
 	if (o->buffer_kb && (err = ftn_instance_set_buffer_kb(inst, o->buffer_kb)))
 		return tool_kfail(err, "cannot set the buffer size");
-	if (o->reader == 't' || (!o->reader && !ftn_consume_raw_available(inst))) {
+	raw = o->reader == 't' ? 0 : ftn_consume_raw_available(inst);
+	if (raw < 0)
+		return tool_fail(raw, "cannot read the binary buffers' page layout: %s",
+				 strerror(-raw));
+	if (o->reader == 't' || (!o->reader && !raw)) {
 		tool_info("reading trace_pipe text");
 		return 't';
 	}
-	if (!ftn_consume_raw_available(inst))
+	if (!raw)
 		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
 				 "events/header_page) are not available");
 	tool_info("reading the binary per-CPU buffers (trace_pipe_raw)");

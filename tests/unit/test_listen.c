@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_listen - lib/listen.c: a listener's port from the fd accept() names
+ * (a fake /proc: fd -> socket inode -> LISTEN row), the listen() calls seen
+ * when /proc has nothing, the accept queues (first in, first out per port,
+ * a tuple completed later, a closed listener's queue dropped); and
+ * lib/reset.c's kprobe fetch args per family. */
+#include "ftnet.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+static char root[] = "/tmp/ftnet-test-listen.XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	if ((f = fopen(p, "w"))) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void fake_proc(void)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/100", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/100/fd", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/100/net", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/100/fd/3", root);
+	if (symlink("socket:[4242]", p))
+		perror("symlink");
+	snprintf(p, sizeof(p), "%s/100/fd/4", root);
+	if (symlink("/dev/null", p))
+		perror("symlink");
+	put("100/net/tcp",
+	    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	    "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 100 0 0 10 0\n"
+	    "   1: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4243 1 0000000000000000 100 0 0 10 0\n");
+	put("100/net/tcp6",
+	    "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
+}
+
+static struct ftn_probe_sock kid(int lport, int rport)
+{
+	struct ftn_probe_sock t;
+
+	memset(&t, 0, sizeof(t));
+	t.family = t.laddr.family = t.raddr.family = AF_INET;
+	t.lport = (uint16_t)lport;
+	t.rport = (uint16_t)rport;
+	return t;
+}
+
+static void test_ports(void)
+{
+	struct ftn_listeners *l = ftn_listeners_alloc(root);
+	struct ftn_probe_sock t = kid(9000, 0);
+	int fd = -1;
+
+	ok(l != NULL, "listeners: allocated");
+	is_int(ftn_listeners_port(l, 100, 3), 8080, "port: fd 3 -> socket:[4242] -> its LISTEN row 8080");
+	is_int(ftn_listeners_port(l, 100, 4), -1, "port: an fd that is no socket, no listen() seen: unknown");
+	is_int(ftn_listeners_port(l, 200, 5), -1, "port: a task /proc does not have: unknown");
+	/* listen(5) by task 200, then its socket to LISTEN on 9000 */
+	ftn_listeners_enter(l, 200, 5, 0);
+	ftn_listeners_listening(l, 200, 9000);
+	is_int(ftn_listeners_port(l, 200, 5), 9000, "port: from the listen() seen (task and fd)");
+	is_int(ftn_listeners_port(l, 201, 5), 9000, "port: fd 5 of another task (a forked acceptor): "
+	       "the only listener seen on that fd number");
+	ftn_listeners_enter(l, 300, 5, 0);
+	ftn_listeners_listening(l, 300, 9100);
+	is_int(ftn_listeners_port(l, 201, 5), -1, "port: two listeners on fd 5, none with a child: unknown");
+	ftn_listeners_child(l, 0xffff888100001000ULL, &t);
+	is_int(ftn_listeners_port(l, 201, 5), 9000, "port: two listeners on fd 5: the one with a child waiting");
+	/* accept(): enter, then exit */
+	is_int(ftn_listeners_accepted(l, 400, &fd), -ENOENT, "accept: an exit whose entry was not seen");
+	ftn_listeners_enter(l, 400, 7, 1);
+	ok(!ftn_listeners_accepted(l, 400, &fd) && fd == 7, "accept: the fd of its entry");
+	is_int(ftn_listeners_accepted(l, 400, &fd), -ENOENT, "accept: one exit per entry");
+	ftn_listeners_free(l);
+	ftn_listeners_free(NULL);
+}
+
+static void test_queues(void)
+{
+	struct ftn_listeners *l = ftn_listeners_alloc(root);
+	struct ftn_probe_sock t, a = kid(80, 0), b = kid(443, 5001), c = kid(80, 5002), full = kid(80, 6000);
+	uint64_t sk = 0;
+
+	ftn_listeners_child(l, 0x1000, &a);     /* its remote port comes later */
+	ftn_listeners_child(l, 0x2000, &b);
+	ftn_listeners_child(l, 0x3000, &c);
+	is_int(ftn_listeners_child_tuple(l, 0x9000, &full), -ENOENT, "queue: a tuple for no child");
+	is_int(ftn_listeners_child_tuple(l, 0x1000, &full), 0, "queue: the first child's whole tuple");
+	ok(!ftn_listeners_pop(l, 80, &sk, &t) && sk == 0x1000 && t.rport == 6000,
+	   "queue: port 80's oldest child first, with its completed tuple");
+	ok(!ftn_listeners_pop(l, 80, &sk, &t) && sk == 0x3000, "queue: then the next of port 80");
+	is_int(ftn_listeners_pop(l, 80, &sk, &t), -ENOENT, "queue: port 80 empty");
+	ftn_listeners_closed(l, 443);
+	is_int(ftn_listeners_pop(l, 443, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
+	ftn_listeners_free(l);
+}
+
+static void test_reset_args(void)
+{
+	struct ftn_reset_dec *d = ftn_reset_dec_alloc();
+	char a4[1024], a6[1024], sa[128];
+
+	ok(d != NULL, "reset: a decoder without tcp:tcp_send_reset");
+	if (!d)
+		return;
+	is_int(ftn_reset_tp_every(d), 0, "reset: no tracepoint: not every reset");
+	ok(!ftn_reset_probe_args(d, '4', a4, sizeof(a4)) && strstr(a4, "pk_saddr=") &&
+	   strstr(a4, "pk_daddr=") && !strstr(a4, "pk_saddr6_"), "reset: IPv4 args: the IPv4 header's addresses");
+	ok(!ftn_reset_probe_args(d, '6', a6, sizeof(a6)) && strstr(a6, "pk_saddr6_0=") &&
+	   strstr(a6, "pk_daddr6_3=") && !strstr(a6, "pk_saddr="), "reset: IPv6 args: the IPv6 header's addresses");
+	ok(!ftn_reset_probe_args(d, 'a', sa, sizeof(sa)), "reset: active reset args (may be empty)");
+	ok(!strstr(a4, "reason=") && !strstr(a6, "reason="), "reset: no reason without the format's names");
+	is_int(ftn_reset_probe_args(d, '6', a6, 64), -ENOSPC, "reset: a buffer too small: -ENOSPC");
+	ftn_reset_dec_free(d);
+	ftn_reset_dec_free(NULL);
+}
+
+int main(void)
+{
+	char cmd[600];
+
+	setenv("FTNET_TRACEFS", "/nonexistent-ftnet-tracefs", 1);
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	fake_proc();
+	test_ports();
+	test_queues();
+	test_reset_args();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		printf("# could not remove %s\n", root);
+	return tap_done();
+}
