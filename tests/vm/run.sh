@@ -27,7 +27,7 @@
 
 top=${FTNET_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cache=${FTNET_VM_CACHE:-/var/cache/ftnet-vm}
-tmo=${FTNET_VM_TIMEOUT:-600}
+tmo=${FTNET_VM_TIMEOUT:-900}
 keep=${FTNET_VM_KEEP:-0}
 accel=${FTNET_VM_ACCEL:-tcg,thread=single}
 smp=${FTNET_VM_SMP:-2}
