@@ -80,6 +80,7 @@ struct sockio {
 	int nns;
 	uint64_t foreign_calls, foreign_bytes;  /* namespaces past SOCKIO_MAXNS */
 	struct sockio_diag *diag;       /* -B diag (tcptop): sockio_diag.c */
+	int diag_reader;                /* its state events' reader */
 };
 
 /* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):

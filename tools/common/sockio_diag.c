@@ -15,8 +15,12 @@
  *       stack sent it;
  *   RX: tcpi_bytes_received - idiag_rqueue: payload the program read; the
  *       kernel counts a FIN in both when the program read the end of
- *       stream, so one is taken off where a read saw the FIN received
- *       (CLOSE_WAIT, LAST_ACK, CLOSING) and nothing is left unread.
+ *       stream, so one is taken off where the FIN is known received and
+ *       nothing is left unread: a read saw the socket in CLOSE_WAIT,
+ *       LAST_ACK or CLOSING, or sock:inet_sock_set_state said -> CLOSE_WAIT
+ *       or -> CLOSING for its tuple (a rare event: a few per connection,
+ *       none per call; destroy messages are handled one batch late, so
+ *       that the state events written before them are read first).
  * Each interval's rows are the change since the last read; a socket first
  * seen after the start is counted from zero, one seen at the start from
  * its counts then. The owner is the process holding the socket's inode
@@ -29,7 +33,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -53,7 +57,85 @@ struct sockio_diag {
 	size_t mask, n;         /* rebuilt from each read */
 	int started;            /* the first read (the baseline) is done */
 	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo;
+	/* destroy messages drained at the last batch, handled at the next */
+	struct ftn_tcpbytes *pend;
+	size_t npend, cap;
+	/* tuples whose peer's FIN arrived (state events), kept two reads */
+	struct finkey *fins;
+	size_t fmask, nfins;
+	uint64_t fgen;
 };
+
+/* A connection's tuple as the socket sees it. */
+struct finkey {
+	int32_t family;
+	uint16_t lport, rport;
+	uint8_t l[16], r[16];
+	uint64_t gen;           /* 0: free */
+};
+
+static void fin_key(struct finkey *k, int family, const struct ftn_addr *l, uint16_t lport,
+		    const struct ftn_addr *r, uint16_t rport)
+{
+	size_t n = family == AF_INET6 ? 16 : 4;
+
+	memset(k, 0, sizeof(*k));
+	k->family = family;
+	k->lport = lport;
+	k->rport = rport;
+	memcpy(k->l, family == AF_INET6 ? (const void *)&l->v6 : (const void *)&l->v4, n);
+	memcpy(k->r, family == AF_INET6 ? (const void *)&r->v6 : (const void *)&r->v4, n);
+}
+
+static size_t fin_slot(const struct finkey *k, size_t mask)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < offsetof(struct finkey, gen); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return (size_t)(h >> 7) & mask;
+}
+
+static struct finkey *fin_find(struct finkey *t, size_t mask, const struct finkey *k)
+{
+	for (size_t i = fin_slot(k, mask);; i = (i + 1) & mask)
+		if (!t[i].gen || !memcmp(&t[i], k, offsetof(struct finkey, gen)))
+			return &t[i];
+}
+
+/* Keep the tuples of the last two reads' time (table rebuilt, doubled
+ * when half full). 0 or -ENOMEM. */
+static int fin_rebuild(struct sockio_diag *d, size_t want)
+{
+	size_t mask = 255;
+	struct finkey *t;
+
+	while (mask < want * 2 + 1)
+		mask = mask * 2 + 1;
+	if (!(t = calloc(mask + 1, sizeof(*t))))
+		return -ENOMEM;
+	d->nfins = 0;
+	for (size_t i = 0; d->fins && i <= d->fmask; i++)
+		if (d->fins[i].gen && d->fins[i].gen + 2 > d->fgen) {
+			*fin_find(t, mask, &d->fins[i]) = d->fins[i];
+			d->nfins++;
+		}
+	free(d->fins);
+	d->fins = t;
+	d->fmask = mask;
+	return 0;
+}
+
+static int fin_known(const struct sockio_diag *d, const struct ftn_sock *s)
+{
+	struct finkey k;
+
+	if (!d->fins)
+		return 0;
+	fin_key(&k, s->laddr.family, &s->laddr, s->lport, &s->raddr, s->rport);
+	return fin_find(d->fins, d->fmask, &k)->gen != 0;
+}
 
 static size_t slot(uint64_t cookie, size_t mask)
 {
@@ -184,7 +266,7 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 			return 0;
 		}
 	}
-	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11)
+	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || fin_known(d, &e->s))
 		e->fin = 1;     /* CLOSE_WAIT, LAST_ACK, CLOSING: the FIN is in */
 	count(st, e, b);
 	return 0;
@@ -212,16 +294,52 @@ static int on_destroy(void *ctx, const struct ftn_tcpbytes *b)
 		if (b->sent || b->received)
 			d->unowned++;
 	}
-	/* the message's ports: the aborted socket's remote port is 0 */
+	if (fin_known(d, &e->s))
+		e->fin = 1;
 	count(st, e, b);
 	e->dead = 1;
 	return 0;
 }
 
-static int drain(struct sockio *st)
+/* Destroy messages: those drained at the last batch handled (their
+ * state events are read by now), the queued ones drained for the next
+ * (all at once when last). */
+/* A drained destroy message, queued behind the last batch's. */
+static int queue(void *ctx, const struct ftn_tcpbytes *b)
 {
-	int err = ftn_sockdiag_destroyed(st->diag->destroy, on_destroy, st, &st->diag->overruns);
+	struct sockio_diag *d = ((struct sockio *)ctx)->diag;
 
+	if (d->npend == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 256;
+		struct ftn_tcpbytes *t = realloc(d->pend, cap * sizeof(*t));
+
+		if (!t) {
+			tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
+			return 0;
+		}
+		d->pend = t;
+		d->cap = cap;
+	}
+	d->pend[d->npend++] = *b;
+	return 0;
+}
+
+/* Destroy messages: the queued ones drained; those of the last batch
+ * handled (their state events are read by now), the new ones kept for
+ * the next (all handled when last). */
+static int destroys(struct sockio *st, int last)
+{
+	struct sockio_diag *d = st->diag;
+	size_t old = d->npend;
+	int err = ftn_sockdiag_destroyed(d->destroy, queue, st, &d->overruns);
+
+	if (last)
+		old = d->npend;
+	for (size_t i = 0; i < old; i++)
+		on_destroy(st, &d->pend[i]);
+	if (old && d->npend > old)
+		memmove(d->pend, d->pend + old, (d->npend - old) * sizeof(*d->pend));
+	d->npend -= old;
 	return err ? tool_fail(err, "cannot read sock_diag's destroy messages: %s", strerror(-err)) : 0;
 }
 
@@ -233,8 +351,6 @@ static int read_all(struct sockio *st)
 	struct read_ctx c = { st, NULL, d->mask ? d->mask : 1023, 0, 0 };
 	int err;
 
-	if ((err = drain(st)))
-		return err;
 	if (!(c.tab = calloc(c.mask + 1, sizeof(*c.tab))))
 		return tool_fail(-ENOMEM, "out of memory");
 	err = ftn_sockdiag_tcpbytes(d->dump, st->family, on_sock, &c);
@@ -264,17 +380,21 @@ static int read_all(struct sockio *st)
 	d->n = c.n;
 	d->reads++;
 	d->started = 1;
+	d->fgen++;
+	if (fin_rebuild(d, d->nfins))
+		return tool_fail(-ENOMEM, "out of memory");
 	return 0;
 }
 
 int sockio_diag_init(struct sockio *st)
 {
 	struct sockio_diag *d;
+	int err;
 
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
 	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->counts = tool_counter_new(0, 0)) ||
+	    !(st->counts = tool_counter_new(0, 0)) || fin_rebuild(d, 0) ||
 	    (st->o.prom && !(st->prom = tool_counter_new(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(d->dump = ftn_sockdiag_open()))
@@ -289,51 +409,83 @@ int sockio_diag_init(struct sockio *st)
 	tool_info("back end diag: asked for with -B; tcp_info byte counts of this network "
 		  "namespace's TCP sockets through NETLINK_SOCK_DIAG once per interval, and their "
 		  "destroy messages; nothing traced per call");
+	/* which connections received their peer's FIN: a rare event */
+	if ((err = tool_tracefs()))
+		return err;
+	if (!ftn_event_exists("sock", "inet_sock_set_state"))
+		return tool_fail(-ENOTSUP, "back end 'diag' needs sock:inet_sock_set_state (4.16+)");
+	if (!(st->inst = tool_instance(st->tool)))
+		return -errno;
+	if ((st->diag_reader = tool_reader(st->inst, &st->o)) < 0)
+		return st->diag_reader;
+	st->evs[0] = "sock/inet_sock_set_state";
+	tool_info("sock:inet_sock_set_state -> CLOSE_WAIT / CLOSING: the connections whose peer's "
+		  "FIN arrived (a FIN read as end of stream is no payload byte)");
+	return tool_event_setup(st->inst, "sock", "inet_sock_set_state",
+				"protocol == 6 && (newstate == 8 || newstate == 11)", 0,
+				"sock:inet_sock_set_state");
+}
+
+static int on_fin(void *ctx, const struct ftn_event *ev)
+{
+	struct sockio_diag *d = ((struct sockio *)ctx)->diag;
+	struct ftn_probe_sock t;
+	struct finkey k, *e;
+
+	if (ftn_sock_event_decode(ev, &t))
+		return 0;
+	if (d->nfins * 2 >= d->fmask && fin_rebuild(d, d->nfins + 1)) {
+		tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
+		return 0;
+	}
+	fin_key(&k, t.family, &t.laddr, t.lport, &t.raddr, t.rport);
+	e = fin_find(d->fins, d->fmask, &k);
+	if (!e->gen)
+		d->nfins++;
+	*e = k;
+	e->gen = d->fgen + 1;
 	return 0;
 }
 
-static int64_t mono_ms(void)
+static void on_lost(void *ctx, int cpu, uint64_t n)
 {
-	struct timespec ts;
+	tool_report_lost(((struct sockio *)ctx)->r, cpu, n);
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+static int on_batch(void *ctx, int64_t now)
+{
+	struct sockio *st = ctx;
+	int err;
+
+	if ((err = destroys(st, 0)))
+		return err;
+	if (now < st->next_wall)
+		return 0;
+	if ((err = read_all(st)))
+		return err;
+	sockio_interval(st, now);
+	st->next_wall += (int64_t)(st->o.interval * 1e9);
+	if (st->next_wall <= now)
+		st->next_wall = now + (int64_t)(st->o.interval * 1e9);
+	return 0;
 }
 
 int sockio_diag_run(struct sockio *st)
 {
-	struct sockio_diag *d = st->diag;
-	int64_t end = st->o.duration > 0 ? mono_ms() + (int64_t)(st->o.duration * 1000) : INT64_MAX;
-	struct pollfd p = { .fd = ftn_sockdiag_fd(d->destroy), .events = POLLIN };
+	struct ftn_consumer_opts co = {
+		.period_s = st->o.interval > 1 ? 1 : st->o.interval,
+		.duration_s = st->o.duration,
+	};
+	struct ftn_consumer_ops ops = { .event = on_fin, .lost = on_lost, .batch = on_batch };
 	int err;
 
 	/* the closes before the baseline moved nothing of ours */
-	if ((err = read_all(st)))
+	if ((err = destroys(st, 1)) || (err = read_all(st)))
 		return err;
-	while (!ftn_exiting()) {
-		int64_t now = tool_now_wall(), m = mono_ms();
-		int64_t wait = (st->next_wall - now) / 1000000;
-
-		if (m >= end)
-			break;
-		if (wait > end - m)
-			wait = end - m;
-		if (wait > 0 && poll(&p, 1, wait > 1000 ? 1000 : (int)wait) > 0 && (err = drain(st)))
-			return err;
-		if (ftn_exiting() || mono_ms() >= end)
-			break;
-		now = tool_now_wall();
-		if (now < st->next_wall)
-			continue;
-		if ((err = read_all(st)))
-			return err;
-		sockio_interval(st, now);
-		st->next_wall += (int64_t)(st->o.interval * 1e9);
-		if (st->next_wall <= now)
-			st->next_wall = now + (int64_t)(st->o.interval * 1e9);
-	}
+	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st)))
+		return err;
 	/* the last, partial interval (printed by the caller) */
-	return read_all(st);
+	return (err = destroys(st, 1)) ? err : read_all(st);
 }
 
 void sockio_diag_fini(struct sockio *st)
@@ -365,6 +517,8 @@ void sockio_diag_fini(struct sockio *st)
 	ftn_sockdiag_close(d->destroy);
 	ftn_owners_free(d->owners);
 	free(d->tab);
+	free(d->pend);
+	free(d->fins);
 	free(d);
 	st->diag = NULL;
 }
