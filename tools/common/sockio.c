@@ -965,6 +965,9 @@ static int run(struct sockio *st)
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	st->clear = st->top && !st->noclear && !tool_report_json(st->r) && isatty(STDOUT_FILENO);
 	st->next_wall = tool_now_wall() + (int64_t)(st->o.interval * 1e9);
+	/* the baseline before the banner: whatever starts after it counts */
+	if (st->diag && (err = sockio_diag_start(st)))
+		return err;
 	if (st->diag)
 		return (err = tool_report_start(st->r, 0, "Tracing TCP payload bytes per process and socket "
 						"each interval (tcp_info through sock_diag).")) ? err

@@ -113,9 +113,10 @@ int sockio_opt(void *ctx, int c, const char *arg);
 void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
 		  uint64_t tx, uint64_t rx);
 void sockio_interval(struct sockio *st, int64_t now_wall);
-/* -B diag: set up (0 or -errno, said), run until -d or a signal, and
- * say what it could not count and free it. */
+/* -B diag: set up (0 or -errno, said), read the baseline, run until -d
+ * or a signal, and say what it could not count and free it. */
 int sockio_diag_init(struct sockio *st);
+int sockio_diag_start(struct sockio *st);
 int sockio_diag_run(struct sockio *st);
 void sockio_diag_fini(struct sockio *st);
 

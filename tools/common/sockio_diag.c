@@ -470,6 +470,14 @@ static int on_batch(void *ctx, int64_t now)
 	return 0;
 }
 
+int sockio_diag_start(struct sockio *st)
+{
+	int err;
+
+	/* the closes before the baseline moved nothing of ours */
+	return (err = destroys(st, 1)) ? err : read_all(st);
+}
+
 int sockio_diag_run(struct sockio *st)
 {
 	struct ftn_consumer_opts co = {
@@ -479,9 +487,6 @@ int sockio_diag_run(struct sockio *st)
 	struct ftn_consumer_ops ops = { .event = on_fin, .lost = on_lost, .batch = on_batch };
 	int err;
 
-	/* the closes before the baseline moved nothing of ours */
-	if ((err = destroys(st, 1)) || (err = read_all(st)))
-		return err;
 	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st)))
 		return err;
 	/* the last, partial interval (printed by the caller) */
