@@ -172,17 +172,19 @@ static int msg_sock(const unsigned char *payload, size_t plen, struct ftn_sock *
 struct sock_arg {
 	int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie);
 	void *ctx;
+	size_t n;               /* sockets seen */
 };
 
 static int msg_plain(void *arg, const unsigned char *payload, size_t plen)
 {
-	const struct sock_arg *a = arg;
+	struct sock_arg *a = arg;
 	struct ftn_sock s;
 	uint64_t cookie;
 	int r = msg_sock(payload, plen, &s, &cookie);
 
 	if (r)
 		return r < 0 ? r : 0;
+	a->n++;
 	if (a->fn && (r = a->fn(a->ctx, &s, cookie)))
 		return r < 0 ? r : -ECANCELED;
 	return 0;
@@ -191,7 +193,7 @@ static int msg_plain(void *arg, const unsigned char *payload, size_t plen)
 int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
 {
-	struct sock_arg a = { fn, ctx };
+	struct sock_arg a = { fn, ctx, 0 };
 
 	return walk(buf, len, seq, 0, msg_plain, &a);
 }
@@ -317,11 +319,14 @@ static int collect_one(void *ctx, const struct ftn_sock *s, uint64_t cookie)
 	return c->fn ? c->fn(c->ctx, s, cookie) : 0;
 }
 
-int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
-		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
+static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg);
+
+/* A dump of protocol's sockets of family (0 both) in states, with the
+ * extensions ext (1 << (INET_DIAG_x - 1)), each message to msg. */
+static int dump_all(struct ftn_sockdiag *d, int protocol, int family, uint32_t states, uint8_t ext,
+		    msg_fn msg, void *arg)
 {
 	static const int fams[2] = { AF_INET, AF_INET6 };
-	struct collect c = { fn, ctx, 0 };
 
 	if (!d || (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP) ||
 	    (family && family != AF_INET && family != AF_INET6))
@@ -336,13 +341,25 @@ int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t
 		r.sdiag_family = (uint8_t)fams[i];
 		r.sdiag_protocol = (uint8_t)protocol;
 		r.idiag_states = states ? states : ~0U;
+		r.idiag_ext = ext;
 		if (!(err = request(d, NLM_F_DUMP, &r)))
-			err = receive(d, 1, collect_one, &c, &c.n);
+			err = receive_dump(d, msg, arg);
 		/* no IPv6 in this kernel: the IPv4 part stands */
 		if (err && !(i == 1 && !family && (err == -EAFNOSUPPORT || err == -ENOENT)))
 			return err;
 	}
-	return c.n > INT32_MAX ? INT32_MAX : (int)c.n;
+	return 0;
+}
+
+int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
+		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
+{
+	struct sock_arg a = { fn, ctx, 0 };
+	int err = dump_all(d, protocol, family, states, 0, msg_plain, &a);
+
+	if (err)
+		return err;
+	return a.n > INT32_MAX ? INT32_MAX : (int)a.n;
 }
 
 struct one {
@@ -418,30 +435,12 @@ static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg)
 int ftn_sockdiag_tcpbytes(struct ftn_sockdiag *d, int family,
 			  int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx)
 {
-	static const int fams[2] = { AF_INET, AF_INET6 };
 	struct bytes_arg a = { fn, ctx };
 
-	if (!d || (family && family != AF_INET && family != AF_INET6))
-		return -EINVAL;
-	for (int i = 0; i < 2; i++) {
-		struct inet_diag_req_v2 r;
-		int err;
-
-		if (family && family != fams[i])
-			continue;
-		memset(&r, 0, sizeof(r));
-		r.sdiag_family = (uint8_t)fams[i];
-		r.sdiag_protocol = IPPROTO_TCP;
-		/* full sockets only: listeners move no payload, TIME_WAIT
-		 * and request sockets carry no tcp_info */
-		r.idiag_states = ~0U & ~(1U << 10 | 1U << 6 | 1U << 12);
-		r.idiag_ext = 1 << (INET_DIAG_INFO - 1);
-		if (!(err = request(d, NLM_F_DUMP, &r)))
-			err = receive_dump(d, msg_bytes, &a);
-		if (err && !(i == 1 && !family && (err == -EAFNOSUPPORT || err == -ENOENT)))
-			return err;
-	}
-	return 0;
+	/* full sockets only: listeners move no payload, TIME_WAIT and
+	 * request sockets carry no tcp_info */
+	return dump_all(d, IPPROTO_TCP, family, ~0U & ~(1U << 10 | 1U << 6 | 1U << 12),
+			1 << (INET_DIAG_INFO - 1), msg_bytes, &a);
 }
 
 struct ftn_sockdiag *ftn_sockdiag_open_destroy(int family)
