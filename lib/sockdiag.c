@@ -280,45 +280,6 @@ static int request(struct ftn_sockdiag *d, uint16_t flags, const struct inet_dia
 	return n == (ssize_t)sizeof(req) ? 0 : -EIO;
 }
 
-/* Read replies to the last request until its end (dump) or its one
- * answer (exact lookup: until fn saw a socket or an error came). */
-static int receive(struct ftn_sockdiag *d, int dump,
-		   int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx,
-		   size_t *seen)
-{
-	for (;;) {
-		ssize_t n = recv(d->fd, d->buf, DIAG_BUF, 0);
-		size_t before = *seen;
-		int r;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (n == 0)
-			return -EIO;
-		r = ftn_sockdiag_parse(d->buf, (size_t)n, d->seq, fn, ctx);
-		if (r < 0 || r == 1)
-			return r < 0 ? r : 0;
-		if (!dump && *seen > before)
-			return 0;
-	}
-}
-
-struct collect {
-	int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie);
-	void *ctx;
-	size_t n;
-};
-
-static int collect_one(void *ctx, const struct ftn_sock *s, uint64_t cookie)
-{
-	struct collect *c = ctx;
-
-	c->n++;
-	return c->fn ? c->fn(c->ctx, s, cookie) : 0;
-}
-
 static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg);
 
 /* A dump of protocol's sockets of family (0 both) in states, with the
@@ -367,6 +328,15 @@ struct one {
 	uint64_t *cookie;
 };
 
+/* An exact lookup's answer: its one socket, then stop. */
+static int msg_first(void *arg, const unsigned char *payload, size_t plen)
+{
+	struct sock_arg *a = arg;
+	int r = msg_plain(arg, payload, plen);
+
+	return r ? r : a->n ? 2 : 0;
+}
+
 static int take_one(void *ctx, const struct ftn_sock *s, uint64_t cookie)
 {
 	struct one *o = ctx;
@@ -383,7 +353,7 @@ int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol, const struct ftn_a
 			uint64_t cookie, struct ftn_sock *out, uint64_t *cookie_out)
 {
 	struct one o = { out, cookie_out };
-	struct collect c = { take_one, &o, 0 };
+	struct sock_arg a = { take_one, &o, 0 };
 	struct inet_diag_req_v2 r;
 	int err;
 
@@ -408,12 +378,13 @@ int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol, const struct ftn_a
 	 * kernel says -ENOENT when the tuple now belongs to another) */
 	r.id.idiag_cookie[0] = cookie ? (uint32_t)cookie : INET_DIAG_NOCOOKIE;
 	r.id.idiag_cookie[1] = cookie ? (uint32_t)(cookie >> 32) : INET_DIAG_NOCOOKIE;
-	if ((err = request(d, 0, &r)) || (err = receive(d, 0, collect_one, &c, &c.n)))
+	if ((err = request(d, 0, &r)) || (err = receive_dump(d, msg_first, &a)))
 		return err;
-	return c.n ? 0 : -ENOENT;
+	return a.n ? 0 : -ENOENT;
 }
 
-/* Read a dump's replies to the last request to its end. */
+/* Read the replies to the last request to a dump's end, or until msg
+ * stops (an exact lookup's one answer). */
 static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg)
 {
 	for (;;) {
@@ -427,7 +398,7 @@ static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg)
 		if (n == 0)
 			return -EIO;
 		r = walk(d->buf, (size_t)n, d->seq, 0, msg, arg);
-		if (r < 0 || r == 1)
+		if (r)
 			return r < 0 ? r : 0;
 	}
 }
