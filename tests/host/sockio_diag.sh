@@ -56,6 +56,11 @@ wait $pid
 t_is "$?" 0 "tcptop -B diag ends with 0 on SIGINT"
 t_check "tcptop -v names the back end diag" grep -q "back end diag: asked for with -B" "$tmp/err"
 t_check "tcptop -v: reads and destroy messages counted" grep -q "sock_diag reads, [1-9][0-9]* destroy messages" "$tmp/err"
+# every conngen connection's closer's peer reads the end of stream: 150
+# FINs taken off (more when other programs of the namespace did)
+n=$(sed -n 's/.* \([0-9]*\) ends of stream read.*/\1/p' "$tmp/err")
+t_check "tcptop -v: the ends of stream read, FIN taken off (${n:-none}, want 150)" [ "${n:-0}" -ge 150 ]
+grep "sock_diag reads" "$tmp/err" | sed 's/^/# /'
 if grep -q "not counted\|lost" "$tmp/err"; then
 	t_diag "$(grep -m2 "not counted\|lost" "$tmp/err")"
 fi

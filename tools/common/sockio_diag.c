@@ -46,6 +46,7 @@ struct dsock {
 	struct ftn_sock s;
 	struct ftn_sockowner own;
 	uint8_t fin;            /* a read saw its peer's FIN received */
+	uint8_t eof;            /* the program read it: one byte off (said once) */
 	uint8_t dead;           /* its destroy message came */
 	uint8_t missed;         /* reads that did not list it */
 };
@@ -56,7 +57,7 @@ struct sockio_diag {
 	struct dsock *tab;      /* open addressing by cookie, no deletion: */
 	size_t mask, n;         /* rebuilt from each read */
 	int started;            /* the first read (the baseline) is done */
-	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo;
+	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo, eofs;
 	/* destroy messages drained at the last batch, handled at the next */
 	struct ftn_tcpbytes *pend;
 	size_t npend, cap;
@@ -184,6 +185,10 @@ static void count(struct sockio *st, struct dsock *e, const struct ftn_tcpbytes 
 		return;
 	}
 	totals(b, e->fin, &tx, &rx);
+	if (e->fin && !b->rqueue && b->received && !e->eof) {
+		e->eof = 1;
+		d->eofs++;
+	}
 	/* tcp_disconnect (SO_LINGER 0 close, connect(AF_UNSPEC)) zeroes the
 	 * counts: what moved since the last read is unknown */
 	if (tx < e->tx || rx < e->rx) {
@@ -515,8 +520,10 @@ void sockio_diag_fini(struct sockio *st)
 			tool_fail(0, "%llu sockets without the byte counts of tcp_info (before 4.19): not "
 				  "counted", (unsigned long long)d->noinfo);
 		tool_info("%llu sock_diag reads, %llu destroy messages, %llu connections born and "
-			  "closed between two reads (owner unknown: PID -)", (unsigned long long)d->reads,
-			  (unsigned long long)d->destroys, (unsigned long long)d->unowned);
+			  "closed between two reads (owner unknown: PID -), %llu ends of stream read "
+			  "(the FIN's byte taken off)", (unsigned long long)d->reads,
+			  (unsigned long long)d->destroys, (unsigned long long)d->unowned,
+			  (unsigned long long)d->eofs);
 	}
 	ftn_sockdiag_close(d->dump);
 	ftn_sockdiag_close(d->destroy);
