@@ -91,6 +91,10 @@ for c in tcptop bpftrace diag; do
 		if (l > 0) v = v ", lost " l " (reported)"
 		printf "  %-20s %9.0f %8.1f %6.1f%% %9.0f %9.0f %7.0f  %s\n", n, calls / s, cpu / 1e6, pct,
 		    (calls ? cpu / calls : 0), w / (s + 1.5), iw / (s + 1.5), v }'
+	# the stream's CPU per call on this host, for sockio_vm.sh's
+	# estimate of the emulated guest's slowdown
+	[ $c = tcptop ] && [ "$rounds" -gt 0 ] &&
+		echo "$((t1 - t0)) $((4 * rounds))" >build/bench/sockio_stream.host
 done
 
 
