@@ -8,10 +8,15 @@
 # once a second), (2) --stream (every call a record read in user space, the
 # host's mode), (3) -B diag (sock_diag once a second); and (4) the hist
 # consumer with no traffic. Target: hist consumer CPU <= 1% of a core at
-# 100,000 calls/s. The hist consumer reads the tables once per interval,
-# so its cost depends on the sockets and tasks in them, not on the call
-# rate: where the guest reaches fewer calls a second, its CPU per interval
-# and the idle run's say what 100,000 calls/s would cost too.
+# 100,000 calls/s. The hist consumer reads the tables once per interval:
+# most of its cost is per interval (the idle run's), a part grows with the
+# rate (unpaced against paced to 5,000 calls/s). The emulated guest (qemu
+# TCG) reaches some 50,000 calls/s and runs code ~30x slower than the
+# host: the guest's figure is printed as measured, with its verdict, and
+# then an estimate for the host's CPU at 100,000 calls/s: the per-interval
+# cost extrapolated linearly to that rate, divided by the slowdown the
+# stream mode shows (its CPU per call in the guest against the host's, from
+# sockio_bench.sh earlier in the same make bench).
 # The run's output is kept in build/bench/sockio_vm.out
 # (FTNET_BENCH_VM_OUT=build/bench/sockio_vm.out prints it again without a
 # boot). FTNET_BENCH_VM=0 skips it; FTNET_BENCH_VM_KERNELS (default 6.12: 6.1 has
@@ -83,9 +88,12 @@ if [ -s build/bench/sockio_stream.host ]; then
 	     END { for (g in k) if (s[g] > 0 && hcalls > 0) {
 		f = s[g] / (hns / hcalls)
 		printf "  %s: the stream costs %.0f ns a call in the guest, %.0f on this host: the guest is ~%.0fx slower.\n", g, s[g], hns / hcalls, f
-		printf "  hist consumer: %.1f ms an interval at %d calls/s, %.1f at 5,000, %.1f idle (per interval, not per call);\n", hi[g], hr[g], h5[g], h0[g]
-		printf "  estimated on this host'"'"'s CPU: %.2f%% of a core (%.2f%% / %.0f): target <= 1%% %s (an estimate, not a measurement).\n",
-		    h[g] / f, h[g], f, (h[g] / f <= 1 ? "met" : "NOT met") } }' "$out.l"
+		printf "  hist consumer in the guest: %.1f ms an interval at %d calls/s, %.1f at 5,000, %.1f idle;\n", hi[g], hr[g], h5[g], h0[g]
+		# what grows with the rate, extrapolated linearly to 100,000 calls/s
+		x = h0[g] + (hi[g] - h0[g]) * (hr[g] > 0 ? 100000 / hr[g] : 0)
+		printf "  at 100,000 calls/s (linearly) %.1f ms an interval; on this host'"'"'s CPU (/ %.0f) %.2f ms:\n", x, f, x / f
+		printf "  %.2f%% of a core: target <= 1%% %s (an estimate from the guest, not a measurement here).\n",
+		    x / f / 10, (x / f / 10 <= 1 ? "met" : "NOT met") } }' "$out.l"
 else
 	echo "  (no host stream figure in build/bench/sockio_stream.host: run sockio_bench.sh first for the estimate)"
 fi
