@@ -406,6 +406,45 @@ FTN_EXPORT int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
 		       void *ctx);
 
+/*
+ * TCP payload bytes per socket from sock_diag's tcp_info (no tracing: a
+ * dump costs per socket in the namespace, nothing per send or receive).
+ * sent: tcpi_bytes_sent - tcpi_bytes_retrans, the payload handed to the
+ * network once (no SYN, no FIN, no retransmits); received:
+ * tcpi_bytes_received, which also counts a FIN that arrived in order (one
+ * sequence number); rqueue: received and not yet read by the program
+ * (rcv_nxt - copied_seq; a FIN read as end of stream counts as read).
+ * info 0: no tcp_info (a kernel before 4.19 lacks the sent bytes).
+ * At destruction (SKNLGRP_INET(6)_TCP_DESTROY) the message carries the
+ * cookie and tcp_info but no inode; a socket aborted with SO_LINGER 0 (or
+ * connect(AF_UNSPEC)) has its counts zeroed by tcp_disconnect.
+ */
+struct ftn_tcpbytes {
+	struct ftn_sock s;
+	uint64_t cookie;
+	uint64_t sent, received;
+	uint32_t rqueue;
+	int info;
+};
+/* Every full TCP socket of family (0 both) with its bytes (no LISTEN,
+ * TIME_WAIT or request sockets): fn for each. 0 or -errno. */
+FTN_EXPORT int ftn_sockdiag_tcpbytes(struct ftn_sockdiag *d, int family,
+			  int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx);
+/* A sock_diag socket subscribed to the TCP destroy broadcasts of our
+ * network namespace (family 0: both), non-blocking. NULL and errno (EPERM
+ * without CAP_NET_ADMIN). */
+FTN_EXPORT struct ftn_sockdiag *ftn_sockdiag_open_destroy(int family);
+FTN_EXPORT int ftn_sockdiag_fd(const struct ftn_sockdiag *d);
+/* Every destroy message queued: fn for each; *overruns counts the times
+ * the socket's buffer overran (messages lost). 0 or -errno. */
+FTN_EXPORT int ftn_sockdiag_destroyed(struct ftn_sockdiag *d,
+			   int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx,
+			   uint64_t *overruns);
+/* One datagram of a tcpbytes dump (reply to seq) or of destroy broadcasts
+ * (seq 0): as ftn_sockdiag_parse. */
+FTN_EXPORT int ftn_sockdiag_parse_tcpbytes(const void *buf, size_t len, uint32_t seq,
+				int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx);
+
 /* A kprobe "p:GROUP/EVENT FUNC sk=ARGn:x64 [TUPLE] EXTRA" on a function
  * whose argument argn is a struct sock (or a request_sock: it starts with
  * the same sock_common); argn 0: its return value is (a kretprobe,

@@ -92,8 +92,13 @@ static void id_addr(const __be32 *a, int family, struct ftn_addr *out)
 		memcpy(&out->v4, a, 4);
 }
 
-int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
-		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
+/* One socket message (SOCK_DIAG_BY_FAMILY's payload) of a reply or a
+ * destroy broadcast: 0 to go on, non-zero stops the walk. */
+typedef int (*msg_fn)(void *arg, const unsigned char *payload, size_t plen);
+
+/* Walk one received datagram: msg for each socket message of request seq
+ * (any with anyseq: broadcasts carry 0). 1 at the dump's end, 0, -errno. */
+static int walk(const void *buf, size_t len, uint32_t seq, int anyseq, msg_fn msg, void *arg)
 {
 	const unsigned char *p = buf;
 	size_t off = 0;
@@ -104,6 +109,7 @@ int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 		struct nlmsghdr h;
 		const unsigned char *payload;
 		size_t plen;
+		int r;
 
 		memcpy(&h, p + off, sizeof(h));
 		if (h.nlmsg_len < sizeof(h) || h.nlmsg_len > len - off)
@@ -112,7 +118,7 @@ int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 		plen = h.nlmsg_len > NLMSG_HDRLEN ? h.nlmsg_len - NLMSG_HDRLEN : 0;
 		off += NLMSG_ALIGN(h.nlmsg_len);
 		/* another request's late answer: not ours */
-		if (h.nlmsg_seq != seq)
+		if (!anyseq && h.nlmsg_seq != seq)
 			continue;
 		if (h.nlmsg_type == NLMSG_DONE) {
 			int e = 0;
@@ -132,33 +138,122 @@ int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 				return e.error < 0 ? e.error : -EPROTO;
 			continue;
 		}
-		if (h.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
-			struct inet_diag_msg m;
-			struct ftn_sock s;
-			uint64_t cookie;
-			int r;
-
-			if (plen < sizeof(m))
-				return -EBADMSG;
-			memcpy(&m, payload, sizeof(m));
-			if (m.idiag_family != AF_INET && m.idiag_family != AF_INET6)
-				continue;
-			memset(&s, 0, sizeof(s));
-			id_addr(m.id.idiag_src, m.idiag_family, &s.laddr);
-			id_addr(m.id.idiag_dst, m.idiag_family, &s.raddr);
-			s.lport = ntohs(m.id.idiag_sport);
-			s.rport = ntohs(m.id.idiag_dport);
-			s.state = m.idiag_state;
-			s.uid = m.idiag_uid;
-			s.inode = m.idiag_inode;
-			s.retransmits = m.idiag_retrans;
-			s.sk = 0;       /* sock_diag has no pointer */
-			cookie = (uint64_t)m.id.idiag_cookie[1] << 32 | m.id.idiag_cookie[0];
-			if (fn && (r = fn(ctx, &s, cookie)))
-				return r < 0 ? r : -ECANCELED;
-		}
+		if (h.nlmsg_type == SOCK_DIAG_BY_FAMILY && (r = msg(arg, payload, plen)))
+			return r;
 	}
 	return 0;
+}
+
+/* The socket of an inet_diag_msg: 1 (not IPv4/IPv6: skipped), 0, or
+ * -EBADMSG. */
+static int msg_sock(const unsigned char *payload, size_t plen, struct ftn_sock *s, uint64_t *cookie)
+{
+	struct inet_diag_msg m;
+
+	if (plen < sizeof(m))
+		return -EBADMSG;
+	memcpy(&m, payload, sizeof(m));
+	if (m.idiag_family != AF_INET && m.idiag_family != AF_INET6)
+		return 1;
+	memset(s, 0, sizeof(*s));
+	id_addr(m.id.idiag_src, m.idiag_family, &s->laddr);
+	id_addr(m.id.idiag_dst, m.idiag_family, &s->raddr);
+	s->lport = ntohs(m.id.idiag_sport);
+	s->rport = ntohs(m.id.idiag_dport);
+	s->state = m.idiag_state;
+	s->uid = m.idiag_uid;
+	s->inode = m.idiag_inode;
+	s->retransmits = m.idiag_retrans;
+	s->sk = 0;       /* sock_diag has no pointer */
+	*cookie = (uint64_t)m.id.idiag_cookie[1] << 32 | m.id.idiag_cookie[0];
+	return 0;
+}
+
+struct sock_arg {
+	int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie);
+	void *ctx;
+	size_t n;               /* sockets seen */
+};
+
+static int msg_plain(void *arg, const unsigned char *payload, size_t plen)
+{
+	struct sock_arg *a = arg;
+	struct ftn_sock s;
+	uint64_t cookie;
+	int r = msg_sock(payload, plen, &s, &cookie);
+
+	if (r)
+		return r < 0 ? r : 0;
+	a->n++;
+	if (a->fn && (r = a->fn(a->ctx, &s, cookie)))
+		return r < 0 ? r : -ECANCELED;
+	return 0;
+}
+
+int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
+		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
+{
+	struct sock_arg a = { fn, ctx, 0 };
+
+	return walk(buf, len, seq, 0, msg_plain, &a);
+}
+
+/* struct tcp_info's fields the byte counts need, at their uapi offsets
+ * (linux/tcp.h; <netinet/tcp.h>'s struct tcp_info stops before them) */
+#define TI_BYTES_RECEIVED 128   /* tcpi_bytes_received, 4.1+ */
+#define TI_BYTES_SENT 200       /* tcpi_bytes_sent, 4.19+ */
+#define TI_BYTES_RETRANS 208    /* tcpi_bytes_retrans, 4.19+ */
+
+struct bytes_arg {
+	int (*fn)(void *ctx, const struct ftn_tcpbytes *b);
+	void *ctx;
+};
+
+static int msg_bytes(void *arg, const unsigned char *payload, size_t plen)
+{
+	const struct bytes_arg *a = arg;
+	struct ftn_tcpbytes b;
+	struct inet_diag_msg m;
+	size_t off = NLMSG_ALIGN(sizeof(m));
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	if ((r = msg_sock(payload, plen, &b.s, &b.cookie)))
+		return r < 0 ? r : 0;
+	memcpy(&m, payload, sizeof(m));
+	b.rqueue = m.idiag_rqueue;
+	/* the attributes: INET_DIAG_INFO (struct tcp_info) */
+	while (off + sizeof(struct nlattr) <= plen) {
+		struct nlattr at;
+		const unsigned char *d = payload + off + NLA_HDRLEN;
+		size_t dlen;
+
+		memcpy(&at, payload + off, sizeof(at));
+		if (at.nla_len < NLA_HDRLEN || at.nla_len > plen - off)
+			return -EBADMSG;
+		dlen = at.nla_len - NLA_HDRLEN;
+		if ((at.nla_type & NLA_TYPE_MASK) == INET_DIAG_INFO && dlen >= TI_BYTES_RETRANS + 8) {
+			uint64_t sent, retrans;
+
+			memcpy(&b.received, d + TI_BYTES_RECEIVED, 8);
+			memcpy(&sent, d + TI_BYTES_SENT, 8);
+			memcpy(&retrans, d + TI_BYTES_RETRANS, 8);
+			b.sent = sent - retrans;
+			b.info = 1;
+		}
+		off += NLA_ALIGN(at.nla_len);
+	}
+	if (a->fn && (r = a->fn(a->ctx, &b)))
+		return r < 0 ? r : -ECANCELED;
+	return 0;
+}
+
+int ftn_sockdiag_parse_tcpbytes(const void *buf, size_t len, uint32_t seq,
+				int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx)
+{
+	struct bytes_arg a = { fn, ctx };
+
+	return walk(buf, len, seq, !seq, msg_bytes, &a);
 }
 
 /* Send one inet_diag_req_v2. */
@@ -185,50 +280,14 @@ static int request(struct ftn_sockdiag *d, uint16_t flags, const struct inet_dia
 	return n == (ssize_t)sizeof(req) ? 0 : -EIO;
 }
 
-/* Read replies to the last request until its end (dump) or its one
- * answer (exact lookup: until fn saw a socket or an error came). */
-static int receive(struct ftn_sockdiag *d, int dump,
-		   int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx,
-		   size_t *seen)
-{
-	for (;;) {
-		ssize_t n = recv(d->fd, d->buf, DIAG_BUF, 0);
-		size_t before = *seen;
-		int r;
+static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (n == 0)
-			return -EIO;
-		r = ftn_sockdiag_parse(d->buf, (size_t)n, d->seq, fn, ctx);
-		if (r < 0 || r == 1)
-			return r < 0 ? r : 0;
-		if (!dump && *seen > before)
-			return 0;
-	}
-}
-
-struct collect {
-	int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie);
-	void *ctx;
-	size_t n;
-};
-
-static int collect_one(void *ctx, const struct ftn_sock *s, uint64_t cookie)
-{
-	struct collect *c = ctx;
-
-	c->n++;
-	return c->fn ? c->fn(c->ctx, s, cookie) : 0;
-}
-
-int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
-		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
+/* A dump of protocol's sockets of family (0 both) in states, with the
+ * extensions ext (1 << (INET_DIAG_x - 1)), each message to msg. */
+static int dump_all(struct ftn_sockdiag *d, int protocol, int family, uint32_t states, uint8_t ext,
+		    msg_fn msg, void *arg)
 {
 	static const int fams[2] = { AF_INET, AF_INET6 };
-	struct collect c = { fn, ctx, 0 };
 
 	if (!d || (protocol != IPPROTO_TCP && protocol != IPPROTO_UDP) ||
 	    (family && family != AF_INET && family != AF_INET6))
@@ -243,19 +302,40 @@ int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t
 		r.sdiag_family = (uint8_t)fams[i];
 		r.sdiag_protocol = (uint8_t)protocol;
 		r.idiag_states = states ? states : ~0U;
+		r.idiag_ext = ext;
 		if (!(err = request(d, NLM_F_DUMP, &r)))
-			err = receive(d, 1, collect_one, &c, &c.n);
+			err = receive_dump(d, msg, arg);
 		/* no IPv6 in this kernel: the IPv4 part stands */
 		if (err && !(i == 1 && !family && (err == -EAFNOSUPPORT || err == -ENOENT)))
 			return err;
 	}
-	return c.n > INT32_MAX ? INT32_MAX : (int)c.n;
+	return 0;
+}
+
+int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
+		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie), void *ctx)
+{
+	struct sock_arg a = { fn, ctx, 0 };
+	int err = dump_all(d, protocol, family, states, 0, msg_plain, &a);
+
+	if (err)
+		return err;
+	return a.n > INT32_MAX ? INT32_MAX : (int)a.n;
 }
 
 struct one {
 	struct ftn_sock *out;
 	uint64_t *cookie;
 };
+
+/* An exact lookup's answer: its one socket, then stop. */
+static int msg_first(void *arg, const unsigned char *payload, size_t plen)
+{
+	struct sock_arg *a = arg;
+	int r = msg_plain(arg, payload, plen);
+
+	return r ? r : a->n ? 2 : 0;
+}
 
 static int take_one(void *ctx, const struct ftn_sock *s, uint64_t cookie)
 {
@@ -273,7 +353,7 @@ int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol, const struct ftn_a
 			uint64_t cookie, struct ftn_sock *out, uint64_t *cookie_out)
 {
 	struct one o = { out, cookie_out };
-	struct collect c = { take_one, &o, 0 };
+	struct sock_arg a = { take_one, &o, 0 };
 	struct inet_diag_req_v2 r;
 	int err;
 
@@ -298,7 +378,102 @@ int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol, const struct ftn_a
 	 * kernel says -ENOENT when the tuple now belongs to another) */
 	r.id.idiag_cookie[0] = cookie ? (uint32_t)cookie : INET_DIAG_NOCOOKIE;
 	r.id.idiag_cookie[1] = cookie ? (uint32_t)(cookie >> 32) : INET_DIAG_NOCOOKIE;
-	if ((err = request(d, 0, &r)) || (err = receive(d, 0, collect_one, &c, &c.n)))
+	if ((err = request(d, 0, &r)) || (err = receive_dump(d, msg_first, &a)))
 		return err;
-	return c.n ? 0 : -ENOENT;
+	return a.n ? 0 : -ENOENT;
+}
+
+/* Read the replies to the last request to a dump's end, or until msg
+ * stops (an exact lookup's one answer). */
+static int receive_dump(struct ftn_sockdiag *d, msg_fn msg, void *arg)
+{
+	for (;;) {
+		ssize_t n = recv(d->fd, d->buf, DIAG_BUF, 0);
+		int r;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -EIO;
+		r = walk(d->buf, (size_t)n, d->seq, 0, msg, arg);
+		if (r)
+			return r < 0 ? r : 0;
+	}
+}
+
+int ftn_sockdiag_tcpbytes(struct ftn_sockdiag *d, int family,
+			  int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx)
+{
+	struct bytes_arg a = { fn, ctx };
+
+	/* full sockets only: listeners move no payload, TIME_WAIT and
+	 * request sockets carry no tcp_info */
+	return dump_all(d, IPPROTO_TCP, family, ~0U & ~(1U << 10 | 1U << 6 | 1U << 12),
+			1 << (INET_DIAG_INFO - 1), msg_bytes, &a);
+}
+
+struct ftn_sockdiag *ftn_sockdiag_open_destroy(int family)
+{
+	struct ftn_sockdiag *d = ftn_sockdiag_open();
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int size = 4 << 20, err = 0;
+
+	if (!d)
+		return NULL;
+	/* a burst of closes between two reads: room for some 10,000
+	 * messages (FORCE: root may pass net.core.rmem_max) */
+	if (setsockopt(d->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(d->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(d->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err = -errno;
+	for (int i = 0; !err && i < 2; i++) {
+		int g = i ? SKNLGRP_INET6_TCP_DESTROY : SKNLGRP_INET_TCP_DESTROY;
+
+		if (family && family != (i ? AF_INET6 : AF_INET))
+			continue;
+		/* EPERM without CAP_NET_ADMIN */
+		if (setsockopt(d->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)))
+			err = -errno;
+	}
+	if (err) {
+		ftn_sockdiag_close(d);
+		errno = -err;
+		return NULL;
+	}
+	return d;
+}
+
+int ftn_sockdiag_fd(const struct ftn_sockdiag *d)
+{
+	return d ? d->fd : -1;
+}
+
+int ftn_sockdiag_destroyed(struct ftn_sockdiag *d, int (*fn)(void *ctx, const struct ftn_tcpbytes *b),
+			   void *ctx, uint64_t *overruns)
+{
+	struct bytes_arg a = { fn, ctx };
+
+	if (!d)
+		return -EINVAL;
+	for (;;) {
+		ssize_t n = recv(d->fd, d->buf, DIAG_BUF, MSG_DONTWAIT);
+		int r;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* the socket's buffer overran: messages were dropped */
+		if (n < 0 && errno == ENOBUFS) {
+			if (overruns)
+				++*overruns;
+			continue;
+		}
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		if (n == 0)
+			return 0;
+		if ((r = walk(d->buf, (size_t)n, 0, 1, msg_bytes, &a)) < 0)
+			return r;
+	}
 }

@@ -52,5 +52,9 @@ echo
 sh tests/bench/sockio_bench.sh
 
 echo
+# tcptop's consumer counting in hist triggers: the VM tier's 6.12 guest (qemu)
+sh tests/bench/sockio_vm.sh
+
+echo
 # every tool's RSS idle and under load beside bpftrace's (root only)
 sh tests/bench/mem_bench.sh

@@ -2,7 +2,8 @@
 # tests/bench/sockio_bench.sh - tcptop at FTNET_SOCKIO_BENCH_RATE (default
 # 100000) send/receive calls a second on loopback: the consumer's CPU as a
 # share of one core (target <= 5% on the binary stream), beside a bpftrace
-# script summing the same in the kernel (tests/bench/tcptop.bt); and the
+# script summing the same in the kernel (tests/bench/tcptop.bt) and tcptop
+# -B diag (tcp_info through sock_diag once a second); and the
 # traced system's cost: sendrecv's unpaced round rate with tcptop running
 # against none (target: at most 5% lower), bpftrace's beside it.
 #
@@ -64,9 +65,12 @@ lost_of() {
 
 echo "tcptop bench: ~$RATE send/receive calls/s on loopback for $SECS s (a private namespace)"
 printf '  %-20s %9s %8s %7s %9s %9s %7s  %s\n' consumer "calls/s" "cpu ms" "% core" ns/call wakeups/s IWI/s verdict
-for c in tcptop bpftrace; do
+for c in tcptop bpftrace diag; do
 	if [ $c = tcptop ]; then
 		start tcptop err '^Tracing' "$top/bin/tcptop" -i 1 --json -C || continue
+	elif [ $c = diag ]; then
+		# sock_diag once a second: nothing per call
+		start "tcptop -B diag" err '^Tracing' "$top/bin/tcptop" -B diag -i 1 --json -C || continue
 	elif command -v bpftrace >/dev/null; then
 		start bpftrace out '^Attaching' bpftrace tests/bench/tcptop.bt || continue
 	else
@@ -83,9 +87,14 @@ for c in tcptop bpftrace; do
 	    -v w="$((w1 - w0))" -v iw="$((i1 - i0))" 'BEGIN {
 		calls = 4 * r; pct = cpu / 1e9 / s * 100
 		v = (n == "tcptop" ? (pct <= 5 ? "target <= 5% met" : "target <= 5% NOT met") : "")
+		if (n == "diag") n = "tcptop -B diag"
 		if (l > 0) v = v ", lost " l " (reported)"
 		printf "  %-20s %9.0f %8.1f %6.1f%% %9.0f %9.0f %7.0f  %s\n", n, calls / s, cpu / 1e6, pct,
 		    (calls ? cpu / calls : 0), w / (s + 1.5), iw / (s + 1.5), v }'
+	# the stream's CPU per call on this host, for sockio_vm.sh's
+	# estimate of the emulated guest's slowdown
+	[ $c = tcptop ] && [ "$rounds" -gt 0 ] &&
+		echo "$((t1 - t0)) $((4 * rounds))" >build/bench/sockio_stream.host
 done
 
 

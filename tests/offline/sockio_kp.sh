@@ -153,4 +153,10 @@ check "tcptop -B tracepoint without the tracepoints: exit 2, one line" \
 	sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "no sock:sock_send_length tracepoint" "$2"' sh "$rc" "$tmp/e"
 "$BIN/tcptop" -B bogus >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "tcptop -B bogus: exit 2" [ "$rc" = 2 ]
+# -B diag is tcptop's only (sock_diag: TCP bytes per interval)
+for t in udptop tcpsnoop; do
+	FTNET_TRACEFS=$R/fs "$BIN/$t" -B diag -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t -B diag: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "back end .diag. is tcptop.s only" "$2"' sh "$rc" "$tmp/e"
+done
 done_tap

@@ -1644,6 +1644,97 @@ check_tool_funccount() {
 		[ "$rc" = 2 -a "$(wc -l < /tmp/fc.err)" = 1 ]
 }
 
+# Not in all_checks: make bench runs it (tests/bench/sockio_vm.sh, with
+# FTNET_VM_CHECKS=check_bench_sockio). tcptop's consumer CPU in the guest
+# while sendrecv's tcp4 process runs for BENCH_SECS, unpaced (as many
+# send/receive calls a second as the emulated guest reaches) or paced:
+# with no tracing (the reference rate), counted in the kernel by hist
+# triggers (read once a second) unpaced and paced to 5,000 calls/s (is the
+# consumer's cost per call or per interval?), streamed (--stream, every
+# call a record read in user space: the host's mode), and -B diag
+# (sock_diag once a second); then the hist consumer with no traffic. The
+# CPU is the consumer's own on-CPU time (/proc/PID/schedstat) from the
+# traffic's start to 1.2 s after its end, over that window; per interval,
+# the same divided by the window's seconds (-i 1). One line each:
+#   # bench sockio: mode=M calls=N secs=S calls_per_s=R cpu_ms=C window_s=W pct=P per_interval_ms=I lost=L
+bench_sockio_line() { # MODE CALLS SECS CPU_NS T0 T1 LOST
+	awk -v m="$1" -v n="$2" -v s="$3" -v c="$4" -v t0="$5" -v t1="$6" -v l="$7" 'BEGIN {
+		w = t1 - t0
+		printf "# bench sockio: mode=%s calls=%d secs=%s calls_per_s=%.0f cpu_ms=%.1f window_s=%.2f pct=%.3f per_interval_ms=%.2f lost=%d\n",
+		    m, n, s, (s > 0 ? n / s : 0), c / 1e6, w, c / 1e7 / w, c / 1e6 / w, l }'
+}
+bench_sockio_mode() { # MODE ROUNDS_PER_S [ARGS...]: one measurement (MODE none: no tcptop), its line
+	local mode=$1 rate=$2 p= c0=0 c1=0 t0 t1 calls lost i
+	shift 2
+	fresh /tmp/bs.out /tmp/bs.err /tmp/bs.log
+	if [ "$mode" != none ]; then
+		"$FTNET_TOP/bin/tcptop" -i 1 --json -C "$@" >/tmp/bs.out 2>/tmp/bs.err &
+		p=$!
+		i=0
+		while ! grep -q '^Tracing' /tmp/bs.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 1.5       # past the first interval's set-up
+		if ! kill -0 $p 2>/dev/null; then
+			nok "bench sockio: tcptop $* runs"; sed 's/^/#   /' /tmp/bs.err
+			return 1
+		fi
+		c0=$(awk '{ print $1 }' /proc/$p/schedstat)
+	fi
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"$FTNET_TOP/build/tests/sendrecv" -p 47300 -r "$rate" -t "$BENCH_SECS" -w 0 -l /tmp/bs.log tcp4
+	sleep 1.2
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	if [ -n "$p" ]; then
+		c1=$(awk '{ print $1 }' /proc/$p/schedstat)
+		kill -INT $p
+		wait $p
+	fi
+	calls=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(sends|recvs)=/) { sub(/^[a-z]*=/, "", $i); s += $i } } END { print s + 0 }' /tmp/bs.log)
+	lost=$(sed -n 's/.*: \([0-9]*\) events lost in total.*/\1/p' /tmp/bs.err | tail -1)
+	bench_sockio_line "$mode" "$calls" "$BENCH_SECS" "$((c1 - c0))" "$t0" "$t1" "${lost:-0}"
+	grep -i 'back end\|lost\|not counted' /tmp/bs.err | sed 's/^/#   /'
+	[ "$calls" -gt 0 ]
+}
+check_bench_sockio() {
+	local p i c0 c1 t0 t1
+	BENCH_SECS=${BENCH_SECS:-5}
+	if [ ! -x "$FTNET_TOP/build/tests/sendrecv" ] || [ ! -x "$FTNET_TOP/bin/tcptop" ]; then
+		nok "bench sockio: no bin/tcptop or build/tests/sendrecv in the guest"
+		return
+	fi
+	if [ ! -d $T/events/sock/sock_send_length ] || [ ! -f $T/events/sock/sock_send_length/hist ]; then
+		skip "bench sockio: tcptop counting in the kernel" \
+			"no sock:sock_send_length or no hist triggers on $KSERIES (its kprobe back end pairs entries with returns: streamed)"
+		return
+	fi
+	# 100000 rounds/s: sendrecv's most, i.e. unpaced here; 1250: 5,000 calls/s
+	check "bench sockio: sendrecv alone (the reference rate)" bench_sockio_mode none 100000
+	check "bench sockio: tcptop counting in the kernel (hist), consumer CPU measured" bench_sockio_mode hist 100000 -v
+	check "bench sockio: tcptop hist at 5,000 calls/s, consumer CPU measured" bench_sockio_mode hist-5k 1250 -v
+	check "bench sockio: tcptop --stream, consumer CPU measured" bench_sockio_mode stream 100000 --stream -v
+	# sock_diag for TCP: inet_diag and tcp_diag, modules on Debian
+	# (FTNET_VM_MODULES)
+	if "$FTNET_TOP/bin/tcptop" -B diag -d 0.3 >/dev/null 2>/tmp/bs.p; then
+		check "bench sockio: tcptop -B diag, consumer CPU measured" bench_sockio_mode diag 100000 -B diag -v
+	else
+		skip "bench sockio: tcptop -B diag" "$(head -1 /tmp/bs.p)"
+	fi
+	# the hist consumer with no traffic: its cost per interval alone
+	fresh /tmp/bs.err
+	"$FTNET_TOP/bin/tcptop" -i 1 --json -C >/dev/null 2>/tmp/bs.err &
+	p=$!
+	i=0
+	while ! grep -q '^Tracing' /tmp/bs.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 1.5
+	c0=$(awk '{ print $1 }' /proc/$p/schedstat)
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	sleep 5
+	c1=$(awk '{ print $1 }' /proc/$p/schedstat)
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	kill -INT $p
+	wait $p
+	bench_sockio_line hist-idle 0 0 "$((c1 - c0))" "$t0" "$t1" 0
+}
+
 # --- the checks, in order: each runs once per kernel boot ---------------------
 # New check functions go ABOVE this section (a function defined below it
 # does not exist yet when the list runs), and one "run_check NAME" line

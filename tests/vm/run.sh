@@ -212,6 +212,9 @@ echo "${FTNET_VM_CHECKS:-}" >"$root/etc/ftnet-checks"
 # no compressed module, so the guest gets plain .ko files.
 # sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem
 want_mods="sch_netem sch_prio cls_u32"
+# FTNET_VM_MODULES: more, for one run (make bench's tcptop -B diag in the
+# guest: inet_diag tcp_diag, sock_diag for TCP; modules on Debian)
+want_mods="$want_mods ${FTNET_VM_MODULES:-}"
 mod_cat() { # path: the module's bytes, decompressed
 	case $1 in
 	*.xz) xz -dc "$1" ;;

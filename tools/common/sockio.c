@@ -120,8 +120,8 @@ int sockio_opt(void *ctx, int c, const char *arg)
 	case 'C': st->noclear = 1; return 0;
 	case SOCKIO_OPT_STREAM: st->stream = 1; return 0;
 	case 'B':
-		if (strcmp(arg, "tracepoint") && strcmp(arg, "kprobe"))
-			return tool_fail(-EINVAL, "unknown back end '%s' (tracepoint, kprobe)", arg);
+		if (strcmp(arg, "tracepoint") && strcmp(arg, "kprobe") && strcmp(arg, "diag"))
+			return tool_fail(-EINVAL, "unknown back end '%s' (tracepoint, kprobe, diag)", arg);
 		st->backend = arg;
 		return 0;
 	case 'p':
@@ -211,15 +211,14 @@ static void print_call(struct sockio *st, const struct call *cl, const struct ft
 	tool_report_row_end(r);
 }
 
-static void count_call(struct sockio *st, const struct call *cl, const struct key *k)
+static void count_bytes(struct sockio *st, const struct key *k, uint64_t tx, uint64_t rx)
 {
-	uint64_t rx = cl->c.dir == 'R' ? cl->c.bytes : 0, tx = cl->c.bytes - rx;
 	struct tool_counter_row *row;
 	char b[4][64];
 	struct ftn_addr a;
 	int is_new;
 
-	if (!tool_counter_add(st->counts, k, sizeof(*k), cl->c.bytes, rx, &is_new))
+	if (!tool_counter_add(st->counts, k, sizeof(*k), tx + rx, rx, &is_new))
 		tool_report_uncounted(st->r, 1, "out of memory");
 	if (!st->prom || !(row = tool_counter_add(st->prom, k, sizeof(*k), tx, rx, &is_new)) || !is_new)
 		return;
@@ -238,6 +237,25 @@ static void count_call(struct sockio *st, const struct call *cl, const struct ke
 	tool_counter_set_label(st->prom, row, 4, ftn_addr_str(&a, b[1], sizeof(b[1])));
 	snprintf(b[3], sizeof(b[3]), "%u", k->rport);
 	tool_counter_set_label(st->prom, row, 5, b[3]);
+}
+
+static void count_call(struct sockio *st, const struct call *cl, const struct key *k)
+{
+	uint64_t rx = cl->c.dir == 'R' ? cl->c.bytes : 0;
+
+	count_bytes(st, k, cl->c.bytes - rx, rx);
+}
+
+void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
+		  uint64_t tx, uint64_t rx)
+{
+	struct call cl;
+	struct key k;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.own = *own;
+	fill_key(&k, &cl, s);
+	count_bytes(st, &k, tx, rx);
 }
 
 /* A call with its socket known (or known to be unknown: s NULL). */
@@ -610,8 +628,9 @@ static void print_interval(struct sockio *st, int64_t now_wall)
 		tool_report_row(r, TOOL_ROW_INTERVAL);
 		if (k) {
 			k->netns ? tool_report_uint(r, T_NETNS, k->netns) : tool_report_null(r, T_NETNS);
-			tool_report_int(r, T_PID, k->pid);
-			tool_report_str(r, T_COMM, k->comm);
+			/* the diag back end's sockets of no known process */
+			k->pid > 0 ? tool_report_int(r, T_PID, k->pid) : tool_report_null(r, T_PID);
+			tool_report_str(r, T_COMM, k->comm[0] ? k->comm : NULL);
 			print_tuple(r, T_FAM, k);
 		} else {        /* what --top leaves out, summed */
 			tool_report_null(r, T_NETNS);
@@ -630,6 +649,11 @@ static void print_interval(struct sockio *st, int64_t now_wall)
 		putc('\n', f);
 	tool_report_interval_end(r);
 	tool_counter_reset(st->counts);
+}
+
+void sockio_interval(struct sockio *st, int64_t now_wall)
+{
+	print_interval(st, now_wall);
 }
 
 static int on_batch(void *ctx, int64_t now_wall)
@@ -849,6 +873,9 @@ static int init(struct sockio *st)
 	char filter[256];
 	int err, reader;
 
+	/* sock_diag, no tracefs */
+	if (st->backend && !strcmp(st->backend, "diag"))
+		return sockio_diag_init(st);
 	if ((err = tool_tracefs()) || (err = choose(st)))
 		return err;
 	if (!st->kprobe)
@@ -938,6 +965,13 @@ static int run(struct sockio *st)
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	st->clear = st->top && !st->noclear && !tool_report_json(st->r) && isatty(STDOUT_FILENO);
 	st->next_wall = tool_now_wall() + (int64_t)(st->o.interval * 1e9);
+	/* the baseline before the banner: whatever starts after it counts */
+	if (st->diag && (err = sockio_diag_start(st)))
+		return err;
+	if (st->diag)
+		return (err = tool_report_start(st->r, 0, "Tracing TCP payload bytes per process and socket "
+						"each interval (tcp_info through sock_diag).")) ? err
+												   : sockio_diag_run(st);
 	if ((err = tool_report_start(st->r, !st->top, "Tracing %s send/receive calls%s.",
 				     proto_name(st), st->top ? ", bytes per process and socket each interval" : "")))
 		return err;
@@ -984,6 +1018,7 @@ static int fini(struct sockio *st, int err)
 	else if (st->r && st->kprobe && (miss = ftn_probe_missed(st->inst)))
 		tool_fail(0, "%llu kprobe hits the kernel missed: those calls are not counted",
 			  (unsigned long long)miss);
+	sockio_diag_fini(st);
 	if (ftn_sendrecv_unmatched(st->pairs))
 		tool_fail(0, "%llu calls not counted: their entries were replaced by another task's "
 			  "in the pairing table", (unsigned long long)ftn_sendrecv_unmatched(st->pairs));

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 struct sockio_born;
+struct sockio_diag;
 /* The socket tables of another network namespace, read through
  * /proc/TID/net of a task seen calling from it. */
 #define SOCKIO_MAXNS 64
@@ -78,6 +79,8 @@ struct sockio {
 	struct sockio_ns ns[SOCKIO_MAXNS];      /* the others seen */
 	int nns;
 	uint64_t foreign_calls, foreign_bytes;  /* namespaces past SOCKIO_MAXNS */
+	struct sockio_diag *diag;       /* -B diag (tcptop): sockio_diag.c */
+	int diag_reader;                /* its state events' reader */
 };
 
 /* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
@@ -88,7 +91,9 @@ int sockio_opt(void *ctx, int c, const char *arg);
 #define SOCKIO_OPTIONS \
 	"  -B BACKEND  tracepoint (sock:sock_send_length/sock_recv_length, 6.3+) |\n" \
 	"              kprobe (the protocol's sendmsg/recvmsg functions and their\n" \
-	"              returns); default: the tracepoints where the kernel has them\n" \
+	"              returns) | diag (tcptop: tcp_info byte counts through sock_diag\n" \
+	"              each interval, nothing traced per call; see tcptop(8));\n" \
+	"              default: the tracepoints where the kernel has them\n" \
 	"  -p PID      only calls made by task PID (in-kernel filter on common_pid: the\n" \
 	"              process's main thread; other threads have task IDs of their own)\n" \
 	"  -P PORT     only sockets with local or remote port PORT\n" \
@@ -101,6 +106,19 @@ int sockio_opt(void *ctx, int c, const char *arg);
 #define SOCKIO_LONGOPTS_TOP (const struct option[]){ { "stream", no_argument, NULL, SOCKIO_OPT_STREAM }, { 0 } }
 #define SOCKIO_OPTIONS_STREAM \
 	"  --stream    stream every call even where the kernel can sum them (hist)\n"
+
+/* For a back end that counts by itself (sockio_diag.c): bytes of a
+ * socket (s NULL: unknown) of process own into the interval's rows, and
+ * the interval printed (then reset). */
+void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
+		  uint64_t tx, uint64_t rx);
+void sockio_interval(struct sockio *st, int64_t now_wall);
+/* -B diag: set up (0 or -errno, said), read the baseline, run until -d
+ * or a signal, and say what it could not count and free it. */
+int sockio_diag_init(struct sockio *st);
+int sockio_diag_start(struct sockio *st);
+int sockio_diag_run(struct sockio *st);
+void sockio_diag_fini(struct sockio *st);
 
 /* Parse, set up, trace until -d or a signal, tear down: the exit code. */
 int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv);
