@@ -44,6 +44,8 @@ struct state {
 	struct ftn_reset_dec *dec;      /* reason names, the state a reset left */
 	uint64_t first_ts;
 	struct tool_wait *closed;       /* sockets closed in this batch */
+	struct tool_wait *held;         /* received resets awaiting their owner */
+	int final;                      /* the run's end: hold nothing */
 };
 
 enum { C_TIME, C_ELAPSED, C_TS, C_CPU, C_DIR, C_PID, C_COMM, C_NETNS, C_IP, C_LADDR, C_LPORT,
@@ -81,7 +83,10 @@ static const char *const count_labels[] = { "dir", "reason", "raddr", NULL };
  * that follow their close were shown (the pointer may be reused later). */
 static void forget(void *ctx, uint64_t sk, void *rec)
 {
-	ftn_ownermap_forget(((struct state *)ctx)->c.owners, sk);
+	struct state *st = ctx;
+
+	if (!tool_wait_get(st->held, sk, 0))    /* else when its reset is shown */
+		ftn_ownermap_forget(st->c.owners, sk);
 }
 
 /* ---- output and counting ---- */
@@ -150,9 +155,8 @@ static void count_rst(struct state *st, const struct ftn_reset *x)
 	tool_counter_set_label(st->c.counts, row, 2, x->known ? ftn_addr_str(&x->t.raddr, ra, sizeof(ra)) : NULL);
 }
 
-static void emit(void *ctx, const struct ftn_reset *x)
+static void emit_now(struct state *st, const struct ftn_reset *x)
 {
-	struct state *st = ctx;
 	struct ftn_sockowner o;
 
 	if ((st->c.family && x->known && x->t.family != st->c.family) || !port_match(st, x) ||
@@ -162,6 +166,39 @@ static void emit(void *ctx, const struct ftn_reset *x)
 		print_rst(st, x, &o);
 	if (st->c.counts)
 		count_rst(st, x);
+}
+
+/* A received reset runs in softirq, so only notes name its socket's
+ * owner; a process that learns of the reset from its own recv() or
+ * send() (-ECONNRESET) is noted only after it, perhaps in the next batch
+ * or from another CPU's buffer, and by then it may have closed the
+ * socket, so /proc no longer names it either (seen once under the
+ * sanitizers: a server's received resets printed with owner "-"). Such a
+ * reset waits until the end of the next batch, then is shown with what is
+ * known; the socket's owner entry outlives its close by as long (closed). */
+static void emit(void *ctx, const struct ftn_reset *x)
+{
+	struct state *st = ctx;
+	struct ftn_sockowner o;
+	struct ftn_reset *h;
+
+	if (x->dir == 'R' && x->sk && !st->final &&
+	    ftn_ownermap_lookup(st->c.owners, x->sk, x->known ? &x->t : NULL, &o) &&
+	    (h = tool_wait_get(st->held, x->sk, 2))) {
+		*h = *x;
+		return;
+	}
+	emit_now(st, x);
+}
+
+static void emit_held(void *ctx, uint64_t sk, void *rec)
+{
+	struct state *st = ctx;
+
+	emit_now(st, rec);
+	/* a received reset closes its socket (tcp_reset -> tcp_done): its
+	 * owner entry, kept past the close for this, goes now */
+	ftn_ownermap_forget(st->c.owners, sk);
 }
 
 /* ---- events ---- */
@@ -194,6 +231,7 @@ static void on_batch(void *ctx)
 	struct state *st = ctx;
 
 	ftn_reset_flush(st->dec, emit, st);
+	tool_wait_age(st->held, 0, emit_held, st);      /* before their owners go */
 	tool_wait_age(st->closed, 1, forget, st);
 }
 
@@ -283,6 +321,8 @@ static int init(struct state *st)
 		tool_fail(0, "this kernel's tcp:tcp_send_reset fires for full sockets only: resets sent "
 			  "without one (refused connects, TIME_WAIT) are not shown (-B kprobe shows them)");
 	st->c.nlabels = 3;
+	if (!(st->held = tool_wait_new(sizeof(struct ftn_reset), 1 << 14)))
+		return tool_fail(-ENOMEM, "out of memory");
 	if (!(st->closed = tool_wait_new(0, 1 << 18)))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = tool_conn_start(&st->c, TOOL, &st->o)))
@@ -366,7 +406,9 @@ int main(int argc, char **argv)
 	if (!err)
 		err = run(&st);
 	if (st.c.r) {
+		st.final = 1;
 		ftn_reset_flush(st.dec, emit, &st);
+		tool_wait_age(st.held, 1, emit_held, &st);
 		if (st.c.unknown_ns)
 			tool_fail(0, "-N: %llu resets of sockets without a known owner or namespace not shown",
 				  (unsigned long long)st.c.unknown_ns);
@@ -374,5 +416,6 @@ int main(int argc, char **argv)
 	err = tool_conn_fini(&st.c, err);
 	ftn_reset_dec_free(st.dec);
 	tool_wait_free(st.closed);
+	tool_wait_free(st.held);
 	return tool_exit_code(err);
 }
