@@ -1413,6 +1413,15 @@ check_killstep_kprobe() {
 	killstep_walk "kprobe p:tcp_sendmsg" "kprobe_events enable" \
 		kprobe -d 0.2 'p:tcp_sendmsg size=%dx'
 	killstep_walk "tcpdrop (hist trigger)" "trigger" tcpdrop -d 0.2
+	# the function tracer in the run's own instance (the host's LSM refuses
+	# it, so its walk there is offline only): global current_tracer and
+	# set_ftrace_filter are in the state compared
+	if grep -qw function $T/available_tracers; then
+		killstep_walk "funccount tcp_sendmsg" "set_ftrace_filter current_tracer rmdir" \
+			funccount -d 0.2 tcp_sendmsg
+	else
+		skip "killstep funccount" "no function tracer in this kernel"
+	fi
 }
 
 # --- soak only: the text-patching stress (tests/vm/soak.sh) -----------------
