@@ -8,6 +8,16 @@
 #   tcptop   sendrecv tcp4 (4 calls a round): sock_send_length /
 #            sock_recv_length; bytes of sendrecv's sockets = its log's
 #   udptop   sendrecv udp (12 calls a round), the same
+#   tcplife  build/tests/connrate: short connections over 127.0.0.1 at
+#            FTNET_SOAK_RATE / 10 a second (about ten state changes, the
+#            events tcplife reads, a connection); exactly two lines (two
+#            closed sockets) per connection connrate counted, or counted +
+#            lost = that; lines counted on the fly as for the snoop tools
+#   tcpsnoop, udpsnoop  the same loads as tcptop and udptop; one JSON line per call, counted
+#            on the fly by an awk reading the tool's stdout (60 M lines
+#            would not fit a file): lines and bytes of sendrecv's
+#            processes = its log's calls and bytes; the tool's "end"
+#            record (its lost count) goes to the file
 #
 # For each: the tool's RSS (VmRSS) every 10 s, printed at the start (after
 # 10 s of load), the end and the largest, and the growth; "flat" when the
@@ -23,7 +33,7 @@
 # tool). Knobs:
 #   FTNET_SOAK_SECS        seconds of load per tool (default 600)
 #   FTNET_SOAK_RATE        events a second (default 100000)
-#   FTNET_SOAK_TOOLS       default "tcpdrop tcptop udptop"
+#   FTNET_SOAK_TOOLS       default "tcpdrop tcptop udptop tcplife tcpsnoop udpsnoop"
 #   FTNET_SOAK_RSS_SLACK   KiB (default 256 + 1024 per CPU)
 # Needs root and ip; says so and exits 0 otherwise. Ends with the usual
 # "tests: N passed, M failed, K skipped".
@@ -35,10 +45,11 @@ FTNET_TOP=$top
 
 SECS=${FTNET_SOAK_SECS:-600}
 RATE=${FTNET_SOAK_RATE:-100000}
-TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop}
+TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpsnoop udpsnoop}
 SLACK=${FTNET_SOAK_RSS_SLACK:-$((256 + 1024 * $(getconf _NPROCESSORS_ONLN)))}
 FLOOD=$top/build/tests/udpflood
 GEN=$top/build/tests/sendrecv
+CONNRATE=$top/build/tests/connrate
 PORT=$((46000 + $$ % 300 * 10))
 NS=ftnet-soak-$$
 host_tmpdir soak
@@ -54,7 +65,7 @@ fi
 if _m=$(host_missing_cmds ip); then
 	t_skip "host soak" "$_m not installed" | tee "$tmp/tap"; summary; exit 0
 fi
-for b in "$FLOOD" "$GEN"; do
+for b in "$FLOOD" "$GEN" "$CONNRATE"; do
 	[ -x "$b" ] || { t_fail "${b##*/} built (make test-bins)" | tee "$tmp/tap"; summary; exit 1; }
 done
 
@@ -77,12 +88,33 @@ watch_rss() {
 	done
 }
 
-# start TOOL ARGS...: in the namespace (its /proc/net is the namespace's)
+# start TOOL ARGS...: in the namespace (its /proc/net is the namespace's);
+# with $COUNT_PIDS set (" PID PID "), stdout goes through an awk that
+# counts the JSON event lines of those PIDs and their bytes ("count:
+# LINES BYTES" at the end) and passes the other lines to the file; with
+# $COUNT_PORT set instead, the JSON lines with that "sport" or "dport"
 start() {
 	_t=$1; shift
 	: >"$tmp/$_t.err"
-	ip netns exec "$NS" env --default-signal=INT,QUIT "$top/bin/$_t" "$@" \
-		>"$tmp/$_t.out" 2>"$tmp/$_t.err" &
+	: >"$tmp/$_t.out"
+	if [ -n "${COUNT_PIDS:-}${COUNT_PORT:-}" ]; then
+		rm -f "$tmp/$_t.fifo"; mkfifo "$tmp/$_t.fifo"
+		awk -v p="$COUNT_PIDS" -v port="${COUNT_PORT:-}" '
+		port != "" && /^\{"time"/ { if (index($0, "\"sport\":" port ",") || index($0, "\"dport\":" port ",")) n++
+			next }
+		/^\{"time"/ { if (match($0, /"pid":[0-9]+/) && index(p, " " substr($0, RSTART + 6, RLENGTH - 6) " ")) {
+				n++; if (match($0, /"bytes":[0-9]+/)) b += substr($0, RSTART + 8, RLENGTH - 8) }
+			next }
+		{ print }
+		END { printf "count: %.0f %.0f\n", n, b }' <"$tmp/$_t.fifo" >"$tmp/$_t.out" &
+		cpid=$!
+		host_bg_track $cpid
+		ip netns exec "$NS" env --default-signal=INT,QUIT "$top/bin/$_t" "$@" \
+			>"$tmp/$_t.fifo" 2>"$tmp/$_t.err" &
+	else
+		ip netns exec "$NS" env --default-signal=INT,QUIT "$top/bin/$_t" "$@" \
+			>"$tmp/$_t.out" 2>"$tmp/$_t.err" &
+	fi
 	tpid=$!
 	host_bg_track $tpid
 	_i=0
@@ -168,6 +200,81 @@ soak_sockio() {
 	host_netns_destroy "$NS"
 }
 
+# soak_snoop TOOL KIND CALLS_PER_ROUND: sendrecv starts first and waits
+# for a file (-W) before its rounds: its processes' PIDs are what the
+# counting awk keeps, so they must be known before the tool starts
+soak_snoop() {
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	: >"$tmp/log"
+	rm -f "$tmp/go"
+	ip netns exec "$NS" "$GEN" -p "$PORT" -r $((RATE / $3)) -t "$SECS" -w 2 -l "$tmp/log" \
+		-W "$tmp/go" "$2" &
+	gpid=$!
+	host_bg_track $gpid
+	# sendrecv's processes: the children of the one ip netns exec became
+	_i=0
+	while [ -z "$(pgrep -P "$gpid")" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	cpids=" $(pgrep -P "$gpid" | tr '\n' ' ')"
+	COUNT_PIDS=$cpids
+	if ! start "$1" --json -b 8192; then
+		COUNT_PIDS=""
+		touch "$tmp/go"
+		t_fail "$1 started"; sed 's/^/#   /' "$tmp/$1.err"; return
+	fi
+	COUNT_PIDS=""
+	t0=$(date +%s)
+	touch "$tmp/go"
+	watch_rss "$tpid" "$1"
+	wait "$gpid"; grc=$?
+	el=$(($(date +%s) - t0))
+	t_is "$grc" 0 "sendrecv $2 ran"
+	sleep 1
+	stop; rc=$?
+	wait "$cpid"
+	t_is "$rc" 0 "$1 exits 0 after SIGINT"
+	lpids=" $(sed 's/.* pid=\([0-9]*\) .*/\1/' "$tmp/log" | sort -u | tr '\n' ' ')"
+	t_check "$1: the PIDs counted ($cpids) are the ones in sendrecv's log ($lpids)" \
+		[ "$(echo $cpids | tr ' ' '\n' | sort)" = "$(echo $lpids | tr ' ' '\n' | sort)" ]
+	want=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(sends|recvs)=/) { sub(/^[a-z]*=/, "", $i); s += $i } }
+		END { printf "%.0f\n", s }' "$tmp/log")
+	wantb=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(tx|rx)=/) { sub(/^[a-z]*=/, "", $i); s += $i } }
+		END { printf "%.0f\n", s }' "$tmp/log")
+	set -- "$1" $(sed -n 's/^count: //p' "$tmp/$1.out")
+	echo "# $1: sendrecv made $want calls moving $wantb bytes; lines $2, bytes $3"
+	t_is "$3" "$wantb" "$1: bytes of the lines = sendrecv's log"
+	report "$1" "$2" "$want" "one line per call of sendrecv (its log)" "$el" "$2"
+	host_netns_destroy "$NS"
+}
+
+# soak_life: tcplife over connrate's short connections
+soak_life() {
+	CONNS=$((RATE / 10))
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	COUNT_PORT=$PORT
+	if ! start tcplife --json -b 8192; then
+		COUNT_PORT=""
+		t_fail "tcplife started"; sed 's/^/#   /' "$tmp/tcplife.err"; return
+	fi
+	COUNT_PORT=""
+	t0=$(date +%s)
+	ip netns exec "$NS" "$CONNRATE" -4 -p "$PORT" -r "$CONNS" -d "$SECS" -t $((SECS + 60)) \
+		>"$tmp/connrate.out" &
+	gpid=$!
+	host_bg_track $gpid
+	watch_rss "$tpid" tcplife
+	wait "$gpid"; grc=$?
+	el=$(($(date +%s) - t0))
+	t_is "$grc" 0 "connrate ran ($(cat "$tmp/connrate.out"))"
+	sleep 2
+	stop; rc=$?
+	wait "$cpid"
+	t_is "$rc" 0 "tcplife exits 0 after SIGINT"
+	conns=$(sed -n 's/^connections=\([0-9]*\).*/\1/p' "$tmp/connrate.out")
+	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/tcplife.out")
+	report tcplife "${got:-0}" $((2 * ${conns:-0})) "two closed sockets per connection of connrate" "$el" "${got:-0}"
+	host_netns_destroy "$NS"
+}
+
 host_instances_snapshot
 host_state "$tmp/state0"
 echo "# host soak: [$TOOLS] each ${SECS} s at ~$RATE events/s"
@@ -176,7 +283,10 @@ for t in $TOOLS; do
 	tcpdrop) soak_tcpdrop ;;
 	tcptop) soak_sockio tcptop tcp4 4 ;;
 	udptop) soak_sockio udptop udp 12 ;;
-	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop)" ;;
+	tcplife) soak_life ;;
+	tcpsnoop) soak_snoop tcpsnoop tcp4 4 ;;
+	udpsnoop) soak_snoop udpsnoop udp 12 ;;
+	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpsnoop, udpsnoop)" ;;
 	esac
 done | tee "$tmp/tap"
 host_state "$tmp/state1"
