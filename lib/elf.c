@@ -307,6 +307,95 @@ int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off)
 }
 
 /* ------------------------------------------------------------------ */
+/* System call sites inside a wrapper                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * x86_64 only. A libc wrapper (glibc's read, recvfrom, sendmsg...) loads
+ * the call's number into %eax ("b8 NR 00 00 00", or "31 c0" for 0) and
+ * runs "syscall" (0f 05), once on the single-threaded path and once
+ * between the cancellation hooks; the number may be loaded a few
+ * instructions before (the arguments are reloaded from the stack in
+ * between). A site is an "0f 05" whose nearest number load in the 32
+ * bytes before it loads nr. This is a byte scan, not a disassembly: a
+ * false site is possible in principle, so callers check what a probe
+ * there reads (%ax must equal the call's return) before trusting it.
+ */
+static int load_of(const unsigned char *c, size_t i, size_t start, long *nr)
+{
+	if (i >= start + 5 && c[i - 5] == 0xb8) {
+		uint32_t v;
+
+		memcpy(&v, c + i - 4, 4);
+		*nr = (long)v;
+		return 1;
+	}
+	if (i >= start + 2 && c[i - 2] == 0x31 && c[i - 1] == 0xc0) {
+		*nr = 0;
+		return 1;
+	}
+	return 0;
+}
+
+int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
+			  uint64_t *offs, int max)
+{
+	struct ftn_elf_sym s;
+	struct stat st;
+	struct elf e;
+	void *map;
+	int fd, err, n = 0;
+
+	if (!path || !sym || !offs || max <= 0 || nr < 0)
+		return -EINVAL;
+	if ((err = ftn_elf_symbol_find(path, sym, &s, NULL)))
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		err = st.st_size <= 0 ? -ENOEXEC : -errno;
+		close(fd);
+		return err;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	err = elf_open(&e, map, (size_t)st.st_size);
+	if (!err && e.machine != EM_X86_64)
+		err = -ENOTSUP;
+	if (!err && (!s.size || !in_file(&e, s.off, s.size)))
+		err = -ERANGE;
+	if (!err) {
+		const unsigned char *c = e.m + s.off;
+
+		for (size_t i = 0; i + 1 < s.size; i++) {
+			long got = -1;
+
+			if (c[i] != 0x0f || c[i + 1] != 0x05)
+				continue;
+			/* the nearest load before the syscall wins */
+			for (size_t back = 0; back <= 32 && back <= i; back++)
+				if (load_of(c, i - back, 0, &got))
+					break;
+			if (got != nr)
+				continue;
+			if (n == max) {
+				err = -ENOSPC;
+				break;
+			}
+			offs[n++] = s.off + i + 2;
+		}
+	}
+	munmap(map, (size_t)st.st_size);
+	if (err)
+		return err;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
 /* Library names -> files                                               */
 /* ------------------------------------------------------------------ */
 

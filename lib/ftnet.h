@@ -541,6 +541,53 @@ FTN_EXPORT void ftn_ownermap_batch_end(struct ftn_ownermap *m);
 /* Inode of pid's network namespace (0: ours). 0 or -errno. */
 FTN_EXPORT int ftn_netns_of_pid(const char *proc_root, pid_t pid, uint64_t *ino);
 
+/*
+ * A process's file descriptors as sockets (fdsock.c), for tools that see
+ * system calls: /proc/TID/fd/FD -> socket inode -> the tuple in the task's
+ * /proc/TID/net/{tcp,udp}{,6} (or a row of net/unix). Cached per (task,
+ * fd) until forgotten; the tables are read at most once per batch, on a
+ * miss. proc_root NULL: "/proc" ($FTNET_PROC overrides).
+ */
+enum ftn_fds_kind {
+	FTN_FDS_UNKNOWN = 0,    /* could not be read (permission, no /proc) */
+	FTN_FDS_NONE,           /* not a socket (a file, a pipe...) */
+	FTN_FDS_SOCKET,         /* a socket not (yet) in the tables */
+	FTN_FDS_TCP,
+	FTN_FDS_UDP,
+	FTN_FDS_UNIX,
+	FTN_FDS_GONE,           /* the descriptor is closed by now */
+};
+struct ftn_fdsock_info {
+	int kind;               /* enum ftn_fds_kind */
+	unsigned long inode;    /* 0 unless a socket */
+	int family;             /* TCP/UDP: AF_INET or AF_INET6 */
+	struct ftn_addr laddr, raddr;
+	uint16_t lport, rport;  /* host order; rport 0: not connected */
+	int state;              /* TCP state number (UDP: 1 connected, 7 not) */
+};
+struct ftn_fdsock;
+FTN_EXPORT struct ftn_fdsock *ftn_fdsock_alloc(const char *proc_root);
+FTN_EXPORT void ftn_fdsock_free(struct ftn_fdsock *c);
+/* What fd of task tid is: 0 and *out (kind FTN_FDS_GONE when the fd is
+ * closed by now), -EINVAL, -ENOMEM. */
+FTN_EXPORT int ftn_fdsock_lookup(struct ftn_fdsock *c, pid_t tid, int fd,
+				 struct ftn_fdsock_info *out);
+/* Look up every descriptor process pid has open now (a tracer starting
+ * on a running process: its sockets are known even when they close before
+ * the events naming them are read). The number of sockets, or -errno. */
+FTN_EXPORT int ftn_fdsock_scan(struct ftn_fdsock *c, pid_t pid);
+/* The fd changed (closed, connected, accepted on, dup2'ed over): forget
+ * it for every task (threads share the table). */
+FTN_EXPORT void ftn_fdsock_forget(struct ftn_fdsock *c, pid_t tid, int fd);
+/* End of a batch: allows the next table read on a miss. */
+FTN_EXPORT void ftn_fdsock_batch_end(struct ftn_fdsock *c);
+/* Table reads so far (tests, -v). */
+FTN_EXPORT uint64_t ftn_fdsock_reads(const struct ftn_fdsock *c);
+/* The process (thread group) of task tid, cached; 0 when it is gone. */
+FTN_EXPORT pid_t ftn_fdsock_tgid(struct ftn_fdsock *c, pid_t tid);
+/* "tcp", "udp", "unix", "socket", "file", "closed", "-". */
+FTN_EXPORT const char *ftn_fdsock_kind_name(int kind);
+
 /* ------------------------------------------------------------------ */
 /* Addresses and TCP states                                           */
 /* ------------------------------------------------------------------ */
@@ -802,6 +849,14 @@ FTN_EXPORT int ftn_elf_symbols(const char *path, unsigned int flags,
  * -ENOENT or as ftn_elf_symbols. out->dynsym says where it was found. */
 FTN_EXPORT int ftn_elf_symbol_find(const char *path, const char *sym,
 			struct ftn_elf_sym *out, unsigned int *tables);
+/* Where a uprobe sees a system call's result inside a libc wrapper: the
+ * file offsets of the instructions right after each "syscall" of function
+ * sym that makes system call nr (x86_64: %ax then holds the return value
+ * and the argument registers still hold the arguments). Up to max offsets
+ * into offs; the count (0: none found), -ENOENT (no such symbol), -ENOTSUP
+ * (not x86_64), -ENOSPC (more than max), or as ftn_elf_symbols. */
+FTN_EXPORT int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
+				     uint64_t *offs, int max);
 /* The file a uprobe PATH names: a name with a '/' as is (it must exist);
  * else, for a library name ("libc", "c", "libc.so.6", "libssl.so"), the
  * first file mapped by process pid answering to it (pid > 0; as

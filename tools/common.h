@@ -247,6 +247,9 @@ const char *tool_sym_clean(const char *in, char *out, size_t size);
  * when neither. */
 const char *tool_ethertype_name(uint64_t proto, char *buf, size_t size);
 long tool_ethertype_parse(const char *s);
+/* "ECONNRESET" for ECONNRESET: the errno values socket calls return; NULL
+ * for others (print "E<n>"). */
+const char *tool_errno_name(int e);
 /* "A,B,..." names of a field's __print_symbolic table (this kernel's
  * numbers) appended to *vals (grown with realloc; free it). prefix (may be
  * NULL) is dropped from a name that starts with it, case-insensitively
@@ -656,6 +659,16 @@ int tool_tracer_opt(struct tool_tracer *t, int c, const char *arg);
  * "the filter" or "the definition and the filter"). */
 const char *tool_tracer_operands(struct tool_tracer *t, int argc, char **argv, int i,
 				 const char *missing, const char *quote);
+/* The process's threads now into out, "T1 T2 ..." (just pid when /proc
+ * cannot say). 0 or -ENOMEM. */
+int tool_pid_threads(int pid, struct tool_str *out);
+/* Only events of process pid in inst, and of the threads and children it
+ * starts later: the instance's set_event_pid with options/event-fork
+ * (dropped before they are written; both go with the instance). *how =
+ * "set_event_pid". 0; -ENOTSUP when the instance has no set_event_pid or
+ * refused it (the caller falls back to a common_pid filter); -ENOMEM
+ * said in one line. */
+int tool_pid_follow(struct ftn_instance *inst, int pid, const char **how);
 /* Help lines of -p, -s, -v (view), for tool_desc.options. */
 #define TOOL_TRACER_OPTIONS \
 	"  -p PID      only events of task PID (in-kernel filter on common_pid)\n" \

@@ -16,7 +16,6 @@
 #include "ftnet.h"
 #include "common.h"
 
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -263,32 +262,10 @@ static int locate(struct state *st)
 	return 0;
 }
 
-/* The process's threads now, "T1 T2 ..." (just PID when /proc cannot say). */
-static int pid_threads(int pid, struct tool_str *out)
-{
-	char dir[64];
-	struct dirent *d;
-	DIR *dp;
-	int n = 0;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
-	if ((dp = opendir(dir))) {
-		while ((d = readdir(dp)))
-			if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
-				tool_str_addf(out, "%s%s", n++ ? " " : "", d->d_name);
-		closedir(dp);
-	}
-	if (!n)
-		tool_str_addf(out, "%d", pid);
-	return out->err ? -ENOMEM : 0;
-}
-
 /*
- * -p: the kernel's PID filter of our instance (set_event_pid with
- * options/event-fork: the threads now and those they start later; events
- * of other tasks are dropped before they are written), else, on kernels
- * without it, the event filter on common_pid for each thread now.
- * Both live in our instance only and go with it.
+ * -p: the kernel's PID filter of our instance (tool_pid_follow), else, on
+ * kernels without set_event_pid, the event filter on common_pid for each
+ * thread now. Both live in our instance only and go with it.
  */
 static int pid_filter(struct state *st)
 {
@@ -296,19 +273,16 @@ static int pid_filter(struct state *st)
 	struct tool_str *f = &st->filter;
 	int err;
 
-	if ((err = pid_threads(st->t.pid, &tids))) {
+	err = tool_pid_follow(st->inst, st->t.pid, &st->pid_how);
+	if (err == 0) {
+		st->t.pid = 0;
+		return 0;
+	}
+	if (err != -ENOTSUP)
+		return err;
+	if ((err = tool_pid_threads(st->t.pid, &tids))) {
 		tool_str_free(&tids);
 		return tool_fail(err, "cannot list the threads of %d: %s", st->t.pid, strerror(-err));
-	}
-	if (ftn_tracefs_exists(st->inst, "set_event_pid") &&
-	    ftn_tracefs_write(st->inst, "set_event_pid", tool_str_get(&tids), 0) == 0) {
-		if (ftn_tracefs_write(st->inst, "options/event-fork", "1", 0) < 0)
-			fprintf(stderr, "%s: no options/event-fork: threads %d starts later are not seen\n",
-				TOOL, st->t.pid);
-		st->pid_how = "set_event_pid";
-		st->t.pid = 0;
-		tool_str_free(&tids);
-		return 0;
 	}
 	st->pid_how = "common_pid filter";
 	if (st->t.filter && *st->t.filter)

@@ -131,3 +131,22 @@ int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *eve
 		return tool_kfail(err, "cannot enable %s", name);
 	return 0;
 }
+
+/* The errno values socket calls return, by name; the rest as "E<n>" by
+ * the caller. A table rather than strerrorname_np: glibc 2.32+ only. */
+const char *tool_errno_name(int e)
+{
+#define E(x) case x: return #x
+	switch (e) {
+	E(EPERM); E(ENOENT); E(EINTR); E(EIO); E(EBADF); E(EAGAIN); E(ENOMEM);
+	E(EACCES); E(EFAULT); E(EBUSY); E(EINVAL); E(ENFILE); E(EMFILE); E(ENOSPC);
+	E(EPIPE); E(ENOTSOCK); E(EDESTADDRREQ); E(EMSGSIZE); E(EPROTOTYPE);
+	E(ENOPROTOOPT); E(EPROTONOSUPPORT); E(EOPNOTSUPP); E(EAFNOSUPPORT);
+	E(EADDRINUSE); E(EADDRNOTAVAIL); E(ENETDOWN); E(ENETUNREACH); E(ENETRESET);
+	E(ECONNABORTED); E(ECONNRESET); E(ENOBUFS); E(EISCONN); E(ENOTCONN);
+	E(ESHUTDOWN); E(ETIMEDOUT); E(ECONNREFUSED); E(EHOSTDOWN); E(EHOSTUNREACH);
+	E(EALREADY); E(EINPROGRESS); E(EPROTO); E(ERESTART);
+	default: return NULL;
+	}
+#undef E
+}

@@ -6,7 +6,9 @@
  */
 #include "common.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,4 +177,46 @@ int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 	tool_counter_free(run.count);
 	tool_str_free(&filter);
 	return err ? err : ferr;
+}
+
+int tool_pid_threads(int pid, struct tool_str *out)
+{
+	char dir[64];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	if ((dp = opendir(dir))) {
+		while ((d = readdir(dp)))
+			if (d->d_name[0] >= '0' && d->d_name[0] <= '9')
+				tool_str_addf(out, "%s%s", n++ ? " " : "", d->d_name);
+		closedir(dp);
+	}
+	if (!n)
+		tool_str_addf(out, "%d", pid);
+	return out->err ? -ENOMEM : 0;
+}
+
+int tool_pid_follow(struct ftn_instance *inst, int pid, const char **how)
+{
+	struct tool_str tids = { 0 };
+	int err;
+
+	if (!ftn_tracefs_exists(inst, "set_event_pid"))
+		return -ENOTSUP;
+	if ((err = tool_pid_threads(pid, &tids))) {
+		tool_str_free(&tids);
+		return tool_fail(err, "cannot list the threads of %d: %s", pid, strerror(-err));
+	}
+	err = ftn_tracefs_write(inst, "set_event_pid", tool_str_get(&tids), 0);
+	tool_str_free(&tids);
+	if (err < 0)
+		return -ENOTSUP;
+	if (ftn_tracefs_write(inst, "options/event-fork", "1", 0) < 0)
+		fprintf(stderr, "%s: no options/event-fork: threads and children %d starts later are not seen\n",
+			tool_name(), pid);
+	if (how)
+		*how = "set_event_pid";
+	return 0;
 }
