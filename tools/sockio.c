@@ -58,7 +58,7 @@ static const struct call {
 
 struct row {
 	int call, fd, has_asked, cpu, ndata;
-	pid_t tid;
+	pid_t tid, pid;
 	int64_t ret;
 	uint64_t asked, t_enter, t_exit;
 	char comm[16];
@@ -66,7 +66,7 @@ struct row {
 	unsigned char data[XMAX];
 };
 struct task {
-	pid_t tid;
+	pid_t tid, pid;         /* pid: its process, 0 unknown */
 	int entered, call, fd, has_asked, pending, age;
 	uint64_t asked, t_enter;
 	struct row row;
@@ -239,7 +239,7 @@ static void emit(struct state *st, struct row *w)
 	struct tool_report *r = st->r;
 	const struct ftn_fdsock_info *fi = &w->fi;
 	int inet = fi->kind == FTN_FDS_TCP || fi->kind == FTN_FDS_UDP;
-	pid_t pid = ftn_fdsock_tgid(st->fds, w->tid);
+	pid_t pid = w->pid;
 	char b[160], hex[2 * XMAX + 1];
 	size_t nd = w->ndata > 0 ? (size_t)w->ndata : 0;
 
@@ -312,7 +312,13 @@ static struct task *task_of(struct state *st, pid_t tid)
 		if (t->tid == tid)
 			return t;
 		if (!t->tid) {
+			/* its process now, while it runs (the events are read
+			 * later, perhaps after it ended); the traced process's
+			 * main thread is itself */
 			t->tid = tid;
+			t->pid = ftn_fdsock_tgid(st->fds, tid);
+			if (!t->pid && (tid == st->pid || tid == st->child))
+				t->pid = tid;
 			return t;
 		}
 	}
@@ -385,6 +391,7 @@ static void on_exit_ev(struct state *st, struct task *t, const struct evinfo *in
 	w->ndata = -1;          /* no data unless the data probe brings it */
 	w->call = in->call;
 	w->tid = ev->pid;
+	w->pid = t->pid;
 	w->cpu = ev->cpu;
 	w->ret = sfield(in->ret, ev, &ok);
 	w->t_exit = ev->ts_ns;
@@ -629,6 +636,15 @@ static int init(struct state *st)
 	 * events are read */
 	if (st->pid && (err = ftn_fdsock_scan(st->fds, st->pid)) < 0)
 		tool_info("cannot list the descriptors of %d: %s", (int)st->pid, strerror(-err));
+	if (st->pid) {
+		/* and its threads' process, for threads that end early */
+		struct tool_str tids = { 0 };
+
+		if (!tool_pid_threads(st->pid, &tids))
+			for (const char *p = tool_str_get(&tids); p && *p; p = strchr(p, ' ') ? strchr(p, ' ') + 1 : "")
+				task_of(st, (pid_t)atoi(p));
+		tool_str_free(&tids);
+	}
 	for (int c = 0; c < NCALLS; c++)
 		for (int e = 0; e < 2; e++) {
 			char ev[64];

@@ -18,7 +18,8 @@
  *        become the reader's next length: 0x6d73); logs "call=sendto fd=F
  *        ret=R data=HEX" per send; closes.
  * -s: wait that long after accept (reader) or connect (writer) before the
- * first message, so that a tracer can attach to a connected process.
+ * first message, so that a tracer can attach to a connected process; -g
+ * GATE: wait (there) until the file GATE exists.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +41,18 @@ static void logcall(const char *call, int fd, ssize_t ret, const unsigned char *
 		fprintf(logf_, "%02x", b[i]);
 	fprintf(logf_, "\n");
 	fflush(logf_);
+}
+
+static const char *gate;
+
+/* -g: wait until the gate file exists (the test creates it once its
+ * tracer runs), at most 30 s */
+static void gate_wait(void)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+	for (int i = 0; gate && i < 3000 && access(gate, F_OK); i++)
+		nanosleep(&ts, NULL);
 }
 
 static void pause_s(double s)
@@ -70,6 +83,7 @@ static int reader(int port, double wait)
 		return 1;
 	}
 	pause_s(wait);
+	gate_wait();
 	/* a read on a file: not a socket call */
 	if ((f = open("/proc/self/stat", O_RDONLY)) >= 0) {
 		if (read(f, buf, 64) < 0)
@@ -116,6 +130,7 @@ static int writer(int port, int n, int bad, double wait)
 		return 1;
 	}
 	pause_s(wait);
+	gate_wait();
 	for (int i = 0; i < n; i++) {
 		int plen = snprintf((char *)buf + 2, sizeof(buf) - 2, "msg %03d %.*s", i,
 				    (i * 37) % 200, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -144,7 +159,7 @@ int main(int argc, char **argv)
 	const char *log = NULL;
 	double wait = 0;
 
-	while ((opt = getopt(argc, argv, "rwp:n:b:l:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "rwp:n:b:l:s:g:")) != -1) {
 		switch (opt) {
 		case 'r': rd = 1; break;
 		case 'w': rd = 0; break;
@@ -153,6 +168,7 @@ int main(int argc, char **argv)
 		case 'b': bad = atoi(optarg); break;
 		case 'l': log = optarg; break;
 		case 's': wait = atof(optarg); break;
+		case 'g': gate = optarg; break;
 		default: goto usage;
 		}
 	}
@@ -164,6 +180,6 @@ int main(int argc, char **argv)
 	}
 	return rd ? reader(port, wait) : writer(port, n, bad, wait);
 usage:
-	fprintf(stderr, "usage: framed -r|-w -p PORT -l LOG [-n N] [-b BAD] [-s SECS]\n");
+	fprintf(stderr, "usage: framed -r|-w -p PORT -l LOG [-n N] [-b BAD] [-s SECS] [-g GATE]\n");
 	return 2;
 }
