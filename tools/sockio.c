@@ -119,7 +119,7 @@ static const struct tool_col cols[] = {
 	{ NULL, "raddr", 0, TOOL_COL_STR, 0, 0 },
 	{ NULL, "rport", 0, TOOL_COL_INT, 0, 0 },
 	{ "ASKED", "asked", 6, TOOL_COL_UINT, 0, 0 },
-	{ "RET", NULL, 12, TOOL_COL_STR, 0, 0 },
+	{ "RET", NULL, 8, TOOL_COL_STR, 0, 0 },
 	{ NULL, "ret", 0, TOOL_COL_INT, 0, 0 },
 	{ NULL, "errno", 0, TOOL_COL_STR, 0, 0 },
 	{ "LAT(us)", "lat_us", 9, TOOL_COL_NUM, 1, 0 },

@@ -1653,6 +1653,84 @@ check_tool_funccount() {
 		[ "$rc" = 2 -a "$(wc -l < /tmp/fc.err)" = 1 ]
 }
 
+# bin/sockio in the guest (issue 11): the socket system calls of a process
+# from the syscall tracepoints, with data from uprobes in the guest's libc
+# (the host's glibc, copied in by run.sh). build/tests/framed's reader is
+# traced with -x 16 while its writer sends one message without its length
+# prefix: one JSON row per recvfrom/read the reader logged, same fd, result
+# and first 16 bytes; the misframed recvfrom returns "ms" (6d73); then the
+# writer run under -c: one sendto row per send it logged. Nothing left in
+# uprobe_events or instances/.
+sockio_log_calls() { sed -n 's/^call=\([a-z]*\) fd=\([0-9]*\) ret=\([-0-9]*\) data=\([0-9a-f]*\)$/\1 \2 \3 \4/p' "$1"; }
+sockio_json_calls() {
+	grep "\"call\":\"\($2\)\"" "$1" |
+	sed 's/.*"call":"\([a-z]*\)","fd":\([0-9]*\),.*"ret":\([-0-9]*\),.*"data":"\([0-9a-f]*\)".*/\1 \2 \3 \4/' |
+	awk '{ print $1, $2, $3, substr($4, 1, 32) }'
+}
+check_tool_sockio_calls() {
+	local f=$FTNET_TOP/build/tests/framed rp wp sp rc i
+	tool_help sockio || return
+	[ -x "$f" ] || { nok "sockio: build/tests/framed in the guest"; return; }
+	if [ ! -d $T/events/syscalls/sys_enter_recvfrom ]; then
+		nok "sockio: syscall tracepoints in $KSERIES"; return
+	fi
+	rm -f /tmp/sc.gate /tmp/sc.rlog /tmp/sc.wlog
+	fresh /tmp/sc.out /tmp/sc.err
+	"$f" -r -p 47400 -l /tmp/sc.rlog -g /tmp/sc.gate &
+	rp=$!
+	i=0
+	while [ ! -s /tmp/sc.rlog ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	"$f" -w -p 47400 -n 6 -b 3 -l /tmp/sc.wlog -g /tmp/sc.gate &
+	wp=$!
+	sleep 0.5
+	sockio -d 8 --json -x 16 -p $rp >/tmp/sc.out 2>/tmp/sc.err &
+	sp=$!
+	i=0
+	while [ $i -lt 300 ] && ! grep -q '^Tracing' /tmp/sc.err && kill -0 $sp 2>/dev/null; do
+		sleep 0.1; i=$((i + 1))
+	done
+	: >/tmp/sc.gate
+	wait $wp
+	wait $rp
+	wait $sp
+	rc=$?
+	check "sockio -x 16 -p READER: exit 0 ($rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/#   /' /tmp/sc.err | head -5
+	sockio_log_calls /tmp/sc.rlog | grep -v '^sendto' >/tmp/sc.want
+	sockio_json_calls /tmp/sc.out 'recvfrom\|read' >/tmp/sc.got
+	if [ "$(wc -l </tmp/sc.want)" -ge 8 ] && cmp -s /tmp/sc.want /tmp/sc.got; then
+		ok "sockio: one row per recvfrom/read of the reader ($(wc -l </tmp/sc.want)), same fd, result and bytes"
+	else
+		nok "sockio: one row per recvfrom/read of the reader, same fd, result and bytes"
+		diff /tmp/sc.want /tmp/sc.got | sed 's/^/#   /' | head -20
+	fi
+	check "sockio: the misframed recvfrom returns \"ms\" (6d73), the next read asks 28019" \
+		sh -c 'grep -A1 "\"call\":\"recvfrom\".*\"ret\":2,.*\"data\":\"6d73\"" /tmp/sc.out | grep -q "\"asked\":28019,"'
+	check "sockio: rows carry the reader's PID and tuple" \
+		grep -q "\"pid\":$rp,.*\"call\":\"read\",.*\"laddr\":\"127.0.0.1\",\"lport\":47400," /tmp/sc.out
+	rm -f /tmp/sc.rlog /tmp/sc.wlog
+	"$f" -r -p 47401 -l /tmp/sc.rlog &
+	rp=$!
+	i=0
+	while [ ! -s /tmp/sc.rlog ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	timeout 60 sockio --json -x 16 -c "exec $f -w -p 47401 -n 6 -b 3 -s 1 -l /tmp/sc.wlog" \
+		>/tmp/sc.out 2>/tmp/sc.err
+	rc=$?
+	wait $rp
+	check "sockio -c WRITER: ends with the command, exit 0 ($rc)" [ "$rc" = 0 ]
+	sockio_log_calls /tmp/sc.wlog >/tmp/sc.want
+	sockio_json_calls /tmp/sc.out 'sendto' >/tmp/sc.got
+	if [ -s /tmp/sc.want ] && cmp -s /tmp/sc.want /tmp/sc.got; then
+		ok "sockio -c: one sendto row per send of the writer, same bytes"
+	else
+		nok "sockio -c: one sendto row per send of the writer, same bytes"
+		diff /tmp/sc.want /tmp/sc.got | sed 's/^/#   /' | head -20
+		sed 's/^/#   /' /tmp/sc.err | head -5
+	fi
+	check "sockio: nothing left in uprobe_events" sh -c "! grep -q ftnet_sockio $T/uprobe_events"
+	check "sockio: no instance left" sh -c "! ls $T/instances | grep -q '^ftnet-sockio'"
+}
+
 # Not in all_checks: make bench runs it (tests/bench/sockio_vm.sh, with
 # FTNET_VM_CHECKS=check_bench_sockio). tcptop's consumer CPU in the guest
 # while sendrecv's tcp4 process runs for BENCH_SECS, unpaced (as many
@@ -1778,6 +1856,7 @@ all_checks() {
 	run_check check_tool_connect
 	run_check check_tool_tcpreset
 	run_check check_tool_sockio
+	run_check check_tool_sockio_calls
 	run_check check_hist_clear
 	run_check check_tool_funccount
 	run_check check_conflicts_kprobe_busy
