@@ -76,7 +76,7 @@ struct evinfo {
 	const void *desc;
 	int kind;               /* 0 enter, 1 exit, 2 data probe */
 	int call;
-	const struct ftn_format_field *fd, *size, *ret, *d[XMAX / 64];
+	const struct ftn_format_field *fd, *size, *ret, *ilen, *d[XMAX / 64];
 };
 
 struct state {
@@ -88,6 +88,7 @@ struct state {
 	int child_done;
 	unsigned long xbytes;   /* -x */
 	int count;              /* -C */
+	int dry;                /* -n */
 	int probes[NCALLS];     /* data probes placed per call */
 	int nprobes;
 	char libc[4096];
@@ -155,14 +156,17 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case 'C':
 		st->count = 1;
 		return 0;
+	case 'n':
+		st->dry = 1;
+		return 0;
 	}
 	return -EINVAL;
 }
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "sockio [-hHCv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -p PID\n"
-		    "       sockio [-hHCv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -c 'CMD'",
+	.synopsis = "sockio [-hHCnv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -p PID\n"
+		    "       sockio [-hHCnv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -c 'CMD'",
 	.about = "The socket system calls of one process (-p) or of a command it starts (-c),\n"
 		 "with its threads and children: read/write on sockets, send(to), recv(from),\n"
 		 "sendmsg, recvmsg, connect, accept(4), shutdown, close; each with its socket,\n"
@@ -172,14 +176,15 @@ static const struct tool_desc desc = {
 	.options = "  -p PID      the process to trace (its threads, and those it starts)\n"
 		   "  -c CMD      start CMD (sh -c) and trace it and its children; ends with it\n"
 		   "  -x N        the first N bytes (1-256) of the data of each call\n"
-		   "  -C          count calls and bytes per (process, fd, call) per interval\n",
+		   "  -C          count calls and bytes per (process, fd, call) per interval\n"
+		   "  -n          with -x: print the data uprobes (uprobe_events lines), do not trace\n",
 	.examples = "  sockio -p 1234                  socket calls of process 1234\n"
 		    "  sockio -x 16 -p 1234            ... with the first 16 bytes of each\n"
 		    "  sockio -x 64 -c './client h 80' a command from its first call\n"
 		    "  sockio -C -i 5 -p 1234          calls and bytes per fd every 5 s\n"
 		    "  sockio --json -x 8 -d 10 -p 1234  JSON lines, \"data\" in hex\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
-	.shortopts = "p:c:x:C",
+	.shortopts = "p:c:x:Cn",
 	.opt = on_opt,
 };
 
@@ -360,6 +365,7 @@ static struct evinfo *info_of(struct state *st, const struct ftn_event *ev)
 	}
 	in->fd = ftn_raw_event_field(ev, "fd");
 	in->ret = ftn_raw_event_field(ev, "ret");
+	in->ilen = ftn_raw_event_field(ev, "ilen");
 	in->size = ftn_raw_event_field(ev, "count");
 	if (!in->size)
 		in->size = ftn_raw_event_field(ev, "len");
@@ -445,6 +451,13 @@ static void on_data(struct state *st, struct task *t, const struct evinfo *in,
 	want = w->ret > 0 ? (size_t)w->ret : 0;
 	if (want > st->xbytes)
 		want = st->xbytes;
+	if (in->ilen) {
+		/* sendmsg/recvmsg: the first iovec's bytes only */
+		int64_t il = sfield(in->ilen, ev, &ok);
+
+		if (ok && il >= 0 && (uint64_t)il < want)
+			want = (size_t)il;
+	}
 	for (int k = 0; got < want && k < XMAX / 64 && in->d[k]; k++) {
 		const void *p;
 		size_t n;
@@ -554,13 +567,18 @@ static int data_probes(struct state *st)
 				const char *base = calls[c].msg ? "+0(+16(%si))" : "%si";
 
 				snprintf(name, sizeof(name), "sio_%s_%s_%d", calls[c].name, calls[c].syms[s], k);
-				len = (size_t)snprintf(def, sizeof(def), "%s:0x%llx ret=%%ax:s64", st->libc,
-						       (unsigned long long)offs[k]);
+				len = (size_t)snprintf(def, sizeof(def), "%s:0x%llx ret=%%ax:s64%s", st->libc,
+						       (unsigned long long)offs[k],
+						       calls[c].msg ? " ilen=+8(+16(%si)):u64" : "");
 				for (unsigned long d = 0; d * 64 < st->xbytes && len < sizeof(def); d++) {
 					unsigned long l = st->xbytes - d * 64 > 64 ? 64 : st->xbytes - d * 64;
 
 					len += (size_t)snprintf(def + len, sizeof(def) - len,
 								" d%lu=+%lu(%s):x8[%lu]", d, d * 64, base, l);
+				}
+				if (st->dry) {
+					printf("p:%s %s\n", name, def);
+					continue;
 				}
 				if ((err = ftn_uprobe_create(st->inst, name, def, 0)))
 					return tool_kfail(err, "cannot create the uprobe '%s'", def);
@@ -610,6 +628,12 @@ static int init(struct state *st)
 
 	if (!st->pid == !st->cmd)
 		tool_usage_fail(st->pid ? "-p and -c exclude each other" : "-p PID or -c CMD is needed");
+	if (st->dry) {
+		/* where the data probes would go: no root, no tracefs */
+		if (!st->xbytes)
+			tool_usage_fail("-n prints the data probes: give -x N");
+		return data_probes(st);
+	}
 	if ((err = tool_tracefs()))
 		return err;
 	if (!ftn_event_exists("syscalls", "sys_enter_recvfrom"))
@@ -730,6 +754,8 @@ int main(int argc, char **argv)
 	tool_stdout_buffer();
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
+	if (st.dry)
+		return tool_exit_code(err);
 	if (!err)
 		err = run(&st);
 	return tool_exit_code(fini(&st, err));

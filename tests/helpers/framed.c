@@ -19,7 +19,11 @@
  *        ret=R data=HEX" per send; closes.
  * -s: wait that long after accept (reader) or connect (writer) before the
  * first message, so that a tracer can attach to a connected process; -g
- * GATE: wait (there) until the file GATE exists.
+ * GATE: wait (there) until the file GATE exists. -m: the reader reads
+ * payloads with recvmsg (one iovec), the writer sends each prefixed
+ * message with sendmsg, prefix and payload in two iovecs (logged as
+ * "call=sendmsg ... ret=2 data=PREFIX": the first iovec, then
+ * "sendmsg total=R"); the bad message still goes with send().
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +49,7 @@ static void logcall(const char *call, int fd, ssize_t ret, const unsigned char *
 }
 
 static const char *gate;
+static int use_msg;       /* -m: sendmsg / recvmsg */
 
 /* -g: wait until the gate file exists (the test creates it once its
  * tracer runs), at most 30 s */
@@ -103,8 +109,18 @@ static int reader(int port, double wait)
 			fflush(logf_);
 		}
 		while (got < len) {
-			n = read(c, buf, len - got > sizeof(buf) ? sizeof(buf) : len - got);
-			logcall("read", c, n, buf);
+			size_t want = len - got > sizeof(buf) ? sizeof(buf) : len - got;
+
+			if (use_msg) {
+				struct iovec iov = { buf, want };
+				struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+				n = recvmsg(c, &mh, 0);
+				logcall("recvmsg", c, n, buf);
+			} else {
+				n = read(c, buf, want);
+				logcall("read", c, n, buf);
+			}
 			if (n <= 0)
 				break;
 			got += (size_t)n;
@@ -143,8 +159,19 @@ static int writer(int port, int n, int bad, double wait)
 
 		buf[0] = (unsigned char)(plen >> 8);
 		buf[1] = (unsigned char)plen;
-		r = send(s, p, len, 0);
-		logcall("sendto", s, r, p);
+		if (use_msg && i != bad) {
+			/* prefix and payload in two iovecs: a tracer showing the
+			 * first iovec's bytes shows the prefix (logged so) */
+			struct iovec iov[2] = { { buf, 2 }, { buf + 2, (size_t)plen } };
+			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+			r = sendmsg(s, &mh, 0);
+			logcall("sendmsg", s, r < 0 ? r : 2, p);
+			fprintf(logf_, "sendmsg total=%zd\n", r);
+		} else {
+			r = send(s, p, len, 0);
+			logcall("sendto", s, r, p);
+		}
 		if (r != (ssize_t)len)
 			return 1;
 		pause_s(0.01);
@@ -159,7 +186,7 @@ int main(int argc, char **argv)
 	const char *log = NULL;
 	double wait = 0;
 
-	while ((opt = getopt(argc, argv, "rwp:n:b:l:s:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "rwmp:n:b:l:s:g:")) != -1) {
 		switch (opt) {
 		case 'r': rd = 1; break;
 		case 'w': rd = 0; break;
@@ -169,6 +196,7 @@ int main(int argc, char **argv)
 		case 'l': log = optarg; break;
 		case 's': wait = atof(optarg); break;
 		case 'g': gate = optarg; break;
+		case 'm': use_msg = 1; break;
 		default: goto usage;
 		}
 	}
@@ -180,6 +208,6 @@ int main(int argc, char **argv)
 	}
 	return rd ? reader(port, wait) : writer(port, n, bad, wait);
 usage:
-	fprintf(stderr, "usage: framed -r|-w -p PORT -l LOG [-n N] [-b BAD] [-s SECS] [-g GATE]\n");
+	fprintf(stderr, "usage: framed -r|-w -p PORT -l LOG [-n N] [-b BAD] [-s SECS] [-g GATE] [-m]\n");
 	return 2;
 }

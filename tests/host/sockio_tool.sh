@@ -14,6 +14,8 @@
 #    closed before sockio reads its events shows as "closed"): one sendto
 #    row per send the writer logged,
 #    with its bytes; the run ends with the command;
+#  - framed -m (recvmsg, and sendmsg with prefix and payload in two
+#    iovecs): rows = the logs, data of sendmsg = its first iovec;
 #  - -C: calls and bytes per (fd, call) = the reader's log;
 #  - usage: neither -p nor -c, -x out of range: exit 2; non-root: exit 3;
 #  - after every run the tracing state (uprobe_events, instances, the
@@ -66,17 +68,18 @@ SUBS="syscalls sock tcp"
 trace_state "$HOST_TRACEFS" "$SUBS" >"$tmp/state.before"
 
 PORT=$((47100 + $$ % 500))
+FOPT=
 # pair NAME SOCKIO-ARGS...: reader and writer connected and idle, sockio
 # -p READER started, then the gate opens; waits for all three
 pair() {
 	_n=$1; shift
 	rm -f "$tmp/gate" "$tmp/$_n.rlog" "$tmp/$_n.wlog"
 	PORT=$((PORT + 1))
-	"$F" -r -p $PORT -l "$tmp/$_n.rlog" -g "$tmp/gate" &
+	"$F" $FOPT -r -p $PORT -l "$tmp/$_n.rlog" -g "$tmp/gate" &
 	rpid=$!
 	host_bg_track $rpid
 	host_wait_nonempty "$tmp/$_n.rlog" 50 $rpid
-	"$F" -w -p $PORT -n 6 -b 3 -l "$tmp/$_n.wlog" -g "$tmp/gate" &
+	"$F" $FOPT -w -p $PORT -n 6 -b 3 -l "$tmp/$_n.wlog" -g "$tmp/gate" &
 	wpid=$!
 	host_bg_track $wpid
 	sleep 0.3
@@ -119,6 +122,34 @@ t_check "json: the misframed call: recvfrom returning \"ms\" (6d73), then a read
 	sh -c 'grep -A1 "\"call\":\"recvfrom\".*\"ret\":2,.*\"data\":\"6d73\"" "$1" | grep -q "\"call\":\"read\".*\"asked\":28019,"' sh "$tmp/json.out"
 t_is "$(grep -c '"fd":[0-9]*,"proto":"file"' "$tmp/json.out")" 0 "json: the read of a regular file is not shown"
 t_check "json: the closing record counts no lost events" grep -q '"lost":0}' "$tmp/json.out"
+
+# ------------------------------------------------------------ recvmsg, sendmsg
+# framed -m: the reader reads payloads with recvmsg; the writer sends with
+# sendmsg, prefix and payload in two iovecs (data: the first iovec's)
+FOPT=-m
+pair msg --json -x 16
+log_calls "$tmp/msg.rlog" | grep -v '^sendto' >"$tmp/want"
+json_calls "$tmp/msg.out" 'recvfrom\|recvmsg' >"$tmp/got"
+t_check "msg: the reader read payloads with recvmsg" grep -q '^call=recvmsg' "$tmp/msg.rlog"
+same "msg: one row per recvfrom/recvmsg of the reader, same fd, result and bytes (recvmsg's iovec)" \
+	"$tmp/want" "$tmp/got"
+FOPT=
+rm -f "$tmp/cm.rlog" "$tmp/cm.wlog"
+PORT=$((PORT + 1))
+"$F" -r -p $PORT -l "$tmp/cm.rlog" &
+rpid=$!
+host_bg_track $rpid
+host_wait_nonempty "$tmp/cm.rlog" 50 $rpid
+timeout 30 "$S" --json -x 16 -c "exec $F -m -w -p $PORT -n 6 -b 3 -s 0.5 -l $tmp/cm.wlog" >"$tmp/cm.out" 2>"$tmp/cm.err"; rc=$?
+t_is "$rc" 0 "msg -c: exit 0"
+host_wait_pid $rpid 100; wait $rpid
+# sendmsg: the log's data is the first iovec (the prefix), its total the result
+awk '/^call=sendmsg/ { split($4, d, "="); data = d[2] } /^sendmsg total=/ { split($2, t, "="); print "sendmsg", t[2], data }' \
+	"$tmp/cm.wlog" >"$tmp/want"
+grep '"call":"sendmsg"' "$tmp/cm.out" | sed 's/.*"ret":\([-0-9]*\),.*"data":"\([0-9a-f]*\)".*/sendmsg \1 \2/' >"$tmp/got"
+t_check "msg -c: the writer sent 5 messages with sendmsg" sh -c '[ "$(wc -l <"$1")" = 5 ]' sh "$tmp/want"
+same "msg -c: one sendmsg row per sendmsg, its result the whole message, its data the first iovec (the prefix)" \
+	"$tmp/want" "$tmp/got"
 
 # ------------------------------------------------------------ text
 pair text -x 16
