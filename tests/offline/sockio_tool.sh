@@ -1,0 +1,83 @@
+#!/bin/sh
+# bin/sockio without tracing (no tracefs, no root needed):
+#  - usage errors: neither -p nor -c, both, -x out of 1..256, -n without
+#    -x: one line, exit 2, before tracefs is touched;
+#  - -n -x N: the data uprobes it would place in this machine's libc: one
+#    or more for each wrapper family (read, write, sendto, recvfrom,
+#    sendmsg, recvmsg); each offset is right after a "syscall" instruction
+#    (the file's bytes there are 0f 05), and per wrapper symbol as many
+#    sites as objdump finds syscall instructions in it; the fetch args
+#    (ret=%ax, d0..dK of at most 64 bytes, sendmsg/recvmsg through the
+#    msghdr's first iovec with its length);
+#  - a static binary (busybox-static) maps no libc: -n -p says so on
+#    stderr, places no probe, exit 0.
+. "$(dirname "$0")/fakefs.inc"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+S=$BIN/sockio
+mkdir "$tmp/fs"
+FTNET_TRACEFS=$tmp/fs
+export FTNET_TRACEFS
+
+bad() { # NAME EXPECTED-TEXT ARGS...
+	_n=$1 _t=$2; shift 2
+	"$S" "$@" >"$tmp/o" 2>"$tmp/e"; _rc=$?
+	check "usage: $_n: exit 2 ($_rc), says '$_t'" \
+		sh -c '[ "$1" = 2 ] && head -1 "$2" | grep -q -- "$3" && [ ! -s "$4" ]' sh "$_rc" "$tmp/e" "$_t" "$tmp/o"
+}
+bad "no -p, no -c" "-p PID or -c CMD is needed"
+bad "-p and -c" "-p and -c exclude each other" -p 1 -c true
+bad "-x 0" "bad -x '0'" -x 0 -p 1
+bad "-x 257" "bad -x '257'" -x 257 -p 1
+bad "-n without -x" "give -x N" -n -p 1
+bad "bad PID" "bad PID" -p nope
+
+# ------------------------------------------------------------ -n: the data probes
+"$S" -n -x 80 -c true >"$tmp/n" 2>"$tmp/ne"; rc=$?
+check "-n -x 80 -c true: exit 0, nothing on stderr" sh -c '[ "$1" = 0 ] && [ ! -s "$2" ]' sh "$rc" "$tmp/ne"
+libc=$(sed -n '1s/^p:[^ ]* \([^:]*\):.*/\1/p' "$tmp/n")
+check "-n: the probes are in a libc ($libc)" sh -c 'case "$1" in */libc.so*) [ -f "$1" ];; *) false;; esac' sh "$libc"
+for c in read write sendto recvfrom sendmsg recvmsg; do
+	check "-n: $c has a data probe" grep -q "^p:sio_${c}_" "$tmp/n"
+done
+# every offset follows a syscall instruction (0f 05) in the file
+: >"$tmp/bytes"
+sed -n 's/^p:[^ ]* [^ ]*:0x\([0-9a-f]*\) .*/\1/p' "$tmp/n" | while read -r off; do
+	od -An -tx1 -j $((0x$off - 2)) -N2 "$libc" | tr -d ' \n'
+	echo
+done >"$tmp/bytes"
+check "-n: every offset ($(wc -l <"$tmp/bytes" | tr -d ' ')) is right after a syscall instruction (0f 05)" \
+	sh -c '[ -s "$1" ] && ! grep -qv "^0f05$" "$1"' sh "$tmp/bytes"
+check "-n: ret=%ax:s64 and d0=+0(%si):x8[64] d1=+64(%si):x8[16] for -x 80" \
+	grep -q '^p:sio_recvfrom_recvfrom_0 .* ret=%ax:s64 d0=+0(%si):x8\[64\] d1=+64(%si):x8\[16\]$' "$tmp/n"
+check "-n: sendmsg reads the first iovec (+0(+16(%si))) and its length" \
+	grep -q '^p:sio_sendmsg_sendmsg_0 .* ret=%ax:s64 ilen=+8(+16(%si)):u64 d0=+0(+0(+16(%si))):x8\[64\]' "$tmp/n"
+# a second opinion: objdump's syscall instructions per wrapper symbol
+if command -v objdump >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
+	for sym in read write send sendto recv recvfrom sendmsg recvmsg; do
+		set -- $(nm -D --defined-only -S "$libc" | awk -v s="$sym" '{ sub(/@.*/, "", $4) } $4 == s { print $1, $2; exit }')
+		if [ $# -ne 2 ]; then not_ok "objdump: $sym in $libc's .dynsym"; continue; fi
+		want=$(objdump -d --start-address=0x$1 --stop-address=$(printf '0x%x' $((0x$1 + 0x$2))) "$libc" |
+		       grep -c '	syscall')
+		got=$(grep -c "^p:sio_[a-z]*_${sym}_[0-9]* " "$tmp/n")
+		check "-n: $sym: as many sites as objdump finds syscall instructions ($got = $want)" [ "$got" = "$want" ]
+	done
+else
+	ok "objdump second opinion # SKIP no objdump (binutils)"
+fi
+
+# ------------------------------------------------------------ a static binary
+if [ -x /bin/busybox ] && ! readelf -d /bin/busybox 2>/dev/null | grep -q NEEDED; then
+	/bin/busybox sleep 5 &
+	bp=$!
+	"$S" -n -x 8 -p $bp >"$tmp/o" 2>"$tmp/e"; rc=$?
+	kill $bp 2>/dev/null; wait $bp 2>/dev/null
+	check "static busybox: exit 0 ($rc), no probe, says data capture needs libc's wrappers" \
+		sh -c '[ "$1" = 0 ] && [ ! -s "$2" ] && grep -q "maps no libc (a static binary or another runtime?)" "$3"' \
+		sh "$rc" "$tmp/o" "$tmp/e"
+else
+	ok "static binary # SKIP no static /bin/busybox (busybox-static; .ci/run installs it)"
+fi
+check "nothing was created in the (empty) tracefs" [ -z "$(ls -A "$tmp/fs")" ]
+done_tap
