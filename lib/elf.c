@@ -359,10 +359,12 @@ int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 		return err;
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
+	if (map == MAP_FAILED) {
+		err = -errno;
+		close(fd);
 		return err;
+	}
+	close(fd);
 	err = elf_open(&e, map, (size_t)st.st_size);
 	if (!err && e.machine != EM_X86_64)
 		err = -ENOTSUP;
