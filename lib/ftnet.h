@@ -351,7 +351,10 @@ FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r
 /* Queue len bytes of item (copied) for the batch end, and when ev is
  * given a copy of the event's head, comm and stack (its fields are not
  * kept): 0 or -ENOMEM (the caller then reports the event unresolved, never
- * drops it). */
+ * drops it). At most FTN_SOCKRES_MAX_WAIT items wait (memory stays bounded
+ * whatever the event rate): -ENOSPC beyond; the caller then resolves the
+ * queue now (ftn_sockres_flush) and queues again. */
+#define FTN_SOCKRES_MAX_WAIT 4096
 FTN_EXPORT int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
 		      const struct ftn_event *ev);
 FTN_EXPORT size_t ftn_sockres_pending(const struct ftn_sockres *r);
@@ -363,6 +366,14 @@ FTN_EXPORT size_t ftn_sockres_batch_end(struct ftn_sockres *r,
 			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
 					const struct ftn_sock *s),
 			     void *ctx);
+/* The waiting items to fn now, in order, as ftn_sockres_batch_end does
+ * but within the batch: against a new snapshot when this batch's one
+ * refresh is not spent yet, else against the table held (a socket still
+ * unknown is handed back with NULL). Returns how many. */
+FTN_EXPORT size_t ftn_sockres_flush(struct ftn_sockres *r,
+			 void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+				    const struct ftn_sock *s),
+			 void *ctx);
 /* 0 when the snapshot showed hashed or zero pointers (kptr_restrict could
  * not be lifted: not root): pointer lookups cannot match. */
 FTN_EXPORT int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);

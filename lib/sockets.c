@@ -943,9 +943,12 @@ struct sockres_item {
 	size_t evoff;           /* the event's copy; SIZE_MAX: none */
 };
 
-/* A deferred event: its head, then comm and the frames as strings. */
+/* A deferred event: its head (what precedes the parsed fields: not the
+ * whole struct ftn_event, whose field and frame arrays are 1.3 KiB), its
+ * frame count, then comm and the frames as strings. */
 struct sockres_ev {
-	struct ftn_event ev;
+	unsigned char head[offsetof(struct ftn_event, fields)];
+	int nframes;
 	char strings[];
 };
 
@@ -1163,6 +1166,10 @@ int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size
 
 	if (!r || (len && !item))
 		return -EINVAL;
+	/* bounded: a flood of calls behind one unknown socket must not hold
+	 * a whole batch (100,000 events a second) in memory */
+	if (r->nq >= FTN_SOCKRES_MAX_WAIT)
+		return -ENOSPC;
 	if (ev) {
 		slen = strlen(ev->comm ? ev->comm : "") + 1;
 		for (i = 0; i < (size_t)ev->nframes; i++)
@@ -1194,12 +1201,8 @@ int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size
 	 * fields themselves are gone after the consumer's callback */
 	it->evoff = r->npool;
 	e = (struct sockres_ev *)(r->pool + r->npool);
-	memset(&e->ev, 0, sizeof(e->ev));
-	memcpy(&e->ev, ev, offsetof(struct ftn_event, fields));
-	e->ev.rec = NULL;
-	e->ev.raw = NULL;
-	e->ev.rawdesc = NULL;
-	e->ev.nframes = ev->nframes;
+	memcpy(e->head, ev, sizeof(e->head));
+	e->nframes = ev->nframes;
 	q = e->strings;
 	n = strlen(ev->comm ? ev->comm : "") + 1;
 	memcpy(q, ev->comm ? ev->comm : "", n);
@@ -1217,39 +1220,67 @@ size_t ftn_sockres_pending(const struct ftn_sockres *r)
 	return r ? r->nq : 0;
 }
 
-size_t ftn_sockres_batch_end(struct ftn_sockres *r,
-			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
-					const struct ftn_sock *s),
-			     void *ctx)
+/* Every waiting item to fn, in order, against the table held. */
+static size_t sockres_resolve(struct ftn_sockres *r,
+			      void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+					 const struct ftn_sock *s),
+			      void *ctx)
 {
-	size_t i, n;
+	size_t i, n = r->nq;
+	struct ftn_event ev;
 
-	if (!r)
-		return 0;
-	n = r->nq;
-	r->refreshed = 0;
-	r->ndiag = r->nrows = 0;
-	if (!n)
-		return 0;
-	sockres_refresh(r);
-	for (i = 0; i < n; i++) {
+	for (i = 0; fn && i < n; i++) {
 		const struct sockres_item *it = &r->q[i];
-		struct sockres_ev *e = NULL;
+		const struct sockres_ev *e;
 
 		if (it->evoff != SIZE_MAX) {
 			const char *q;
 
-			e = (struct sockres_ev *)(r->pool + it->evoff);
-			e->ev.comm = q = e->strings;
-			for (int f = 0; f < e->ev.nframes; f++)
-				e->ev.frames[f] = q += strlen(q) + 1;
+			e = (const struct sockres_ev *)(r->pool + it->evoff);
+			memset(&ev, 0, sizeof(ev));
+			memcpy(&ev, e->head, sizeof(e->head));
+			ev.rec = NULL;
+			ev.raw = NULL;
+			ev.rawdesc = NULL;
+			ev.nfields = 0;
+			ev.nframes = e->nframes;
+			ev.comm = q = e->strings;
+			for (int f = 0; f < ev.nframes; f++)
+				ev.frames[f] = q += strlen(q) + 1;
 		}
-		fn(ctx, r->pool + it->off, e ? &e->ev : NULL,
+		fn(ctx, r->pool + it->off, it->evoff != SIZE_MAX ? &ev : NULL,
 		   it->sk ? ftn_socktab_find_sk(r->tab, it->sk) : NULL);
 	}
 	r->nq = 0;
 	r->npool = 0;
 	return n;
+}
+
+size_t ftn_sockres_flush(struct ftn_sockres *r,
+			 void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+				    const struct ftn_sock *s),
+			 void *ctx)
+{
+	if (!r || !r->nq)
+		return 0;
+	if (!r->refreshed)
+		sockres_refresh(r);
+	return sockres_resolve(r, fn, ctx);
+}
+
+size_t ftn_sockres_batch_end(struct ftn_sockres *r,
+			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+					const struct ftn_sock *s),
+			     void *ctx)
+{
+	if (!r)
+		return 0;
+	r->refreshed = 0;
+	r->ndiag = r->nrows = 0;
+	if (!r->nq)
+		return 0;
+	sockres_refresh(r);
+	return sockres_resolve(r, fn, ctx);
 }
 
 int ftn_sockres_ptrs_valid(const struct ftn_sockres *r)

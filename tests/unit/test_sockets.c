@@ -813,6 +813,30 @@ static void test_sockres_fake(const char *tmp)
 	ok(ftn_sockres_batch_end(r, res_cb, &seen) == 0, "sockres: empty batch end");
 	ftn_sockres_lookup_sk(r, 0x1111ULL);
 	ok(ftn_sockres_snapshots(r) == 3, "sockres: a new batch may refresh once again");
+
+	/* bounded: FTN_SOCKRES_MAX_WAIT items wait at most; a flush hands
+	 * them back in order within the batch, against the table held when
+	 * the batch's refresh is spent (no new snapshot) */
+	{
+		int i, full = 0, first_ok = 1;
+		size_t back;
+
+		seen.n = 0;
+		for (i = 0; i < FTN_SOCKRES_MAX_WAIT; i++)
+			if (ftn_sockres_defer(r, i ? 0 : 0xff1113cc8267aa00ULL, i ? "later" : "first", 6,
+					      &ev))
+				first_ok = 0;
+		full = ftn_sockres_defer(r, 0, "over", 5, NULL);
+		ok(first_ok && full == -ENOSPC && ftn_sockres_pending(r) == FTN_SOCKRES_MAX_WAIT,
+		   "sockres: %d items wait, the next is refused with -ENOSPC", FTN_SOCKRES_MAX_WAIT);
+		back = ftn_sockres_flush(r, res_cb, &seen);
+		ok(back == FTN_SOCKRES_MAX_WAIT && ftn_sockres_pending(r) == 0 &&
+		   !strcmp(seen.items[0], "firstcmf177") && !strcmp(seen.items[1], "latercmf177"),
+		   "sockres: flush hands every item back, in order, events intact");
+		ok(ftn_sockres_snapshots(r) == 3, "sockres: flush with the refresh spent: no snapshot");
+		ok(ftn_sockres_defer(r, 0, "over", 5, NULL) == 0, "sockres: room again after the flush");
+		ftn_sockres_batch_end(r, res_cb, &seen);
+	}
 	ftn_sockres_free(r);
 	free(moved);
 
