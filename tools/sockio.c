@@ -11,10 +11,11 @@
  * the event; read/write/close on other files are left out.
  *
  * Data (-x N): a uprobe in libc right after each "syscall" instruction of
- * the wrappers (read, write, send, sendto, recv, recvfrom, sendmsg,
- * recvmsg; found by scanning their code: lib elf.c), where %ax holds the
- * result and %si still points at the buffer (sendmsg/recvmsg: at the
- * msghdr, whose first iovec is read). The probe fires after the call
+ * the wrappers (read, write, readv, writev, send, sendto, recv, recvfrom,
+ * sendmsg, recvmsg; found by scanning their code: lib elf.c), where %ax
+ * holds the result and %si still points at the buffer (readv/writev: at
+ * the iovec array, sendmsg/recvmsg: at the msghdr; the first iovec is
+ * read). The probe fires after the call
  * completed, so received bytes are those the call returned. It is joined
  * to the task's sys_exit record when its %ax equals the record's result.
  */
@@ -36,6 +37,9 @@
 #define MAXSITES 64
 
 enum { D_NONE, D_OUT, D_IN };
+/* msg: the buffer is in a struct iovec array: 1 that of a msghdr at %si
+ * (its msg_iov at +16), 2 the array at %si (readv/writev); the data shown
+ * is the first iovec's */
 static const struct call {
 	const char *name;
 	long nr;                /* x86_64 number, for the wrapper scan */
@@ -44,6 +48,8 @@ static const struct call {
 } calls[] = {
 	{ "read", 0, D_IN, 0, 0, { "read" } },
 	{ "write", 1, D_OUT, 0, 0, { "write" } },
+	{ "readv", 19, D_IN, 2, 0, { "readv" } },
+	{ "writev", 20, D_OUT, 2, 0, { "writev" } },
 	{ "sendto", 44, D_OUT, 0, 1, { "send", "sendto" } },
 	{ "recvfrom", 45, D_IN, 0, 1, { "recv", "recvfrom" } },
 	{ "sendmsg", 46, D_OUT, 1, 1, { "sendmsg" } },
@@ -168,11 +174,12 @@ static const struct tool_desc desc = {
 	.synopsis = "sockio [-hHCnv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -p PID\n"
 		    "       sockio [-hHCnv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -c 'CMD'",
 	.about = "The socket system calls of one process (-p) or of a command it starts (-c),\n"
-		 "with its threads and children: read/write on sockets, send(to), recv(from),\n"
-		 "sendmsg, recvmsg, connect, accept(4), shutdown, close; each with its socket,\n"
-		 "the bytes asked, the result (bytes or errno name) and the latency. -x N adds\n"
-		 "the first N bytes each call sent or received (hex and ASCII; in JSON \"data\"),\n"
-		 "read by uprobes in libc's wrappers after the call returned. Needs root.\n",
+		 "with its threads and children: read/write/readv/writev on sockets, send(to),\n"
+		 "recv(from), sendmsg, recvmsg, connect, accept(4), shutdown, close; each with\n"
+		 "its socket, the bytes asked, the result (bytes or errno name) and the latency.\n"
+		 "-x N adds the first N bytes each call sent or received (hex and ASCII; in\n"
+		 "JSON \"data\"), read by uprobes in libc's wrappers after the call returned.\n"
+		 "Needs root.\n",
 	.options = "  -p PID      the process to trace (its threads, and those it starts)\n"
 		   "  -c CMD      start CMD (sh -c) and trace it and its children; ends with it\n"
 		   "  -x N        the first N bytes (1-256) of the data of each call\n"
@@ -564,12 +571,15 @@ static int data_probes(struct state *st)
 			for (int k = 0; k < n && st->nprobes < MAXSITES; k++) {
 				char name[64], def[8192];
 				size_t len;
-				const char *base = calls[c].msg ? "+0(+16(%si))" : "%si";
+				static const char *const bases[] = { "%si", "+0(+16(%si))", "+0(%si)" };
+				static const char *const ilens[] = { "", " ilen=+8(+16(%si)):u64",
+								     " ilen=+8(%si):u64" };
+				const char *base = bases[calls[c].msg];
 
 				snprintf(name, sizeof(name), "sio_%s_%s_%d", calls[c].name, calls[c].syms[s], k);
 				len = (size_t)snprintf(def, sizeof(def), "%s:0x%llx ret=%%ax:s64%s", st->libc,
 						       (unsigned long long)offs[k],
-						       calls[c].msg ? " ilen=+8(+16(%si)):u64" : "");
+						       ilens[calls[c].msg]);
 				for (unsigned long d = 0; d * 64 < st->xbytes && len < sizeof(def); d++) {
 					unsigned long l = st->xbytes - d * 64 > 64 ? 64 : st->xbytes - d * 64;
 

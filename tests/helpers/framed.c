@@ -23,7 +23,8 @@
  * payloads with recvmsg (one iovec), the writer sends each prefixed
  * message with sendmsg, prefix and payload in two iovecs (logged as
  * "call=sendmsg ... ret=2 data=PREFIX": the first iovec, then
- * "sendmsg total=R"); the bad message still goes with send().
+ * "sendmsg total=R"); the bad message still goes with send(). -V: the
+ * same with readv and writev.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,7 +50,7 @@ static void logcall(const char *call, int fd, ssize_t ret, const unsigned char *
 }
 
 static const char *gate;
-static int use_msg;       /* -m: sendmsg / recvmsg */
+static int use_msg;       /* -m: sendmsg / recvmsg (1), -V: writev / readv (2) */
 
 /* -g: wait until the gate file exists (the test creates it once its
  * tracer runs), at most 30 s */
@@ -111,12 +112,17 @@ static int reader(int port, double wait)
 		while (got < len) {
 			size_t want = len - got > sizeof(buf) ? sizeof(buf) : len - got;
 
-			if (use_msg) {
+			if (use_msg == 1) {
 				struct iovec iov = { buf, want };
 				struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 				n = recvmsg(c, &mh, 0);
 				logcall("recvmsg", c, n, buf);
+			} else if (use_msg == 2) {
+				struct iovec iov = { buf, want };
+
+				n = readv(c, &iov, 1);
+				logcall("readv", c, n, buf);
 			} else {
 				n = read(c, buf, want);
 				logcall("read", c, n, buf);
@@ -165,9 +171,11 @@ static int writer(int port, int n, int bad, double wait)
 			struct iovec iov[2] = { { buf, 2 }, { buf + 2, (size_t)plen } };
 			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 
-			r = sendmsg(s, &mh, 0);
-			logcall("sendmsg", s, r < 0 ? r : 2, p);
-			fprintf(logf_, "sendmsg total=%zd\n", r);
+			const char *call = use_msg == 1 ? "sendmsg" : "writev";
+
+			r = use_msg == 1 ? sendmsg(s, &mh, 0) : writev(s, iov, 2);
+			logcall(call, s, r < 0 ? r : 2, p);
+			fprintf(logf_, "%s total=%zd\n", call, r);
 		} else {
 			r = send(s, p, len, 0);
 			logcall("sendto", s, r, p);
@@ -186,7 +194,7 @@ int main(int argc, char **argv)
 	const char *log = NULL;
 	double wait = 0;
 
-	while ((opt = getopt(argc, argv, "rwmp:n:b:l:s:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "rwmVp:n:b:l:s:g:")) != -1) {
 		switch (opt) {
 		case 'r': rd = 1; break;
 		case 'w': rd = 0; break;
@@ -197,6 +205,7 @@ int main(int argc, char **argv)
 		case 's': wait = atof(optarg); break;
 		case 'g': gate = optarg; break;
 		case 'm': use_msg = 1; break;
+		case 'V': use_msg = 2; break;
 		default: goto usage;
 		}
 	}
@@ -208,6 +217,6 @@ int main(int argc, char **argv)
 	}
 	return rd ? reader(port, wait) : writer(port, n, bad, wait);
 usage:
-	fprintf(stderr, "usage: framed -r|-w -p PORT -l LOG [-n N] [-b BAD] [-s SECS] [-g GATE] [-m]\n");
+	fprintf(stderr, "usage: framed -r|-w -p PORT -l LOG [-n N] [-b BAD] [-s SECS] [-g GATE] [-m|-V]\n");
 	return 2;
 }

@@ -15,7 +15,8 @@
 #    row per send the writer logged,
 #    with its bytes; the run ends with the command;
 #  - framed -m (recvmsg, and sendmsg with prefix and payload in two
-#    iovecs): rows = the logs, data of sendmsg = its first iovec;
+#    iovecs) and -V (readv, writev): rows = the logs, data of sendmsg and
+#    writev = their first iovec;
 #  - -C: calls and bytes per (fd, call) = the reader's log;
 #  - usage: neither -p nor -c, -x out of range: exit 2; non-root: exit 3;
 #  - after every run the tracing state (uprobe_events, instances, the
@@ -123,33 +124,40 @@ t_check "json: the misframed call: recvfrom returning \"ms\" (6d73), then a read
 t_is "$(grep -c '"fd":[0-9]*,"proto":"file"' "$tmp/json.out")" 0 "json: the read of a regular file is not shown"
 t_check "json: the closing record counts no lost events" grep -q '"lost":0}' "$tmp/json.out"
 
-# ------------------------------------------------------------ recvmsg, sendmsg
+# ------------------------------------------------------------ recvmsg/sendmsg, readv/writev
 # framed -m: the reader reads payloads with recvmsg; the writer sends with
-# sendmsg, prefix and payload in two iovecs (data: the first iovec's)
-FOPT=-m
-pair msg --json -x 16
-log_calls "$tmp/msg.rlog" | grep -v '^sendto' >"$tmp/want"
-json_calls "$tmp/msg.out" 'recvfrom\|recvmsg' >"$tmp/got"
-t_check "msg: the reader read payloads with recvmsg" grep -q '^call=recvmsg' "$tmp/msg.rlog"
-same "msg: one row per recvfrom/recvmsg of the reader, same fd, result and bytes (recvmsg's iovec)" \
-	"$tmp/want" "$tmp/got"
-FOPT=
-rm -f "$tmp/cm.rlog" "$tmp/cm.wlog"
-PORT=$((PORT + 1))
-"$F" -r -p $PORT -l "$tmp/cm.rlog" &
-rpid=$!
-host_bg_track $rpid
-host_wait_nonempty "$tmp/cm.rlog" 50 $rpid
-timeout 30 "$S" --json -x 16 -c "exec $F -m -w -p $PORT -n 6 -b 3 -s 0.5 -l $tmp/cm.wlog" >"$tmp/cm.out" 2>"$tmp/cm.err"; rc=$?
-t_is "$rc" 0 "msg -c: exit 0"
-host_wait_pid $rpid 100; wait $rpid
-# sendmsg: the log's data is the first iovec (the prefix), its total the result
-awk '/^call=sendmsg/ { split($4, d, "="); data = d[2] } /^sendmsg total=/ { split($2, t, "="); print "sendmsg", t[2], data }' \
-	"$tmp/cm.wlog" >"$tmp/want"
-grep '"call":"sendmsg"' "$tmp/cm.out" | sed 's/.*"ret":\([-0-9]*\),.*"data":"\([0-9a-f]*\)".*/sendmsg \1 \2/' >"$tmp/got"
-t_check "msg -c: the writer sent 5 messages with sendmsg" sh -c '[ "$(wc -l <"$1")" = 5 ]' sh "$tmp/want"
-same "msg -c: one sendmsg row per sendmsg, its result the whole message, its data the first iovec (the prefix)" \
-	"$tmp/want" "$tmp/got"
+# sendmsg, prefix and payload in two iovecs (data: the first iovec's);
+# framed -V: the same with readv and writev
+vec() { # OPT NAME RCALL WCALL
+	FOPT=$1
+	pair "$2" --json -x 16
+	log_calls "$tmp/$2.rlog" | grep -v '^sendto' >"$tmp/want"
+	json_calls "$tmp/$2.out" "recvfrom\\|$3" >"$tmp/got"
+	t_check "$2: the reader read payloads with $3" grep -q "^call=$3" "$tmp/$2.rlog"
+	same "$2: one row per recvfrom/$3 of the reader, same fd, result and bytes (the iovec's)" \
+		"$tmp/want" "$tmp/got"
+	FOPT=
+	rm -f "$tmp/c$2.rlog" "$tmp/c$2.wlog"
+	PORT=$((PORT + 1))
+	"$F" -r -p $PORT -l "$tmp/c$2.rlog" &
+	rpid=$!
+	host_bg_track $rpid
+	host_wait_nonempty "$tmp/c$2.rlog" 50 $rpid
+	timeout 30 "$S" --json -x 16 -c "exec $F $1 -w -p $PORT -n 6 -b 3 -s 0.5 -l $tmp/c$2.wlog" \
+		>"$tmp/c$2.out" 2>"$tmp/c$2.err"; rc=$?
+	t_is "$rc" 0 "$2 -c: exit 0"
+	host_wait_pid $rpid 100; wait $rpid
+	# the log's data is the first iovec (the prefix), its total the result
+	awk -v c="$4" '$0 ~ "^call=" c " " { split($4, d, "="); data = d[2] }
+		$0 ~ "^" c " total=" { split($2, t, "="); print c, t[2], data }' "$tmp/c$2.wlog" >"$tmp/want"
+	grep "\"call\":\"$4\"" "$tmp/c$2.out" |
+		sed "s/.*\"ret\":\\([-0-9]*\\),.*\"data\":\"\\([0-9a-f]*\\)\".*/$4 \\1 \\2/" >"$tmp/got"
+	t_check "$2 -c: the writer sent 5 messages with $4" sh -c '[ "$(wc -l <"$1")" = 5 ]' sh "$tmp/want"
+	same "$2 -c: one $4 row per call, its result the whole message, its data the first iovec (the prefix)" \
+		"$tmp/want" "$tmp/got"
+}
+vec -m msg recvmsg sendmsg
+vec -V vec readv writev
 
 # ------------------------------------------------------------ text
 pair text -x 16

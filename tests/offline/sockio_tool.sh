@@ -3,9 +3,9 @@
 #  - usage errors: neither -p nor -c, both, -x out of 1..256, -n without
 #    -x: one line, exit 2, before tracefs is touched;
 #  - -n -x N: the data uprobes it would place in this machine's libc: one
-#    or more for each wrapper family (read, write, sendto, recvfrom,
-#    sendmsg, recvmsg); each offset is right after a "syscall" instruction
-#    (the file's bytes there are 0f 05), and per wrapper symbol as many
+#    or more for each wrapper family (read, write, readv, writev, sendto,
+#    recvfrom, sendmsg, recvmsg); each offset is right after a "syscall"
+#    instruction (the file's bytes there are 0f 05), and per wrapper symbol as many
 #    sites as objdump finds syscall instructions in it; the fetch args
 #    (ret=%ax, d0..dK of at most 64 bytes, sendmsg/recvmsg through the
 #    msghdr's first iovec with its length);
@@ -38,7 +38,7 @@ bad "bad PID" "bad PID" -p nope
 check "-n -x 80 -c true: exit 0, nothing on stderr" sh -c '[ "$1" = 0 ] && [ ! -s "$2" ]' sh "$rc" "$tmp/ne"
 libc=$(sed -n '1s/^p:[^ ]* \([^:]*\):.*/\1/p' "$tmp/n")
 check "-n: the probes are in a libc ($libc)" sh -c 'case "$1" in */libc.so*) [ -f "$1" ];; *) false;; esac' sh "$libc"
-for c in read write sendto recvfrom sendmsg recvmsg; do
+for c in read write readv writev sendto recvfrom sendmsg recvmsg; do
 	check "-n: $c has a data probe" grep -q "^p:sio_${c}_" "$tmp/n"
 done
 # every offset follows a syscall instruction (0f 05) in the file
@@ -55,7 +55,7 @@ check "-n: sendmsg reads the first iovec (+0(+16(%si))) and its length" \
 	grep -q '^p:sio_sendmsg_sendmsg_0 .* ret=%ax:s64 ilen=+8(+16(%si)):u64 d0=+0(+0(+16(%si))):x8\[64\]' "$tmp/n"
 # a second opinion: objdump's syscall instructions per wrapper symbol
 if command -v objdump >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
-	for sym in read write send sendto recv recvfrom sendmsg recvmsg; do
+	for sym in read write readv writev send sendto recv recvfrom sendmsg recvmsg; do
 		set -- $(nm -D --defined-only -S "$libc" | awk -v s="$sym" '{ sub(/@.*/, "", $4) } $4 == s { print $1, $2; exit }')
 		if [ $# -ne 2 ]; then not_ok "objdump: $sym in $libc's .dynsym"; continue; fi
 		want=$(objdump -d --start-address=0x$1 --stop-address=$(printf '0x%x' $((0x$1 + 0x$2))) "$libc" |
