@@ -460,33 +460,105 @@ int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab)
 
 /* -- snapshot ------------------------------------------------------ */
 
-/* /proc/net/NAME and NAME6 (NAME "tcp" or "udp": the rows have one
- * format, UDP's st being TCP_ESTABLISHED for a connected socket and
- * TCP_CLOSE otherwise). */
-static int read_tables(const char *root, pid_t pid, const char *name, char **tcp, char **tcp6)
+/* Rows of one table file, parsed as they are read (64 KiB at a time): a
+ * table of 50,000 sockets is 7 MiB of text that never needs to be held
+ * whole. TIME_WAIT rows are left out: they have no inode (no owner), their
+ * pointer is the timewait sock's, never a full socket's an event carries,
+ * and a port reused while one lingers (tcp_tw_reuse) would put it beside
+ * the live connection's row with the same tuple - and a busy box holds
+ * them by the ten thousand (tcp_max_tw_buckets). 0, -ENOENT, -errno. */
+#define TAB_CHUNK 65536
+#define TCP_TIME_WAIT_STATE 6
+static int socktab_read_file(struct ftn_socktab *t, const char *path, int is_tcp)
 {
+	char *buf = malloc(TAB_CHUNK);
+	size_t have = 0;
+	int fd, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		err = -errno;
+		free(buf);
+		return err;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + have, TAB_CHUNK - have);
+		char *p = buf, *end, *nl;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		end = buf + have + r;
+		if (r == 0 && have) {
+			*end++ = '\n';  /* the last line without its newline */
+			r = -1;
+		}
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (t->n == t->cap) {
+				size_t ncap = t->cap ? t->cap * 2 : 64;
+				struct ftn_sock *ns;
+
+				if (ncap > UINT32_MAX - 1 ||
+				    !(ns = realloc(t->socks, ncap * sizeof(*ns)))) {
+					err = ncap > UINT32_MAX - 1 ? -EOVERFLOW : -ENOMEM;
+					goto out;
+				}
+				t->socks = ns;
+				t->cap = ncap;
+			}
+			if (parse_row(p, nl, &t->socks[t->n]) &&
+			    !(is_tcp && t->socks[t->n].state == TCP_TIME_WAIT_STATE))
+				t->n++;
+			p = nl + 1;
+		}
+		if (r <= 0)
+			break;
+		have = (size_t)(end - p);
+		if (have == TAB_CHUNK)
+			have = 0;       /* a line longer than the chunk: not a row */
+		memmove(buf, p, have);
+	}
+out:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+/* The tables of root/[pid/]net/NAME and NAME6 into a new socktab. */
+static struct ftn_socktab *tables_read(const char *root, pid_t pid, const char *name, int *errp)
+{
+	struct ftn_socktab *t = calloc(1, sizeof(*t));
 	char path[PATH_MAX];
 	int err;
 
+	if (!t) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
 	if (pid > 0)
-		snprintf(path, sizeof(path), "%s/%d/net/%s", root, (int)pid, name);
+		snprintf(path, sizeof(path) - 1, "%s/%d/net/%s", root, (int)pid, name);
 	else
-		snprintf(path, sizeof(path), "%s/net/%s", root, name);
-	err = ftn__file_slurp(path, tcp, NULL);
-	if (err)
-		return err;
-	strcat(path, "6");
-	err = ftn__file_slurp(path, tcp6, NULL);
-	/* No tcp6 when IPv6 is disabled or not built: not an error. */
-	if (err == -ENOENT) {
-		*tcp6 = NULL;
-		err = 0;
+		snprintf(path, sizeof(path) - 1, "%s/net/%s", root, name);
+	err = socktab_read_file(t, path, !strcmp(name, "tcp"));
+	if (!err) {
+		strcat(path, "6");
+		err = socktab_read_file(t, path, !strcmp(name, "tcp"));
+		/* No tcp6 when IPv6 is disabled or not built: not an error. */
+		if (err == -ENOENT)
+			err = 0;
 	}
+	if (!err)
+		err = socktab_index(t);
 	if (err) {
-		free(*tcp);
-		*tcp = NULL;
+		ftn_socktab_free(t);
+		t = NULL;
 	}
-	return err;
+	*errp = err;
+	return t;
 }
 
 /* One read of the tables, with kptr_restrict at 1 for its duration when
@@ -494,7 +566,7 @@ static int read_tables(const char *root, pid_t pid, const char *name, char **tcp
 static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 					 int want_ptrs, const char *name)
 {
-	char kpath[PATH_MAX], rec[PATH_MAX], *old = NULL, *tcp = NULL, *tcp6 = NULL, *e;
+	char kpath[PATH_MAX], rec[PATH_MAX], *old = NULL, *e;
 	struct ftn_socktab *t = NULL;
 	sigset_t block, saved;
 	int err, changed = 0, rerr;
@@ -534,7 +606,7 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 		}
 	}
 
-	err = read_tables(root, pid, name, &tcp, &tcp6);
+	t = tables_read(root, pid, name, &err);
 
 	if (changed) {
 		/* We write back only a value we read as 0 or 2, never a 1
@@ -555,14 +627,6 @@ static struct ftn_socktab *snapshot_once(const char *root, pid_t pid,
 				kpath, val, strerror(-rerr), val);
 	}
 	free(old);
-
-	if (!err) {
-		t = ftn_socktab_parse(tcp, tcp6);
-		if (!t)
-			err = -errno;
-	}
-	free(tcp);
-	free(tcp6);
 	if (!t)
 		errno = -err;
 	return t;
