@@ -212,19 +212,13 @@ static int elf_walk(const struct elf *e, uint32_t want, int *seen,
 	return 0;
 }
 
-int ftn_elf_symbols(const char *path, unsigned int flags,
-		    int (*cb)(void *ctx, const struct ftn_elf_sym *s), void *ctx,
-		    unsigned int *tables)
+/* A regular, non-empty file mapped read-only: 0 and *map, *len (munmap
+ * it), -EINVAL (not a regular file), -ENOEXEC (empty) or -errno. */
+static int elf_map(const char *path, void **map, size_t *len)
 {
 	struct stat st;
-	struct elf e;
-	void *map;
-	int fd, err, has_sym = 0, has_dyn = 0;
+	int fd, err = 0;
 
-	if (tables)
-		*tables = 0;
-	if (!path || !cb)
-		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -234,20 +228,32 @@ int ftn_elf_symbols(const char *path, unsigned int flags,
 		err = -EINVAL;
 	else if (st.st_size == 0)
 		err = -ENOEXEC;
-	else
-		err = 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		close(fd);
-		return err;
+	if (!err) {
+		*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (*map == MAP_FAILED)
+			err = -errno;
+		*len = (size_t)st.st_size;
 	}
 	close(fd);
-	err = elf_open(&e, map, (size_t)st.st_size);
+	return err;
+}
+
+int ftn_elf_symbols(const char *path, unsigned int flags,
+		    int (*cb)(void *ctx, const struct ftn_elf_sym *s), void *ctx,
+		    unsigned int *tables)
+{
+	struct elf e;
+	void *map;
+	size_t len;
+	int err, has_sym = 0, has_dyn = 0;
+
+	if (tables)
+		*tables = 0;
+	if (!path || !cb)
+		return -EINVAL;
+	if ((err = elf_map(path, &map, &len)))
+		return err;
+	err = elf_open(&e, map, len);
 	if (!err)
 		err = elf_walk(&e, SHT_SYMTAB, &has_sym, cb, ctx);
 	/* .dynsym too when asked, or when there is no .symtab (stripped) */
@@ -255,7 +261,7 @@ int ftn_elf_symbols(const char *path, unsigned int flags,
 		err = elf_walk(&e, SHT_DYNSYM, &has_dyn, cb, ctx);
 	if (tables)
 		*tables = (has_sym ? FTN_ELF_SYMTAB : 0) | (has_dyn ? FTN_ELF_DYNSYM : 0);
-	munmap(map, (size_t)st.st_size);
+	munmap(map, len);
 	return err < 0 ? err : 0;
 }
 
@@ -341,31 +347,18 @@ int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 			  uint64_t *offs, int max)
 {
 	struct ftn_elf_sym s;
-	struct stat st;
 	struct elf e;
 	void *map;
-	int fd, err, n = 0;
+	size_t len;
+	int err, n = 0;
 
 	if (!path || !sym || !offs || max <= 0 || nr < 0)
 		return -EINVAL;
 	if ((err = ftn_elf_symbol_find(path, sym, &s, NULL)))
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
-		err = st.st_size <= 0 ? -ENOEXEC : -errno;
-		close(fd);
+	if ((err = elf_map(path, &map, &len)))
 		return err;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	close(fd);
-	err = elf_open(&e, map, (size_t)st.st_size);
+	err = elf_open(&e, map, len);
 	if (!err && e.machine != EM_X86_64)
 		err = -ENOTSUP;
 	if (!err && (!s.size || !in_file(&e, s.off, s.size)))
@@ -391,7 +384,7 @@ int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 			offs[n++] = s.off + i + 2;
 		}
 	}
-	munmap(map, (size_t)st.st_size);
+	munmap(map, len);
 	if (err)
 		return err;
 	return n;
