@@ -19,8 +19,9 @@
 #    3 for an unknown counter; as an unprivileged user (setpriv to nobody)
 #    exit 3 with -R (tracing required), and without -R a report with the
 #    counters naming each missing section;
-#  - the cron example's command, run by hand with the paths made the build's
-#    and a short -d, writes the log lines the example promises;
+#  - the cron example as make install puts it (scratch root, PREFIX=/usr),
+#    its command run by hand with the installed netreport and a short -d,
+#    writes the log lines the example promises;
 #  - nothing is left in tracefs (tracestate.inc before/after).
 # Runs in about 25 s. FTNET_KEEP=1 keeps the temp directory.
 
@@ -230,9 +231,27 @@ for sig in INT TERM HUP; do
 done
 
 # ------------------------------------------------------------ cron example
-# its command with the build's paths, a 2 s run, the log lines it promises
-cmd=$(grep -v '^#' examples/cron/ftnet-netreport | awk 'NF { $1=$2=$3=$4=$5=$6=""; print; exit }')
-cmd=$(echo "$cmd" | sed -e "s|/usr/local/sbin/|$FTNET_TOP/bin/|g" -e "s|/var/log/ftnet|$tmp/log|g" \
+# as installed: make install PREFIX=/usr into a scratch root, the cron.d
+# entry the install put under share/doc/ftnet/examples, its command run by
+# hand with the installed netreport (the scratch root before its
+# /usr/sbin), the log and textfile directories in $tmp, a 2 s run; the log
+# lines it promises
+# (the sanitize tier's tree, build/san, is not installed: make there would
+# rebuild it unsanitized; its run takes the example as it is in examples/
+# with the build's netreport)
+R=$tmp/root ex=examples/cron/ftnet-netreport sbin=/usr/local/sbin/ bin=$FTNET_TOP/bin/
+case $FTNET_TOP in
+*/build/san) ;;
+*)
+	if ! make -s -C "$FTNET_TOP" install DESTDIR="$R" PREFIX=/usr >"$tmp/install.out" 2>&1; then
+		t_fail "make install DESTDIR=scratch PREFIX=/usr"; sed 's/^/#   /' "$tmp/install.out" | head -5
+	fi
+	ex=$R/usr/share/doc/ftnet/examples/cron/ftnet-netreport sbin=/usr/sbin/ bin=$R/usr/sbin/
+	t_check "the cron example is installed and names the installed netreport (/usr/sbin)" \
+		sh -c 'grep -q " /usr/sbin/netreport " "$1" && [ -x "$2" ]' sh "$ex" "$R/usr/sbin/netreport" ;;
+esac
+cmd=$(grep -v '^#' "$ex" | awk 'NF { $1=$2=$3=$4=$5=$6=""; print; exit }')
+cmd=$(echo "$cmd" | sed -e "s| $sbin| $bin|g" -e "s|/var/log/ftnet|$tmp/log|g" \
 	-e "s|/var/lib/prometheus/node-exporter|$tmp/textfile|g" -e 's|-d 60|-d 2|')
 t_diag "cron command: $cmd"
 sh -c "$cmd"
