@@ -56,5 +56,9 @@ echo
 sh tests/bench/sockio_vm.sh
 
 echo
+# sockio: the traced process's round rate beside strace, the consumer's CPU and RSS (root only)
+sh tests/bench/sockio_tool_bench.sh
+
+echo
 # every tool's RSS idle and under load beside bpftrace's (root only)
 sh tests/bench/mem_bench.sh

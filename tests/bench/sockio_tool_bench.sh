@@ -3,11 +3,13 @@
 # process) on build/tests/sendrecv's sr-tcp4 process, which makes four
 # calls a round (client send, server receive, server send, client
 # receive) on loopback, side by side in one run:
-#  - the traced process's cost: its round rate unpaced (-r 100000, more
+#  - the traced process's cost: its round rate unpaced (-r 10000000, more
 #    than it reaches) for SECS with no tracer, with sockio, sockio -x 16
-#    (a libc uprobe trap per data call), and strace -f on the same calls
-#    (the tool engineers reach for first) when installed; as a ratio to
-#    the untraced rate;
+#    (a libc uprobe trap per data call), sockio -x 16 on another process
+#    (other-x: the traps hit every process calling the wrappers; their
+#    records are dropped), and strace -f on the same calls (the tool
+#    engineers reach for first) when installed; as a ratio to the
+#    untraced rate, with sockio's lost events;
 #  - the consumer's cost: sockio's own CPU per call and its peak RSS
 #    (VmHWM) at FTNET_SIOT_BENCH_RATE calls a second (default 20000:
 #    paced, so that every mode sees the same calls), against the memory
@@ -43,6 +45,12 @@ run() {
 	case $mode in
 	sockio) bench_start err '^Tracing' bin/sockio --json -p "$sp" ;;
 	sockio-x) bench_start err '^Tracing' bin/sockio --json -x 16 -p "$sp" ;;
+	other-x)
+		# another process traced with -x: the uprobes in libc trap in
+		# every process, sendrecv's too, whose records are dropped
+		sleep 30 &
+		pids="$pids $!"
+		bench_start err '^Tracing' bin/sockio --json -x 16 -p $! ;;
 	strace) bench_start err 'attached' strace -f -e trace=sendto,recvfrom,read,write -o "$tmp/out" -p "$sp" ;;
 	esac
 	[ -n "$pid" ] && c0=$(oncpu $pid)
@@ -64,17 +72,17 @@ run() {
 
 echo "sockio bench: sendrecv's sr-tcp4 process (4 socket calls a round) on loopback, $SECS s a run"
 echo "  traced process's round rate unpaced, against no tracer:"
-printf '    %-12s %10s %7s\n' tracer "rounds/s" ratio
+printf '    %-12s %10s %7s %9s\n' tracer "rounds/s" ratio lost
 base=
-for m in none sockio sockio-x strace; do
+for m in none sockio sockio-x other-x strace; do
 	if [ $m = strace ] && ! command -v strace >/dev/null; then
 		echo "    strace: not installed (apt-get install strace)"
 		continue
 	fi
-	set -- $(run $m 100000)
+	set -- $(run $m 10000000)
 	r=$(awk -v r="$1" -v s="$SECS" 'BEGIN { printf "%.0f", r / s }')
 	[ $m = none ] && base=$r
-	awk -v m="$m" -v r="$r" -v b="$base" 'BEGIN { printf "    %-12s %10d %6.2fx\n", m, r, (b > 0 ? r / b : 0) }'
+	awk -v m="$m" -v r="$r" -v b="$base" -v l="$5" 'BEGIN { printf "    %-12s %10d %6.2fx %9s\n", m, r, (b > 0 ? r / b : 0), (m ~ /sockio/ ? l : "-") }'
 done
 echo "  consumer at $RATE calls/s (paced): CPU per call and peak RSS (target <= 8192 KiB under load)"
 printf '    %-12s %9s %8s %7s %9s %8s %7s  %s\n' consumer "calls" "cpu ms" "% core" "ns/call" "VmHWM" lost verdict

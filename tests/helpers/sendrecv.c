@@ -30,7 +30,8 @@
  * [::]:PORT+8, exchanges one datagram each way with the unconnected
  * 127.0.0.1:PORT+4 through a v4-mapped address (udpv6_sendmsg hands
  * those to udp_sendmsg: one call, not two). Rounds run for -t seconds (default 2) at -r rounds per second (default
- * 200). Every call is counted by the process that makes it. Then each
+ * 200, at most 10000000: more than a process reaches, unpaced). Every call
+ * is counted by the process that makes it. Then each
  * process writes one line per socket to LOG (default stdout, appended,
  * one write per line):
  *   kind=tcp4 pid=P comm=sr-tcp4 proto=tcp family=4 laddr=A lport=N
@@ -376,7 +377,7 @@ int main(int argc, char **argv)
 				die(optarg);
 			break;
 		case 'p': port = (int)strtol(optarg, &e, 10); if (*e || port < 1 || port > 65530) port = -1; break;
-		case 'r': rate = strtod(optarg, &e); if (*e || rate <= 0 || rate > 1e5) rate = -1; break;
+		case 'r': rate = strtod(optarg, &e); if (*e || rate <= 0 || rate > 1e7) rate = -1; break;
 		case 't': secs = strtod(optarg, &e); if (*e || secs <= 0 || secs > 600) secs = -1; break;
 		case 'W': gofile = optarg; break;
 		case 'w': wait = strtod(optarg, &e); if (*e || wait < 0 || wait > 600) wait = -1; break;
