@@ -94,6 +94,8 @@ struct state {
 	int child_done;
 	unsigned long xbytes;   /* -x */
 	int count;              /* -C */
+	int only;               /* -e given: show only the calls in show[] */
+	unsigned char show[32]; /* -e: per call */
 	int dry;                /* -n */
 	int probes[NCALLS];     /* data probes placed per call */
 	int nprobes;
@@ -143,6 +145,33 @@ static const struct tool_col ccols[] = {
 };
 static const char *const clabels[] = { "pid", "comm", "fd", "call", "socket", NULL };
 
+/* -e read,recvfrom,...: the calls to show (send and recv name sendto and
+ * recvfrom, the system calls they make) */
+static int calls_parse(struct state *st, const char *arg)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return tool_fail(-EINVAL, "-e '%s': too long", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int c;
+
+		if (!strcmp(tok, "send"))
+			tok = "sendto";
+		else if (!strcmp(tok, "recv"))
+			tok = "recvfrom";
+		for (c = 0; c < NCALLS && strcmp(calls[c].name, tok); c++)
+			;
+		if (c == NCALLS)
+			return tool_fail(-EINVAL, "-e: unknown call '%s' (read, write, readv, writev, "
+					 "send(to), recv(from), sendmsg, recvmsg, connect, accept, "
+					 "accept4, shutdown, close)", tok);
+		st->show[c] = 1;
+		st->only = 1;
+	}
+	return st->only ? 0 : tool_fail(-EINVAL, "-e: no call named");
+}
+
 static int on_opt(void *ctx, int c, const char *arg)
 {
 	struct state *st = ctx;
@@ -165,14 +194,17 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case 'n':
 		st->dry = 1;
 		return 0;
+	case 'e':
+		return calls_parse(st, arg);
 	}
 	return -EINVAL;
 }
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "sockio [-hHCnv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -p PID\n"
-		    "       sockio [-hHCnv] [-d SECS] [-i SECS] [-x N] [--json] [--prom FILE] -c 'CMD'",
+	.synopsis = "sockio [-hHCnv] [-d SECS] [-i SECS] [-e CALLS] [-x N] [--json] [--prom FILE] -p PID\n"
+		    "       sockio [-hHCnv] [-d SECS] [-i SECS] [-e CALLS] [-x N] [--json] [--prom FILE]\n"
+		    "              -c 'CMD'",
 	.about = "The socket system calls of one process (-p) or of a command it starts (-c),\n"
 		 "with its threads and children: read/write/readv/writev on sockets, send(to),\n"
 		 "recv(from), sendmsg, recvmsg, connect, accept(4), shutdown, close; each with\n"
@@ -182,16 +214,19 @@ static const struct tool_desc desc = {
 		 "Needs root.\n",
 	.options = "  -p PID      the process to trace (its threads, and those it starts)\n"
 		   "  -c CMD      start CMD (sh -c) and trace it and its children; ends with it\n"
+		   "  -e CALLS    only these calls (read,recvfrom,...): fewer events, and with\n"
+		   "              -x fewer uprobes\n"
 		   "  -x N        the first N bytes (1-256) of the data of each call\n"
 		   "  -C          count calls and bytes per (process, fd, call) per interval\n"
 		   "  -n          with -x: print the data uprobes (uprobe_events lines), do not trace\n",
 	.examples = "  sockio -p 1234                  socket calls of process 1234\n"
+		    "  sockio -e recvfrom -x 2 -p 1234 only recvfrom, its first 2 bytes\n"
 		    "  sockio -x 16 -p 1234            ... with the first 16 bytes of each\n"
 		    "  sockio -x 64 -c './client h 80' a command from its first call\n"
 		    "  sockio -C -i 5 -p 1234          calls and bytes per fd every 5 s\n"
 		    "  sockio --json -x 8 -d 10 -p 1234  JSON lines, \"data\" in hex\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
-	.shortopts = "p:c:x:Cn",
+	.shortopts = "p:c:e:x:Cn",
 	.opt = on_opt,
 };
 
@@ -255,6 +290,8 @@ static void emit(struct state *st, struct row *w)
 	char b[160], hex[2 * XMAX + 1];
 	size_t nd = w->ndata > 0 ? (size_t)w->ndata : 0;
 
+	if (st->only && !st->show[w->call])
+		return;         /* traced for the bookkeeping (close, connect) only */
 	st->shown++;
 	if (st->count || st->o.prom)
 		count_row(st, w, pid ? pid : w->tid);
@@ -557,7 +594,7 @@ static int data_probes(struct state *st)
 		return 0;
 	}
 	for (int c = 0; c < NCALLS; c++) {
-		for (int s = 0; s < 3 && calls[c].syms[s]; s++) {
+		for (int s = 0; s < 3 && calls[c].syms[s] && (!st->only || st->show[c]); s++) {
 			uint64_t offs[8];
 			int n = ftn_elf_syscall_sites(st->libc, calls[c].syms[s], calls[c].nr, offs, 8);
 
@@ -683,6 +720,10 @@ static int init(struct state *st)
 		for (int e = 0; e < 2; e++) {
 			char ev[64];
 
+			/* -e: the calls asked for, and those that change what a
+			 * descriptor is (their rows are not shown) */
+			if (st->only && !st->show[c] && calls[c].dir != D_NONE)
+				continue;
 			snprintf(ev, sizeof(ev), "sys_%s_%s", e ? "exit" : "enter", calls[c].name);
 			if (!ftn_event_exists("syscalls", ev)) {
 				tool_info("no syscalls:%s on this kernel: %s not shown", ev, calls[c].name);

@@ -17,6 +17,7 @@
 #  - framed -m (recvmsg, and sendmsg with prefix and payload in two
 #    iovecs) and -V (readv, writev): rows = the logs, data of sendmsg and
 #    writev = their first iovec;
+#  - -e recvfrom -x 2: only those rows, each with the length prefix;
 #  - -C: calls and bytes per (fd, call) = the reader's log;
 #  - usage: neither -p nor -c, -x out of range: exit 2; non-root: exit 3;
 #  - after every run the tracing state (uprobe_events, instances, the
@@ -158,6 +159,15 @@ vec() { # OPT NAME RCALL WCALL
 }
 vec -m msg recvmsg sendmsg
 vec -V vec readv writev
+
+# ------------------------------------------------------------ -e recvfrom
+pair only --json -e recvfrom -x 2
+log_calls "$tmp/only.rlog" | awk '$1 == "recvfrom" { print $1, $2, $3, substr($4, 1, 4) }' >"$tmp/want"
+json_calls "$tmp/only.out" '[a-z0-9]*' >"$tmp/got"
+same "-e recvfrom -x 2: only the reader's recvfrom calls, each with its 2 bytes (the length prefix)" \
+	"$tmp/want" "$tmp/got"
+t_is "$(grep -c '"call":"' "$tmp/only.out")" "$(wc -l <"$tmp/want" | tr -d ' ')" \
+	"-e recvfrom: no other call's row (not even close)"
 
 # ------------------------------------------------------------ text
 pair text -x 16

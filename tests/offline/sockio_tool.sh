@@ -1,7 +1,8 @@
 #!/bin/sh
 # bin/sockio without tracing (no tracefs, no root needed):
 #  - usage errors: neither -p nor -c, both, -x out of 1..256, -n without
-#    -x: one line, exit 2, before tracefs is touched;
+#    -x, an unknown -e call: one line, exit 2, before tracefs is touched;
+#  - -n -e: the probes of the calls named only;
 #  - -n -x N: the data uprobes it would place in this machine's libc: one
 #    or more for each wrapper family (read, write, readv, writev, sendto,
 #    recvfrom, sendmsg, recvmsg); each offset is right after a "syscall"
@@ -32,6 +33,7 @@ bad "-x 0" "bad -x '0'" -x 0 -p 1
 bad "-x 257" "bad -x '257'" -x 257 -p 1
 bad "-n without -x" "give -x N" -n -p 1
 bad "bad PID" "bad PID" -p nope
+bad "-e bogus" "-e: unknown call 'bogus'" -e bogus -p 1
 
 # ------------------------------------------------------------ -n: the data probes
 "$S" -n -x 80 -c true >"$tmp/n" 2>"$tmp/ne"; rc=$?
@@ -66,6 +68,11 @@ if command -v objdump >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
 else
 	ok "objdump second opinion # SKIP no objdump (binutils)"
 fi
+
+# -e: the data probes of those calls only (send/recv name sendto/recvfrom)
+"$S" -n -x 4 -e recv,read -c true >"$tmp/e1" 2>&1
+check "-n -e recv,read: probes for recvfrom's and read's wrappers only" \
+	sh -c '[ -s "$1" ] && ! grep -v "^p:sio_\(recvfrom\|read\)_" "$1"' sh "$tmp/e1"
 
 # ------------------------------------------------------------ a static binary
 if [ -x /bin/busybox ] && ! readelf -d /bin/busybox 2>/dev/null | grep -q NEEDED; then
