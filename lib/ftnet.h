@@ -599,6 +599,81 @@ FTN_EXPORT pid_t ftn_fdsock_tgid(struct ftn_fdsock *c, pid_t tid);
 /* "tcp", "udp", "unix", "socket", "file", "closed", "-". */
 FTN_EXPORT const char *ftn_fdsock_kind_name(int kind);
 
+/*
+ * Socket system calls (syscalls.c) from the syscall tracepoints
+ * syscalls:sys_enter_NAME / sys_exit_NAME, read with the binary consumer,
+ * and their data from uprobes in libc's wrappers (x86_64).
+ */
+enum ftn_scall_call {
+	FTN_SC_READ, FTN_SC_WRITE, FTN_SC_READV, FTN_SC_WRITEV, FTN_SC_SENDTO,
+	FTN_SC_RECVFROM, FTN_SC_SENDMSG, FTN_SC_RECVMSG, FTN_SC_CONNECT,
+	FTN_SC_ACCEPT, FTN_SC_ACCEPT4, FTN_SC_SHUTDOWN, FTN_SC_CLOSE, FTN_SC_N
+};
+enum { FTN_SC_NONE, FTN_SC_OUT, FTN_SC_IN };   /* ftn_scall_dir */
+#define FTN_SCALL_XMAX 256      /* data bytes a call: 4 fetch args of x8[64] */
+/* The system call's name ("recvfrom": its tracepoints are sys_enter_NAME
+ * and sys_exit_NAME); "?" out of range. */
+FTN_EXPORT const char *ftn_scall_name(int call);
+/* A name (also "send" and "recv", the wrappers of sendto and recvfrom) to
+ * its call; -1 when unknown. */
+FTN_EXPORT int ftn_scall_parse(const char *name);
+/* FTN_SC_OUT (sends data), FTN_SC_IN (receives it) or FTN_SC_NONE. */
+FTN_EXPORT int ftn_scall_dir(int call);
+/* 1 for calls made on sockets only (sendto, connect...), 0 for those of any
+ * descriptor (read, write, close...). */
+FTN_EXPORT int ftn_scall_sock_only(int call);
+/* The data probes of call in the libc file libc: for each "syscall" of its
+ * wrappers (ftn_elf_syscall_sites), fn(ctx, EVENT, DEF) with a uprobe
+ * definition for ftn_uprobe_create: "LIBC:0xOFF ret=%ax:s64 [ilen=...]
+ * d0=+0(BASE):x8[64] ..." fetching xbytes (1..FTN_SCALL_XMAX) of the
+ * buffer (the first iovec's for readv/writev/sendmsg/recvmsg, ilen its
+ * length), EVENT "sio_CALL_WRAPPER_K". fn's nonzero return stops and is
+ * returned. The count of probes, 0 for a call without data, -ENOTSUP (not
+ * x86_64), -EINVAL, or as ftn_elf_syscall_sites. */
+FTN_EXPORT int ftn_scall_data_probes(const char *libc, int call, unsigned int xbytes,
+				     int (*fn)(void *ctx, const char *event, const char *def),
+				     void *ctx);
+/* One call, its entry and exit paired per task. */
+struct ftn_scall_rec {
+	int call;               /* enum ftn_scall_call */
+	int fd;                 /* -1: unknown (in the call when tracing began) */
+	pid_t tid, pid;         /* pid: ops->task's answer, 0 unknown */
+	int cpu;
+	int64_t ret;            /* bytes, or -errno */
+	int has_asked;
+	uint64_t asked;         /* bytes asked (read/write/sendto/recvfrom) */
+	uint64_t t_enter, t_exit; /* trace clock ns; t_enter 0: unknown */
+	char comm[16];
+	int ndata;              /* bytes in data, -1: no data probe's record */
+	unsigned char data[FTN_SCALL_XMAX];
+};
+struct ftn_scall_ops {
+	/* a call, complete (with its data when a data probe brought it) */
+	void (*call)(void *ctx, struct ftn_scall_rec *r);
+	/* a task seen for the first time: its process (0 unknown); may be
+	 * NULL */
+	pid_t (*task)(void *ctx, pid_t tid);
+};
+struct ftn_scall_dec;
+/* NULL + errno. */
+FTN_EXPORT struct ftn_scall_dec *ftn_scall_dec_alloc(const struct ftn_scall_ops *ops, void *ctx);
+FTN_EXPORT void ftn_scall_dec_free(struct ftn_scall_dec *d);
+/* Data probes of call are enabled (xbytes each): its calls with a result
+ * >= 0 wait for the probe's record (a batch at most). */
+FTN_EXPORT void ftn_scall_dec_data(struct ftn_scall_dec *d, int call, unsigned int xbytes);
+/* A binary record (sys_enter_*, sys_exit_* or a data probe's): 1 taken, 0
+ * not one of ours, -EINVAL. Complete calls go to ops->call in each task's
+ * order. */
+FTN_EXPORT int ftn_scall_dec_event(struct ftn_scall_dec *d, const struct ftn_event *ev);
+/* End of a batch: calls that waited a whole batch for data go out without. */
+FTN_EXPORT void ftn_scall_dec_batch_end(struct ftn_scall_dec *d);
+/* End of the run: every waiting call goes out. */
+FTN_EXPORT void ftn_scall_dec_flush(struct ftn_scall_dec *d);
+/* Exits seen without their entry (in the call at the start); data records
+ * joined to their call. */
+FTN_EXPORT uint64_t ftn_scall_dec_early(const struct ftn_scall_dec *d);
+FTN_EXPORT uint64_t ftn_scall_dec_joined(const struct ftn_scall_dec *d);
+
 /* ------------------------------------------------------------------ */
 /* Addresses and TCP states                                           */
 /* ------------------------------------------------------------------ */

@@ -669,6 +669,23 @@ int tool_pid_threads(int pid, struct tool_str *out);
  * refused it (the caller falls back to a common_pid filter); -ENOMEM
  * said in one line. */
 int tool_pid_follow(struct ftn_instance *inst, int pid, const char **how);
+/* -c CMD of a tracer: the command forked at set-up and held at a gate
+ * until tracing is on (its PID known first: set_event_pid), then let go;
+ * it runs /bin/sh -c CMD. */
+struct tool_cmd {
+	pid_t pid;              /* the child, 0 none */
+	int fd;                 /* the gate's write end, -1 when none */
+	int ended;              /* reaped */
+	const char *cmd;
+};
+/* Fork the child at its gate: 0 or -errno (said in one line). */
+int tool_cmd_start(struct tool_cmd *c, const char *cmd);
+/* Open the gate: the child execs CMD. 0 or -EIO (said). */
+int tool_cmd_go(struct tool_cmd *c);
+/* Has the child ended (reaped now or before)? 1 or 0. */
+int tool_cmd_ended(struct tool_cmd *c);
+/* Close the gate if still shut: a child never let go exits 127. */
+void tool_cmd_end(struct tool_cmd *c);
 /* Help lines of -p, -s, -v (view), for tool_desc.options. */
 #define TOOL_TRACER_OPTIONS \
 	"  -p PID      only events of task PID (in-kernel filter on common_pid)\n" \

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 const char *tool_tracer_operands(struct tool_tracer *t, int argc, char **argv, int i,
 				 const char *missing, const char *quote)
@@ -219,4 +221,63 @@ int tool_pid_follow(struct ftn_instance *inst, int pid, const char **how)
 	if (how)
 		*how = "set_event_pid";
 	return 0;
+}
+
+int tool_cmd_start(struct tool_cmd *c, const char *cmd)
+{
+	int gate[2];
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	if (pipe(gate) < 0)
+		return tool_fail(-errno, "cannot start '%s': %s", cmd, strerror(errno));
+	c->pid = fork();
+	if (c->pid < 0) {
+		int err = -errno;
+
+		close(gate[0]);
+		close(gate[1]);
+		return tool_fail(err, "cannot start '%s': %s", cmd, strerror(-err));
+	}
+	if (c->pid == 0) {
+		char b;
+
+		close(gate[1]);
+		/* a byte means go; EOF means the tracer gave up */
+		if (read(gate[0], &b, 1) != 1)
+			_exit(127);
+		close(gate[0]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(gate[0]);
+	c->fd = gate[1];
+	c->cmd = cmd;
+	return 0;
+}
+
+int tool_cmd_go(struct tool_cmd *c)
+{
+	if (c->fd < 0 || write(c->fd, "g", 1) != 1)
+		return tool_fail(-EIO, "cannot start '%s': %s", c->cmd ? c->cmd : "?",
+				 strerror(c->fd < 0 ? EBADF : errno));
+	close(c->fd);
+	c->fd = -1;
+	return 0;
+}
+
+int tool_cmd_ended(struct tool_cmd *c)
+{
+	int status;
+
+	if (c->pid > 0 && !c->ended && waitpid(c->pid, &status, WNOHANG) == c->pid)
+		c->ended = 1;
+	return c->ended;
+}
+
+void tool_cmd_end(struct tool_cmd *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);   /* a child still at the gate gives up */
+	c->fd = -1;
 }
