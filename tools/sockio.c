@@ -23,7 +23,6 @@
 #include "common.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,7 +465,8 @@ static int init(struct state *st)
 	if (!ftn_event_exists("syscalls", "sys_enter_recvfrom"))
 		return tool_fail(-ENOTSUP, "this kernel has no syscall tracepoints "
 				 "(CONFIG_FTRACE_SYSCALLS)");
-	if (st->pid && kill(st->pid, 0) < 0 && errno == ESRCH)
+	/* through /proc (FTNET_PROC in tests), as every lookup after */
+	if (st->pid && !ftn_fdsock_tgid(st->fds, st->pid))
 		return tool_fail(-EINVAL, "no process %d", (int)st->pid);
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;

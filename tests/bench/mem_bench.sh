@@ -118,7 +118,8 @@ over=0
 for spec in "kprobe p:tcp_v4_connect|conn" "netdelta -i 1|conn" "tcpaccept|conn" \
 	"tcpconnect|conn" "tcpdrop|drop" "tcpdrop -s|drop" "tcplife|conn" "tcpreset|rst" \
 	"tcpretrans|rtx" "tcpsnoop|tcp4" "tcpstates|conn" "tcptop -i 1|tcp4" \
-	"tpoint sock:inet_sock_set_state|conn" "udpsnoop|udp" "udptop -i 1|udp"; do
+	"tpoint sock:inet_sock_set_state|conn" "udpsnoop|udp" "udptop -i 1|udp" \
+	"uprobe p:libc:send|tcp4" "funccount tcp_sendmsg|tcp4" "netreport -v -d 120|drop"; do
 	cmd=${spec%|*} tr=${spec#*|}
 	tool=${cmd%% *}
 	case $tool in ${FTNET_MEM_BENCH_ONLY:-*}) ;; *) continue ;; esac
@@ -129,6 +130,8 @@ for spec in "kprobe p:tcp_v4_connect|conn" "netdelta -i 1|conn" "tcpaccept|conn"
 	# netdelta reads counters, it says nothing when it starts
 	pat='^Tracing'
 	[ "$tool" = netdelta ] && pat='.'
+	# netreport samples (its -v line says when), then reports at the end
+	[ "$tool" = netreport ] && pat='sampling'
 	# options before the definition: "-d 120 p:tcp_v4_connect"
 	set -- $(measure "$tr" err "$pat" ip netns exec "$NS" bin/$tool -d 120 ${cmd#"$tool"})
 	if [ "$1" = exit ]; then
@@ -138,7 +141,7 @@ for spec in "kprobe p:tcp_v4_connect|conn" "netdelta -i 1|conn" "tcpaccept|conn"
 		continue
 	fi
 	idle=$1 load=$2 lines=$3 lost=$4
-	[ "$tool" = netdelta ] && lines=$(grep -c . "$tmp/out")
+	[ "$tool" = netdelta ] || [ "$tool" = netreport ] && lines=$(grep -c . "$tmp/out")
 	bt=- btload=0
 	# the peer's job: tcptop -i 1 is tcptop's, tpoint ARGS is tpoint's
 	case $cmd in "tcpdrop -s") job=$cmd ;; *) job=$tool ;; esac

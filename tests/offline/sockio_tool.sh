@@ -11,7 +11,9 @@
 #    (ret=%ax, d0..dK of at most 64 bytes, sendmsg/recvmsg through the
 #    msghdr's first iovec with its length);
 #  - a static binary (busybox-static) maps no libc: -n -p says so on
-#    stderr, places no probe, exit 0.
+#    stderr, places no probe, exit 0;
+#  - the whole path replayed: real syscall tracepoint pages and the
+#    reader's /proc (see below).
 . "$(dirname "$0")/fakefs.inc"
 
 tmp=$(mktemp -d)
@@ -87,4 +89,63 @@ else
 	ok "static binary # SKIP no static /bin/busybox (busybox-static; .ci/run installs it)"
 fi
 check "nothing was created in the (empty) tracefs" [ -z "$(ls -A "$tmp/fs")" ]
+
+# ------------------------------------------------------------ the whole path, replayed
+# real pages of the syscall tracepoints (tests/fixtures/sockio-tool, from
+# tests/helpers/capture_sockio_tool.sh: framed's reader, message 3 without
+# its prefix) in a fake tracefs, the reader's /proc as it was (its fds, net
+# tables, status) under FTNET_PROC: sockio -p READER prints one row per
+# recvfrom/read the reader logged (fd, result), with the connection's tuple
+# from the tables; the regular file it read is not shown; set_event_pid
+# holds the PID.
+X=$FIX/sockio-tool
+RP=$(cat "$X/pid")
+R=$tmp/raw
+evs=
+for c in read write readv writev sendto recvfrom sendmsg recvmsg connect accept accept4 shutdown close; do
+	evs="$evs syscalls/sys_enter_$c syscalls/sys_exit_$c"
+done
+# shellcheck disable=SC2086
+fake_tree "$R" sockio-tool $evs
+cp "$X/header_page" "$X/header_event" "$R/fs/events/"
+for c in 0 1; do cp "$X/cpu$c.raw" "$R/tmpl/per_cpu/cpu$c/trace_pipe_raw"; done
+cp "$X/saved_cmdlines" "$R/fs/saved_cmdlines"
+printf '50\n' > "$R/tmpl/buffer_percent"
+: > "$R/tmpl/set_event_pid"
+mkdir -p "$R/tmpl/options"
+printf '0\n' > "$R/tmpl/options/event-fork"
+P=$tmp/proc
+mkdir -p "$P/$RP/fd" "$P/$RP/net"
+while read -r _ fd target; do ln -s "$target" "$P/$RP/fd/$fd"; done < "$X/fds"
+for t in tcp tcp6 udp udp6 unix; do cp "$X/proc_net_$t" "$P/$RP/net/$t"; done
+cp "$X/status" "$P/$RP/status"
+FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl FTNET_PROC=$P FTNET_CLOCK_OFFSET=1795000000 TZ=UTC \
+	"$S" --json -d 1 -p "$RP" >"$tmp/o" 2>"$tmp/e" &
+sp=$!
+i=0 seen=
+while [ $i -lt 100 ] && kill -0 $sp 2>/dev/null; do
+	d=$(inst_dir "$R/fs/instances" $sp)
+	if [ -n "$d" ] && grep -qx 1 "$d/events/syscalls/sys_exit_close/enable" 2>/dev/null; then
+		seen="$(cat "$d/set_event_pid") $(cat "$d/options/event-fork")"; break
+	fi
+	sleep 0.05; i=$((i + 1))
+done
+wait $sp; rc=$?
+check "replay: exit 0 ($rc)" [ "$rc" = 0 ]
+sed -n 's/^call=\([a-z]*\) fd=\([0-9]*\) ret=\([-0-9]*\) .*/\1 \2 \3/p' "$X/rlog" | grep -v '^sendto' >"$tmp/want"
+grep '"call":"\(recvfrom\|read\)"' "$tmp/o" |
+	sed 's/.*"call":"\([a-z]*\)","fd":\([0-9]*\),.*"ret":\([-0-9]*\),.*/\1 \2 \3/' >"$tmp/got"
+check "replay: the capture has the reader's calls ($(wc -l <"$tmp/want" | tr -d ' '))" [ "$(wc -l <"$tmp/want")" -ge 8 ]
+same "replay: one row per recvfrom/read of the reader, in order, same fd and result" "$tmp/want" "$tmp/got"
+lport=$(sed -n 's/ready pid=[0-9]* port=\([0-9]*\)/\1/p' "$X/rlog")
+check "replay: every row has the reader's PID and the tuple from its tables (port $lport)" \
+	sh -c '! grep "\"call\":\"\(recvfrom\|read\)\"" "$1" | grep -v "\"pid\":$2,.*\"proto\":\"tcp\",\"laddr\":\"127.0.0.1\",\"lport\":$3,\"raddr\":\"127.0.0.1\""' \
+	sh "$tmp/o" "$RP" "$lport"
+check "replay: the misframed read asks 28019 bytes" grep -q '"call":"read",.*"asked":28019,' "$tmp/o"
+check "replay: no row for the regular file it read" sh -c '! grep -q "\"proto\":\"file\"" "$1"' sh "$tmp/o"
+check "replay: set_event_pid holds the PID, event-fork on ($seen)" [ "$seen" = "$RP 1" ]
+check "replay: the closing record, nothing lost" grep -q '"lost":0}$' "$tmp/o"
+FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl FTNET_PROC=$P "$S" -d 1 -p 999999 >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "replay: a PID /proc does not have: exit 2, one line" \
+	sh -c '[ "$1" = 2 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "no process 999999" "$2"' sh "$rc" "$tmp/e"
 done_tap
