@@ -619,6 +619,7 @@ struct rawc {
 	struct ftn_instance *inst;
 	const struct ftn_consumer_ops *ops;
 	void *ctx;
+	int64_t gap_ns;         /* opts->read_gap_s, 0 = the default */
 	struct ftn_raw_event *desc;
 	int ndesc;
 	int stack_id;
@@ -867,8 +868,10 @@ static int rc_boundary(void *ctx, int64_t now_wall_ns)
 
 static int64_t rc_gap(void *ctx)
 {
-	return ftn__ringbuf_last_pages(((struct rawc *)ctx)->rb) >= FAST_PAGES ?
-	       READ_GAP_FAST_NS : READ_GAP_NS;
+	const struct rawc *c = ctx;
+	int64_t gap = ftn__ringbuf_last_pages(c->rb) >= FAST_PAGES ? READ_GAP_FAST_NS : READ_GAP_NS;
+
+	return c->gap_ns > 0 && c->gap_ns < gap ? c->gap_ns : gap;
 }
 
 static int rc_stopped(void *ctx)
@@ -898,6 +901,8 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	c->inst = inst;
 	c->ops = ops;
 	c->ctx = ctx;
+	if (opts && opts->read_gap_s > 0)
+		c->gap_ns = opts->read_gap_s < 1e-3 ? 1000000 : (int64_t)(opts->read_gap_s * 1e9);
 	c->stack_id = -1;
 	c->rops.event = on_rb_event;
 	c->rops.lost = on_rb_lost;

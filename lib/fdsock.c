@@ -199,6 +199,28 @@ int ftn_fdsock_lookup(struct ftn_fdsock *c, pid_t tid, int fd, struct ftn_fdsock
 	return 0;
 }
 
+int ftn_fdsock_cached(struct ftn_fdsock *c, pid_t tid, int fd, struct ftn_fdsock_info *out)
+{
+	if (!c || !out || fd < 0)
+		return -EINVAL;
+	for (struct fds_entry *e = c->b[bucket(tid, fd)]; e; e = e->next)
+		if (e->tid == tid && e->fd == fd) {
+			*out = e->info;
+			return 1;
+		}
+	/* another thread of the process may have looked it up */
+	pid_t pid = ftn_fdsock_tgid(c, tid);
+
+	for (int i = 0; pid && i < FDS_BUCKETS; i++)
+		for (struct fds_entry *e = c->b[i]; e; e = e->next)
+			if (e->fd == fd && e->tid != tid && ftn_fdsock_tgid(c, e->tid) == pid) {
+				*out = e->info;
+				return 1;
+			}
+	memset(out, 0, sizeof(*out));
+	return 0;
+}
+
 void ftn_fdsock_forget(struct ftn_fdsock *c, pid_t tid, int fd)
 {
 	if (!c)

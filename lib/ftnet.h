@@ -255,6 +255,11 @@ struct ftn_consumer_opts {
 	double period_s;        /* batch period, default 1 s */
 	double duration_s;      /* 0 = until a signal */
 	int want_stacks;        /* hold events to attach a following stack */
+	/* ftn_consume_raw: least time between two drains of the buffers;
+	 * 0 = the default (100 ms, 20 ms under a flood). A tool that looks
+	 * up /proc for what an event names (a descriptor) asks for less, so
+	 * that short-lived tasks and sockets are still there. */
+	double read_gap_s;
 };
 
 /* Consume the instance's trace_pipe (poll + O_NONBLOCK) until duration
@@ -587,6 +592,12 @@ FTN_EXPORT int ftn_fdsock_lookup(struct ftn_fdsock *c, pid_t tid, int fd,
  * on a running process: its sockets are known even when they close before
  * the events naming them are read). The number of sockets, or -errno. */
 FTN_EXPORT int ftn_fdsock_scan(struct ftn_fdsock *c, pid_t pid);
+/* What fd of task tid (or of another thread of its process) was when it
+ * was last looked up, without looking now: 1 and *out, 0 (never looked
+ * up: *out zeroed, kind FTN_FDS_UNKNOWN), -EINVAL. For a close, read after
+ * the descriptor may already be reused. */
+FTN_EXPORT int ftn_fdsock_cached(struct ftn_fdsock *c, pid_t tid, int fd,
+				 struct ftn_fdsock_info *out);
 /* The fd changed (closed, connected, accepted on, dup2'ed over): forget
  * it for every task (threads share the table). */
 FTN_EXPORT void ftn_fdsock_forget(struct ftn_fdsock *c, pid_t tid, int fd);

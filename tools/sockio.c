@@ -308,10 +308,14 @@ static void on_call(void *ctx, struct ftn_scall_rec *c)
 	} else {
 		if (c->call == FTN_SC_CONNECT)
 			ftn_fdsock_forget(st->fds, c->tid, c->fd);
-		if (ftn_fdsock_lookup(st->fds, c->tid, c->fd, &w.fi) < 0)
-			w.fi.kind = FTN_FDS_UNKNOWN;
-		if (c->call == FTN_SC_CLOSE)
+		if (c->call == FTN_SC_CLOSE) {
+			/* closed by now, perhaps reused: what it was when a
+			 * call of its was read, else it cannot be told */
+			ftn_fdsock_cached(st->fds, c->tid, c->fd, &w.fi);
 			ftn_fdsock_forget(st->fds, c->tid, c->fd);
+		} else if (ftn_fdsock_lookup(st->fds, c->tid, c->fd, &w.fi) < 0) {
+			w.fi.kind = FTN_FDS_UNKNOWN;
+		}
 	}
 	if ((c->call == FTN_SC_ACCEPT || c->call == FTN_SC_ACCEPT4) && c->ret >= 0)
 		ftn_fdsock_forget(st->fds, c->tid, (int)c->ret);
@@ -505,8 +509,11 @@ static int init(struct state *st)
 
 static int run(struct state *st)
 {
+	/* the buffers drained every 5 ms at most: a descriptor is looked up
+	 * in /proc when its calls are read, and a connection that lives a
+	 * few milliseconds should still be there */
 	struct ftn_consumer_opts co = { .period_s = st->o.interval_set ? st->o.interval : 0.2,
-					.duration_s = st->o.duration };
+					.duration_s = st->o.duration, .read_gap_s = 0.005 };
 	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
 	struct tool_report_cfg cfg = { .tool = TOOL, .unit = "calls", .cols = cols,
 				       .ncols = (int)(sizeof(cols) / sizeof(cols[0])),

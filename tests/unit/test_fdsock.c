@@ -125,6 +125,11 @@ static void fake_tests(void)
 	ftn_fdsock_forget(c, 4242, 3);
 	ftn_fdsock_lookup(c, 4242, 3, &in);
 	is_int(in.kind, FTN_FDS_UNIX, "fd 3 forgotten: UNIX now");
+	is_int(ftn_fdsock_cached(c, 4242, 5, &in), 1, "cached: fd 5 was looked up");
+	is_int(in.kind, FTN_FDS_UDP, "cached: what it was (UDP)");
+	is_int(ftn_fdsock_cached(c, 4243, 5, &in), 1, "cached: another thread of the process sees it");
+	is_int(ftn_fdsock_cached(c, 4242, 8, &in), 0, "cached: fd 8 never looked up");
+	is_int(in.kind, FTN_FDS_UNKNOWN, "cached: unknown then");
 	is_int(ftn_fdsock_scan(c, 4242), 4, "scan: 4 sockets open (fds 3, 5, 6, 7)");
 	is_int(ftn_fdsock_tgid(c, 4243), 4242, "thread 4243's process is 4242");
 	is_int(ftn_fdsock_tgid(c, 4244), 0, "a task that is gone: 0");
