@@ -363,6 +363,18 @@ FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r
 FTN_EXPORT int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
 		      const struct ftn_event *ev);
 FTN_EXPORT size_t ftn_sockres_pending(const struct ftn_sockres *r);
+/* What a tool does with each event: queue it (ftn_sockres_defer, sk its
+ * pointer, 0 when known or resolved elsewhere) when its socket is not
+ * known, or, with keep_order, when items wait already; a full queue is
+ * resolved now through fn (ftn_sockres_flush) first. 1 queued (fn gets it
+ * at a flush or the batch end), 0 to handle it now (known and nothing
+ * waits, or no memory to queue it). */
+FTN_EXPORT int ftn_sockres_queue(struct ftn_sockres *r, int known, uint64_t sk, const void *item,
+		      size_t len, const struct ftn_event *ev, int keep_order,
+		      void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+				 const struct ftn_sock *s),
+		      void *ctx);
+
 /* End of a batch: when items wait, one new snapshot, then fn for each in
  * order with its bytes, its event copy (NULL if none) and its socket
  * (NULL: sk 0, or the socket was already gone); both live until fn

@@ -1279,6 +1279,28 @@ int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size
 	return 0;
 }
 
+int ftn_sockres_queue(struct ftn_sockres *r, int known, uint64_t sk, const void *item,
+		      size_t len, const struct ftn_event *ev, int keep_order,
+		      void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+				 const struct ftn_sock *s),
+		      void *ctx)
+{
+	int err;
+
+	if (!r || (known && (!keep_order || !r->nq)))
+		return 0;
+	err = ftn_sockres_defer(r, sk, item, len, ev);
+	if (err == -ENOSPC) {
+		/* full: what waits goes now, in order; then this one waits
+		 * only if it must on its own */
+		ftn_sockres_flush(r, fn, ctx);
+		if (known)
+			return 0;
+		err = ftn_sockres_defer(r, sk, item, len, ev);
+	}
+	return err == 0;
+}
+
 size_t ftn_sockres_pending(const struct ftn_sockres *r)
 {
 	return r ? r->nq : 0;

@@ -222,16 +222,9 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	}
 	/* unknown sockets wait for the batch end (the resolver copies the
 	 * event), and so does all that follows them, to keep the order */
-	if (!r.x.known || ftn_sockres_pending(st->socks)) {
-		int err = ftn_sockres_defer(st->socks, r.x.known ? 0 : r.x.sk, &r, sizeof(r), ev);
-
-		if (err == -ENOSPC) {   /* bounded: resolve what waits now */
-			ftn_sockres_flush(st->socks, on_resolved, st);
-			err = r.x.known ? 1 : ftn_sockres_defer(st->socks, r.x.sk, &r, sizeof(r), ev);
-		}
-		if (!err)
-			return 0;
-	}
+	if (ftn_sockres_queue(st->socks, r.x.known, r.x.known ? 0 : r.x.sk, &r, sizeof(r), ev, 1,
+			      on_resolved, st))
+		return 0;
 	emit(st, &r);   /* (or no memory to wait: shown unresolved) */
 	return 0;
 }

@@ -841,6 +841,15 @@ static void test_sockres_fake(const char *tmp)
 		ok(ftn_sockres_snapshots(r) == 3, "sockres: flush with the refresh spent: no snapshot");
 		ok(ftn_sockres_defer(r, 0, "over", 5, NULL) == 0, "sockres: room again after the flush");
 		ftn_sockres_batch_end(r, res_cb, &seen);
+		/* queue: a known socket waits only behind others, in order */
+		ok(ftn_sockres_queue(r, 1, 0, "k", 2, NULL, 1, res_cb, &seen) == 0,
+		   "sockres queue: known, nothing waits: handled now");
+		ok(ftn_sockres_queue(r, 0, 0xabcULL, "u", 2, NULL, 1, res_cb, &seen) == 1 &&
+		   ftn_sockres_queue(r, 1, 0, "k", 2, NULL, 1, res_cb, &seen) == 1 &&
+		   ftn_sockres_pending(r) == 2, "sockres queue: unknown waits, a known one behind it too");
+		ok(ftn_sockres_queue(r, 1, 0, "k", 2, NULL, 0, res_cb, &seen) == 0,
+		   "sockres queue: known, no order kept: handled now");
+		ftn_sockres_batch_end(r, res_cb, &seen);
 	}
 	ftn_sockres_free(r);
 	free(moved);

@@ -498,29 +498,6 @@ static uint64_t snapshots(const struct sockio *st)
 	return n;
 }
 
-/* Queue the call for the batch end when its socket is unknown, or (snoop,
- * which keeps the order) when calls wait already. A full queue is
- * resolved now (bounded memory at any rate: lib sockets.c) and the call
- * queued again if it still must wait. 1 queued, 0 to emit now. */
-static int wait_batch(struct sockio *st, const struct call *cl, const struct ftn_event *ev,
-		      const struct ftn_sock *s)
-{
-	uint64_t sk = s || cl->ns >= 0 ? 0 : cl->c.sk;
-	const struct ftn_event *e = st->top ? NULL : ev;
-	int err;
-
-	if (s && (st->top || !ftn_sockres_pending(st->socks)))
-		return 0;
-	err = ftn_sockres_defer(st->socks, sk, cl, sizeof(*cl), e);
-	if (err == -ENOSPC) {
-		ftn_sockres_flush(st->socks, on_resolved, st);
-		if (s)
-			return 0;       /* nothing waits before it now */
-		err = ftn_sockres_defer(st->socks, sk, cl, sizeof(*cl), e);
-	}
-	return err == 0;
-}
-
 /* A call of task tid (kcomm: the kernel's name for it) that moved bytes:
  * its owner, its socket, then counted or printed (ev: the record, for
  * snoop's time and order; NULL from the kernel's tables). */
@@ -564,11 +541,12 @@ static void on_call(struct sockio *st, struct call *cl, pid_t tid, const char *k
 		tool_fail(0, "/proc/net/%s shows no real socket pointers (kptr_restrict): "
 			  "calls cannot be joined with their sockets",
 			  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
-	/* unknown: wait for the batch end's snapshot; snoop keeps the order
-	 * (what follows a waiting call waits too), top needs none */
 	if ((cl->known = s != NULL))
 		cl->sock = *s;  /* the table may change before the batch end */
-	if (wait_batch(st, cl, ev, s))
+	/* unknown: wait for the batch end's snapshot; snoop keeps the order
+	 * (what follows a waiting call waits too), top needs none */
+	if (ftn_sockres_queue(st->socks, s != NULL, s || cl->ns >= 0 ? 0 : cl->c.sk, cl, sizeof(*cl),
+			      st->top ? NULL : ev, !st->top, on_resolved, st))
 		return;
 	emit(st, cl, ev, s);    /* (or no memory to wait: shown unresolved) */
 }
