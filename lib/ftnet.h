@@ -696,6 +696,9 @@ FTN_EXPORT void ftn_scall_dec_flush(struct ftn_scall_dec *d);
  * joined to their call. */
 FTN_EXPORT uint64_t ftn_scall_dec_early(const struct ftn_scall_dec *d);
 FTN_EXPORT uint64_t ftn_scall_dec_joined(const struct ftn_scall_dec *d);
+/* Records not paired: more than 1024 tasks in a call at once (idle tasks
+ * are forgotten to make room). The tool reports them as not counted. */
+FTN_EXPORT uint64_t ftn_scall_dec_untracked(const struct ftn_scall_dec *d);
 
 /* ------------------------------------------------------------------ */
 /* Addresses and TCP states                                           */

@@ -150,7 +150,7 @@ struct ftn_scall_dec {
 	struct scinfo info[NINFO];
 	int ninfo;
 	struct sctask *tasks;           /* NTASKS, open addressing by tid */
-	uint64_t early, joined;
+	uint64_t early, joined, untracked, compactions;
 };
 
 struct ftn_scall_dec *ftn_scall_dec_alloc(const struct ftn_scall_ops *ops, void *ctx)
@@ -197,7 +197,12 @@ uint64_t ftn_scall_dec_joined(const struct ftn_scall_dec *d)
 	return d ? d->joined : 0;
 }
 
-static struct sctask *task_of(struct ftn_scall_dec *d, pid_t tid)
+uint64_t ftn_scall_dec_untracked(const struct ftn_scall_dec *d)
+{
+	return d ? d->untracked : 0;
+}
+
+static struct sctask *task_find(struct ftn_scall_dec *d, pid_t tid, int *fresh)
 {
 	for (unsigned int i = 0, h = (unsigned int)tid % NTASKS; i < NTASKS; i++) {
 		struct sctask *t = &d->tasks[(h + i) % NTASKS];
@@ -205,14 +210,55 @@ static struct sctask *task_of(struct ftn_scall_dec *d, pid_t tid)
 		if (t->tid == tid)
 			return t;
 		if (!t->tid) {
-			/* its process now, while it runs: the events are read
-			 * later, perhaps after it ended */
 			t->tid = tid;
-			t->pid = d->ops.task ? d->ops.task(d->ctx, tid) : 0;
+			*fresh = 1;
 			return t;
 		}
 	}
-	return NULL;    /* more than NTASKS tasks: not paired */
+	return NULL;
+}
+
+/* The table is full (a command that ran more than NTASKS tasks): keep the
+ * tasks in a call or holding one, forget the idle ones (a task seen again
+ * is new again), rehash. */
+static void tasks_compact(struct ftn_scall_dec *d)
+{
+	struct sctask *old = d->tasks, *keep;
+	size_t n = 0;
+	int fresh;
+
+	if (!(keep = malloc(NTASKS * sizeof(*keep))))
+		return;
+	for (int i = 0; i < NTASKS; i++)
+		if (old[i].tid && (old[i].entered || old[i].pending))
+			keep[n++] = old[i];
+	memset(old, 0, NTASKS * sizeof(*old));
+	for (size_t i = 0; i < n; i++) {
+		struct sctask *t = task_find(d, keep[i].tid, &fresh);
+
+		if (t)
+			*t = keep[i];
+	}
+	free(keep);
+	d->compactions++;
+}
+
+static struct sctask *task_of(struct ftn_scall_dec *d, pid_t tid)
+{
+	struct sctask *t;
+	int fresh = 0;
+
+	if (!(t = task_find(d, tid, &fresh))) {
+		tasks_compact(d);
+		t = task_find(d, tid, &fresh);
+	}
+	if (t && fresh)
+		/* its process now, while it runs: the events are read later,
+		 * perhaps after it ended */
+		t->pid = d->ops.task ? d->ops.task(d->ctx, tid) : 0;
+	else if (!t)
+		d->untracked++;         /* every slot in a call: not paired, counted */
+	return t;
 }
 
 static void flush(struct ftn_scall_dec *d, struct sctask *t)

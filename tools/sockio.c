@@ -59,7 +59,7 @@ struct state {
 	const char *evs[MAXEVS + 1];
 	char evname[MAXEVS][192];
 	int nevs;
-	uint64_t shown, shown_data;
+	uint64_t shown, shown_data, untracked;
 };
 
 static const struct tool_col cols[] = {
@@ -356,6 +356,11 @@ static int on_batch(void *ctx, int64_t now_wall)
 
 	ftn_scall_dec_batch_end(st->dec);
 	ftn_fdsock_batch_end(st->fds);
+	if (ftn_scall_dec_untracked(st->dec) > st->untracked) {
+		tool_report_uncounted(st->r, ftn_scall_dec_untracked(st->dec) - st->untracked,
+				      "more than 1024 tasks in a call");
+		st->untracked = ftn_scall_dec_untracked(st->dec);
+	}
 	if (st->count && st->o.interval_set)
 		tool_report_counter(st->r, st->counts, now_wall);
 	tool_report_batch(st->r, now_wall);
