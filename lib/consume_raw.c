@@ -462,6 +462,7 @@ const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name)
 
 struct comm_ent {
 	int pid;
+	int loaded;             /* from saved_cmdlines: perhaps an earlier task's */
 	char comm[20];
 };
 
@@ -495,6 +496,7 @@ static void comms_load(struct comms *c)
 			if (n >= sizeof(e->comm))
 				n = sizeof(e->comm) - 1;
 			e->pid = (int)pid;
+			e->loaded = 1;
 			memcpy(e->comm, p, n);
 			e->comm[n] = '\0';
 		}
@@ -554,6 +556,7 @@ static int comm_from_proc(int procfd, struct comm_ent *e, int pid)
 	memcpy(e->comm, b, (size_t)n);
 	e->comm[n] = '\0';
 	e->pid = pid;
+	e->loaded = 0;
 	return 1;
 }
 
@@ -564,12 +567,24 @@ static const char *comms_get(struct comms *c, int pid)
 
 	if (pid == 0)
 		return "<idle>";
-	if (e->pid == pid)
+	/* saved_cmdlines keeps the names of tasks long gone: once PIDs wrap,
+	 * a loaded entry may be an earlier task's with the same PID ("cat"
+	 * for a new server). With /proc, a live task's own name wins. */
+	if (e->pid == pid && (!e->loaded || c->procfd < 0))
 		return e->comm;
 	/* A task we have not seen (e->pid != -pid): a live one is named by
 	 * /proc at once, also one the kernel did not save, and kept. */
-	if (c->procfd >= 0 && e->pid != -pid && pid > 0 && comm_from_proc(c->procfd, e, pid))
-		return e->comm;
+	if (c->procfd >= 0 && e->pid != -pid && pid > 0) {
+		struct comm_ent was = *e;
+
+		if (comm_from_proc(c->procfd, e, pid))
+			return e->comm;
+		*e = was;
+		if (e->pid == pid) {
+			e->loaded = 0;  /* gone: the kernel's name is the best */
+			return e->comm;
+		}
+	}
 	/* Otherwise the kernel saved its name when it recorded the event.
 	 * Without /proc, reload at once for a PID not yet asked about since
 	 * the last load (a whole batch of a new task's events must not all
