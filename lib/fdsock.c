@@ -133,8 +133,11 @@ static int search(struct ftn_fdsock *c, struct ftn_fdsock_info *in)
 	const struct ftn_sock *s;
 	unsigned long ino = in->inode;
 
-	if ((s = tab_find(c->tcp, ino)) || (s = tab_find(c->udp, ino))) {
-		in->kind = tab_find(c->tcp, ino) ? FTN_FDS_TCP : FTN_FDS_UDP;
+	if ((s = tab_find(c->tcp, ino)))
+		in->kind = FTN_FDS_TCP;
+	else if ((s = tab_find(c->udp, ino)))
+		in->kind = FTN_FDS_UDP;
+	if (s) {
 		in->family = s->laddr.family;
 		in->laddr = s->laddr;
 		in->raddr = s->raddr;
