@@ -5,7 +5,8 @@
 #
 # A cycle: the tool starts, prints its "Tracing" banner (events enabled),
 # gets SIGINT at once, must exit 0 having removed its instance and probe
-# group. netdelta (no tracefs) runs -d 0.001, netreport -d 0.1 (neither prints a banner). The tools run in rounds: one
+# group. netdelta (no tracefs) runs -d 0.001, netreport -d 0.1 (neither
+# prints a banner), sockio -p (this shell). The tools run in rounds: one
 # cycle of every tool at once, then, with all of them gone, the checks -
 # so the tools also start and stop over each other on shared tracepoints,
 # and the full state is compared after each cycle of each tool:
@@ -46,6 +47,9 @@ args_of() { # TOOL: the arguments of one cycle
 	netreport) echo "-d 0.1" ;;
 	funccount) echo "tcp_sendmsg" ;;
 	uprobe) echo "p:$FTNET_TOP/build/tests/utarget:ut_int" ;;
+	# sockio needs a process: this test's shell (its set_event_pid and
+	# syscall events are what a cycle starts and stops)
+	sockio) echo "-p $$" ;;
 	*) echo "" ;;
 	esac
 }

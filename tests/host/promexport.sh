@@ -120,6 +120,7 @@ for t in "$BIN"/*; do
 	kprobe) args="p:ftnprom tcp_v4_connect" ;;
 	funccount) args="tcp_sendmsg" ;;
 	uprobe) args="p:$FTNET_TOP/build/tests/utarget:ut_int" ;;
+	sockio) args="-p $$" ;;
 	*) args="" ;;
 	esac
 	# shellcheck disable=SC2086
