@@ -102,6 +102,8 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		now = ftn__clock_ns(CLOCK_MONOTONIC);
 		until = next < end_at ? next : end_at;
 		if (now >= until) {
+			if (now >= end_at && ops->last)
+				ops->last(ctx);
 			r = ops->boundary ? ops->boundary(ctx, ftn__clock_ns(CLOCK_REALTIME)) : 0;
 			if (r < 0)
 				return r;
@@ -125,19 +127,30 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		if (took && min_gap > 0 && now - last_take < min_gap) {
 			int64_t gap = min_gap - (now - last_take);
 
-			sleep_ns(gap < slice ? gap : slice);
-			continue;
-		}
-		if (!ops->wait || !ops->take) {
+			if (gap > slice)
+				gap = slice;
+			if (!ops->gap_wait || !ops->take) {
+				sleep_ns(gap);
+				continue;
+			}
+			r = ops->gap_wait(ctx, (int)((gap + 999999) / 1000000));
+			if (r == -EINTR || r == 0)
+				continue;
+			if (r < 0)
+				return r;
+			/* a buffer is filling: take now */
+		} else if (!ops->wait || !ops->take) {
 			sleep_ns(slice);
 			continue;
+		} else {
+			/* round up: a 0 ms poll would spin on the last
+			 * microseconds */
+			r = ops->wait(ctx, (int)((slice + 999999) / 1000000));
+			if (r == -EINTR || r == 0)
+				continue;
+			if (r < 0)
+				return r;
 		}
-		/* round up: a 0 ms poll would spin on the last microseconds */
-		r = ops->wait(ctx, (int)((slice + 999999) / 1000000));
-		if (r == -EINTR || r == 0)
-			continue;
-		if (r < 0)
-			return r;
 		r = ops->take(ctx);
 		last_take = ftn__clock_ns(CLOCK_MONOTONIC);
 		took = 1;

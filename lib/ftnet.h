@@ -863,12 +863,21 @@ struct ftn_ringbuf_ops {
 	 * whose delivery a stop interrupted may be seen again. */
 	void (*peek)(void *ctx, const struct ftn_rbevent *ev);
 };
-/* Read every page available now on every CPU (never blocks), then deliver
- * the records in timestamp order. Returns records delivered or -errno
- * when a CPU's file could not be read (the records of the other CPUs are
- * delivered all the same; each error is returned once). */
+/* Read every page available now on every CPU (never blocks; at most 256
+ * pages a CPU a call), then deliver the records in timestamp order.
+ * Returns records delivered or -errno when a CPU's file could not be read
+ * (the records of the other CPUs are delivered all the same; each error
+ * is returned once). Order holds across calls: when a CPU had more pages
+ * than one call takes, the other CPUs' records later than its last one
+ * read stay pending for the next call (ftn_ringbuf_pending). */
 FTN_EXPORT int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		     void *ctx);
+/* 1 when records read are still to deliver, else 0. */
+FTN_EXPORT int ftn_ringbuf_pending(const struct ftn_ringbuf *rb);
+/* At the end: deliver the pending records in order without reading more.
+ * Returns records delivered. */
+FTN_EXPORT int ftn_ringbuf_flush(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+		      void *ctx);
 /* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
  * -errno (-EINTR on a signal). */
 FTN_EXPORT int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms);

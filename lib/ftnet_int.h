@@ -201,9 +201,18 @@ struct ftn__batch_ops {
 	 * gap_ns, when set, says it after each take instead. */
 	int64_t min_gap_ns;
 	int64_t (*gap_ns)(void *ctx);
+	/* Wait out (part of) a gap, up to timeout_ms: 1 when the data must
+	 * be taken now anyway (a buffer reached its high-water mark: a
+	 * burst after a quiet spell would otherwise fill it during a gap
+	 * sized by the quiet spell), 0 when the time passed, -errno. NULL:
+	 * the gap is slept. */
+	int (*gap_wait)(void *ctx, int timeout_ms);
 	/* Run boundary once more when a stop request ends the loop (its
 	 * return value then only matters when it is an error). */
 	int boundary_at_stop;
+	/* Called just before the boundary that ends the duration (NULL:
+	 * none): that boundary must hand over everything. */
+	void (*last)(void *ctx);
 };
 /* Why ftn__batch_run ended (or -errno from a callback). */
 enum ftn__batch_end {

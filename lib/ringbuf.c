@@ -172,6 +172,10 @@ struct rb_cpu {
 	struct ftn_rbpage it;
 	struct ftn_rbrec head;  /* next record of this CPU when have_head */
 	int have_head;
+	/* the last fill stopped at BATCH_PAGES: the kernel holds more, all
+	 * later than last_ts (the last record read) */
+	int capped;
+	uint64_t last_ts;
 	uint64_t lost;
 	int err;                /* first read error (not EAGAIN) */
 };
@@ -387,6 +391,25 @@ static void rb_fill(struct ftn_ringbuf *rb, struct rb_cpu *c,
 	}
 }
 
+/* The stamp of the last record of c's last page (0: none). */
+static uint64_t rb_last_ts(const struct ftn_ringbuf *rb, const struct rb_cpu *c)
+{
+	const size_t ps = rb->pl.page_size;
+	struct ftn_rbpage it;
+	struct ftn_rbrec rec;
+	uint64_t ts = 0;
+
+	for (size_t pg = c->npages; pg-- > 0; ) {
+		if (ftn_rbpage_begin(&it, &rb->pl, c->pages + pg * ps, ps) < 0)
+			continue;
+		while (ftn_rbpage_next(&it, &rec) == 1)
+			ts = rec.ts;
+		if (ts)
+			break;
+	}
+	return ts;
+}
+
 /* Advance c to its next record; 0 when it has none left in this batch. */
 static int rb_advance(struct ftn_ringbuf *rb, struct rb_cpu *c)
 {
@@ -461,33 +484,18 @@ static void heap_down(struct ftn_ringbuf *rb, int i)
 	}
 }
 
-int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
-		     void *ctx)
+/* Deliver the heads of rb->heap's CPUs in time order, up to horizon. */
+static int rb_deliver(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+		      void *ctx, uint64_t horizon)
 {
-	int i, count = 0;
+	int count = 0;
 
-	/* Refill only CPUs with nothing pending, so that pointers into the
-	 * pages of a CPU interrupted by a stop stay valid. */
-	rb->nheap = 0;
-	rb->last_pages = 0;
-	for (i = 0; i < rb->n; i++) {
-		struct rb_cpu *c = &rb->cpus[i];
-		if (!c->have_head) {
-			rb_fill(rb, c, ops, ctx);
-			if (c->npages > rb->last_pages)
-				rb->last_pages = c->npages;
-			memset(&c->it, 0, sizeof(c->it));
-			rb_advance(rb, c);
-		}
-		if (c->have_head)
-			rb->heap[rb->nheap++] = i;
-	}
-	if (ops && ops->peek)
-		rb_peek(rb, ops, ctx);
-	for (i = rb->nheap / 2 - 1; i >= 0; i--)
+	for (int i = rb->nheap / 2 - 1; i >= 0; i--)
 		heap_down(rb, i);
 	while (rb->nheap) {
 		struct rb_cpu *c = &rb->cpus[rb->heap[0]];
+		if (c->head.ts > horizon)
+			break;
 		struct ftn_rbevent ev = {
 			.cpu = c->cpu, .ts = c->head.ts,
 			.data = c->head.data, .len = c->head.len,
@@ -502,6 +510,44 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 		if (stop)
 			break;
 	}
+	return count;
+}
+
+int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+		     void *ctx)
+{
+	int i, count = 0;
+	uint64_t horizon = UINT64_MAX;
+
+	/* Refill only CPUs with nothing pending, so that pointers into the
+	 * pages of a CPU interrupted by a stop stay valid. */
+	rb->nheap = 0;
+	rb->last_pages = 0;
+	for (i = 0; i < rb->n; i++) {
+		struct rb_cpu *c = &rb->cpus[i];
+		if (!c->have_head) {
+			rb_fill(rb, c, ops, ctx);
+			if (c->npages > rb->last_pages)
+				rb->last_pages = c->npages;
+			c->capped = c->npages >= BATCH_PAGES;
+			c->last_ts = c->capped ? rb_last_ts(rb, c) : 0;
+			memset(&c->it, 0, sizeof(c->it));
+			rb_advance(rb, c);
+		}
+		if (c->have_head)
+			rb->heap[rb->nheap++] = i;
+		/* A CPU cut at BATCH_PAGES still has records in the kernel,
+		 * later than its last one read but maybe earlier than other
+		 * CPUs' records read now: those wait for the next call, so
+		 * that delivery stays in time order across calls (a socket's
+		 * last send was delivered after the birth of the next socket
+		 * at its address and was charged to that one). */
+		if (c->have_head && c->capped && c->last_ts < horizon)
+			horizon = c->last_ts;
+	}
+	if (ops && ops->peek)
+		rb_peek(rb, ops, ctx);
+	count = rb_deliver(rb, ops, ctx, horizon);
 	/* A CPU that could not be read is reported by this call, even when
 	 * other CPUs delivered records: holding the error back until a call
 	 * that delivers nothing lost it whenever events kept coming, or when
@@ -513,6 +559,26 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 			return err;
 		}
 	return count;
+}
+
+int ftn_ringbuf_pending(const struct ftn_ringbuf *rb)
+{
+	for (int i = 0; rb && i < rb->n; i++)
+		if (rb->cpus[i].have_head)
+			return 1;
+	return 0;
+}
+
+int ftn_ringbuf_flush(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops, void *ctx)
+{
+	if (!rb)
+		return 0;
+	/* no refill: what is pending is the last to deliver */
+	rb->nheap = 0;
+	for (int i = 0; i < rb->n; i++)
+		if (rb->cpus[i].have_head)
+			rb->heap[rb->nheap++] = i;
+	return rb_deliver(rb, ops, ctx, UINT64_MAX);
 }
 
 size_t ftn__ringbuf_last_pages(const struct ftn_ringbuf *rb)

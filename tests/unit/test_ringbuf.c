@@ -314,6 +314,97 @@ static int page_file(const unsigned char *pages, size_t len)
 	return fd;
 }
 
+/* Order across calls: one CPU has more pages than a call reads (256) */
+struct order {
+	uint64_t last;
+	int n, back, calls;
+};
+
+static int order_event(void *ctx, const struct ftn_rbevent *ev)
+{
+	struct order *o = ctx;
+	if (ev->ts < o->last)
+		o->back++;
+	o->last = ev->ts;
+	o->n++;
+	return 0;
+}
+
+static void test_capped_order(void)
+{
+	enum { NP = 300 };
+	unsigned char *p0 = calloc(NP, 4096), p1[4096], p2[4096];
+	struct ftn_page_layout pl = layout(4096);
+	struct ftn_ringbuf_ops ops = { .event = order_event };
+	struct order o;
+	struct ftn_ringbuf *rb;
+	struct pb b;
+	int fds[2], cpus[2] = { 0, 1 }, r, i;
+
+	if (!p0) {
+		ok(0, "calloc");
+		return;
+	}
+	/* CPU 0: 300 pages, one record each at 1000, 2000, ...; CPU 1: 3
+	 * records at 1500 (before CPU 0's cut at page 256), 260500 and
+	 * 290500 (after it: they must wait for the next call) */
+	for (i = 0; i < NP; i++) {
+		pb_init(&b, p0 + (size_t)i * 4096, 4096);
+		pb_data(&b, 0, 8, 0, 0);
+		pb_finish(&b, (uint64_t)(i + 1) * 1000, b.pos, 0, 0);
+	}
+	pb_init(&b, p1, 4096);
+	pb_data(&b, 0, 8, 0, 0);
+	pb_data(&b, 259000, 8, 0, 0);
+	pb_data(&b, 30000, 8, 0, 0);
+	pb_finish(&b, 1500, b.pos, 0, 0);
+	fds[0] = page_file(p0, (size_t)NP * 4096);
+	fds[1] = page_file(p1, sizeof(p1));
+	rb = ftn_ringbuf_open_fds(&pl, 2, fds, cpus);
+	ok(rb != NULL, "open_fds (300 pages on CPU 0)");
+	if (!rb) {
+		free(p0);
+		return;
+	}
+	memset(&o, 0, sizeof(o));
+	r = ftn_ringbuf_read(rb, &ops, &o);
+	is_int(r, 257, "first call: CPU 0's 256 pages and CPU 1's record before the cut");
+	is_int(ftn_ringbuf_pending(rb), 1, "CPU 1's later records pending");
+	r = ftn_ringbuf_read(rb, &ops, &o);
+	is_int(r, 46, "second call: the rest of CPU 0 and CPU 1's two");
+	is_int(o.n, 303, "every record delivered once");
+	is_int(o.back, 0, "in time order across the calls");
+	is_int(ftn_ringbuf_pending(rb), 0, "nothing pending");
+	ftn_ringbuf_close(rb);
+
+	/* flush at the end: the pending records, without reading more */
+	fds[0] = page_file(p0, (size_t)NP * 4096);
+	fds[1] = page_file(p1, sizeof(p1));
+	rb = ftn_ringbuf_open_fds(&pl, 2, fds, cpus);
+	if (rb) {
+		memset(&o, 0, sizeof(o));
+		ftn_ringbuf_read(rb, &ops, &o);
+		r = ftn_ringbuf_flush(rb, &ops, &o);
+		is_int(r, 2, "flush delivers the 2 pending records");
+		is_int(o.back, 0, "still in order");
+		is_int(ftn_ringbuf_pending(rb), 0, "nothing pending after the flush");
+		ftn_ringbuf_close(rb);
+	}
+	/* a CPU that is not cut holds nobody back */
+	pb_init(&b, p2, 4096);
+	pb_data(&b, 0, 8, 0, 0);
+	pb_finish(&b, 900000, b.pos, 0, 0);
+	fds[0] = page_file(p0, 10 * 4096);
+	fds[1] = page_file(p2, sizeof(p2));
+	rb = ftn_ringbuf_open_fds(&pl, 2, fds, cpus);
+	if (rb) {
+		memset(&o, 0, sizeof(o));
+		is_int(ftn_ringbuf_read(rb, &ops, &o), 11, "no cut: everything in one call");
+		ftn_ringbuf_close(rb);
+	}
+	free(p0);
+}
+
 static void test_merge(void)
 {
 	static unsigned char p0[2 * 4096], p1[4096];
@@ -707,6 +798,7 @@ int main(void)
 	snprintf(fixdir, sizeof(fixdir), "%s/tests/fixtures/raw", top ? top : ".");
 	test_hand_pages();
 	test_merge();
+	test_capped_order();
 	test_real_pages();
 	test_live();
 	return tap_done();
