@@ -14,6 +14,12 @@
 #            closed sockets) per connection connrate counted, or counted +
 #            lost = that; lines counted on the fly as for the snoop tools
 #   tcpconnect, tcpaccept  the same load: one line a connection
+#   tcpstates the same load: its lines into SYN_SENT and CLOSE (one
+#            connect, two closed sockets a connection) and the listener's
+#            close at the end
+#   tpoint   the same load: sock:inet_sock_set_state filtered in the
+#            kernel to closes on the soak's port, two a connection and the
+#            listener's
 #   tcpsnoop, udpsnoop  the same loads as tcptop and udptop; one JSON line per call, counted
 #            on the fly by an awk reading the tool's stdout (60 M lines
 #            would not fit a file): lines and bytes of sendrecv's
@@ -39,7 +45,8 @@
 #   FTNET_SOAK_SECS        seconds of load per tool (default 600)
 #   FTNET_SOAK_RATE        events a second (default 100000)
 #   FTNET_SOAK_TOOLS       default "tcpdrop tcptop udptop tcplife tcpconnect
-#                          tcpaccept tcpsnoop udpsnoop sockio"
+#                          tcpaccept tcpstates tpoint tcpsnoop udpsnoop
+#                          sockio"
 #   FTNET_SOAK_RSS_SLACK   KiB (default 256 + 1024 per CPU)
 # Needs root and ip; says so and exits 0 otherwise. Ends with the usual
 # "tests: N passed, M failed, K skipped".
@@ -51,7 +58,7 @@ FTNET_TOP=$top
 
 SECS=${FTNET_SOAK_SECS:-600}
 RATE=${FTNET_SOAK_RATE:-100000}
-TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpsnoop udpsnoop sockio}
+TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint tcpsnoop udpsnoop sockio}
 SLACK=${FTNET_SOAK_RSS_SLACK:-$((256 + 1024 * $(getconf _NPROCESSORS_ONLN)))}
 FLOOD=$top/build/tests/udpflood
 GEN=$top/build/tests/sendrecv
@@ -106,8 +113,9 @@ start() {
 	if [ -n "${COUNT_PIDS:-}${COUNT_PORT:-}" ]; then
 		rm -f "$tmp/$_t.fifo"; mkfifo "$tmp/$_t.fifo"
 		awk -v p="$COUNT_PIDS" -v port="${COUNT_PORT:-}" -v calls="${COUNT_CALLS:-}" '
-		port != "" && /^\{"time"/ { if (index($0, "\"sport\":" port ",") || index($0, "\"dport\":" port ",") ||
-			    index($0, "\"lport\":" port "}")) n++
+		port != "" && /^\{"(time|skaddr)"/ { if ((index($0, "\"sport\":" port ",") || index($0, "\"dport\":" port ",") ||
+			    index($0, "\"lport\":" port "}") || index($0, "\"sport\":\"" port "\"") ||
+			    index($0, "\"dport\":\"" port "\"")) && (calls == "" || $0 ~ calls)) n++
 			next }
 		/^\{"time"/ { if (match($0, /"pid":[0-9]+/) && index(p, " " substr($0, RSTART + 6, RLENGTH - 6) " ") &&
 			    (calls == "" || $0 ~ calls)) {
@@ -277,34 +285,43 @@ soak_snoop() {
 	host_netns_destroy "$NS"
 }
 
-# soak_life TOOL LINES WHAT: a connection tool over connrate's short
-# connections, LINES lines a connection (tcplife: two closed sockets;
-# tcpconnect, tcpaccept: one)
+# soak_life TOOL LINES WHAT [EXTRA [MATCH [ARGS...]]]: a connection tool
+# over connrate's short connections, LINES lines a connection (tcplife:
+# two closed sockets; tcpconnect, tcpaccept: one) and EXTRA more in all
+# (the listener's close), counting only the lines MATCH (an awk regex)
+# matches; ARGS for the tool after $LIFE_OPTS (default --json -b 8192)
 soak_life() {
+	lt=$1 _per=$2 _what=$3 _extra=${4:-0} _match=${5:-}
+	shift 3
+	if [ $# -gt 0 ]; then shift; fi
+	if [ $# -gt 0 ]; then shift; fi
 	CONNS=$((RATE / 10))
 	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
-	COUNT_PORT=$PORT
-	if ! start "$1" --json -b 8192; then
-		COUNT_PORT=""
-		t_fail "$1 started"; sed 's/^/#   /' "$tmp/$1.err"; return
+	COUNT_PORT=$PORT COUNT_CALLS=$_match
+	# shellcheck disable=SC2086 # $LIFE_OPTS: words
+	if ! start "$lt" ${LIFE_OPTS:---json -b 8192} "$@"; then
+		COUNT_PORT="" COUNT_CALLS=""
+		t_fail "$lt started"; sed 's/^/#   /' "$tmp/$lt.err"; return
 	fi
-	COUNT_PORT=""
+	COUNT_PORT="" COUNT_CALLS=""
 	t0=$(date +%s)
 	ip netns exec "$NS" "$CONNRATE" -4 -p "$PORT" -r "$CONNS" -d "$SECS" -t $((SECS + 60)) \
 		>"$tmp/connrate.out" &
 	gpid=$!
 	host_bg_track $gpid
-	watch_rss "$tpid" "$1"
+	watch_rss "$tpid" "$lt"
 	wait "$gpid"; grc=$?
 	el=$(($(date +%s) - t0))
 	t_is "$grc" 0 "connrate ran ($(cat "$tmp/connrate.out"))"
 	sleep 2
 	stop; rc=$?
 	wait "$cpid"
-	t_is "$rc" 0 "$1 exits 0 after SIGINT"
+	t_is "$rc" 0 "$lt exits 0 after SIGINT"
 	conns=$(sed -n 's/^connections=\([0-9]*\).*/\1/p' "$tmp/connrate.out")
-	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/$1.out")
-	report "$1" "${got:-0}" $(($2 * ${conns:-0})) "$3 per connection of connrate" "$el" "${got:-0}"
+	failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' "$tmp/connrate.out")
+	t_is "${failed:-?}" 0 "connrate: no connection failed (each makes the same transitions)"
+	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/$lt.out")
+	report "$lt" "${got:-0}" $((_per * ${conns:-0} + _extra)) "$_what per connection of connrate" "$el" "${got:-0}"
 	host_netns_destroy "$NS"
 }
 
@@ -319,10 +336,17 @@ for t in $TOOLS; do
 	tcplife) soak_life tcplife 2 "two closed sockets" ;;
 	tcpconnect) soak_life tcpconnect 1 "one connect" ;;
 	tcpaccept) soak_life tcpaccept 1 "one accept" ;;
+	# every socket of a connection closes once, every client connects
+	# once; plus the listener's close at connrate's end
+	tcpstates) soak_life tcpstates 3 "the transitions to SYN_SENT and CLOSE" 1 \
+		'"newstate":"(SYN_SENT|CLOSE)"' ;;
+	# the kernel filters: closes of the soak's port only
+	tpoint) LIFE_OPTS=--json soak_life tpoint 2 "two closes (newstate == TCP_CLOSE)" 1 '' \
+		sock:inet_sock_set_state "newstate == 7 && (sport == $PORT || dport == $PORT)" ;;
 	tcpsnoop) soak_snoop tcpsnoop tcp4 4 ;;
 	udpsnoop) soak_snoop udpsnoop udp 12 ;;
 	sockio) soak_snoop sockio tcp4 4 ;;
-	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpsnoop, udpsnoop, sockio)" ;;
+	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, tcpsnoop, udpsnoop, sockio)" ;;
 	esac
 done | tee "$tmp/tap"
 host_state "$tmp/state1"
