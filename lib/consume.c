@@ -55,6 +55,9 @@ struct consumer {
 	size_t have;            /* bytes of an unfinished line in buf */
 	int discard;            /* skipping the rest of an oversized line */
 	unsigned long nomem;    /* allocations that failed */
+	int procfd;             /* /proc for "<...>" tasks' names, -1: none */
+	int comm_pid;           /* comm holds its name (this read only) */
+	char comm[16];          /* TASK_COMM_LEN */
 };
 
 /* ---- allocations: every failure is said and counted ---- */
@@ -89,8 +92,21 @@ static void nomem(struct consumer *c, const char *what)
 
 static void deliver(struct consumer *c, const struct ftn_event *ev)
 {
+	struct ftn_event named;
+
 	if (c->stop)
 		return;
+	/* "<...>": the kernel has not saved the task's name yet (it does at
+	 * the task's next switch, after its first events): a live task's
+	 * is in /proc */
+	if (ev->comm && ev->pid > 0 && c->procfd >= 0 && !strcmp(ev->comm, "<...>") &&
+	    (c->comm_pid == ev->pid ||
+	     (ftn__proc_comm(c->procfd, ev->pid, c->comm, sizeof(c->comm)) &&
+	      (c->comm_pid = ev->pid)))) {
+		named = *ev;
+		named.comm = c->comm;
+		ev = &named;
+	}
 	if (c->ops->event && c->ops->event(c->ctx, ev))
 		c->stop = 1;
 }
@@ -301,6 +317,8 @@ static int c_take(void *ctx)
 	char *s, *e, *nl, *scan;
 	ssize_t n = read(c->fd, c->buf + c->have, c->cap - c->have);
 
+	c->comm_pid = 0;        /* a PID's name is looked up again each read */
+
 	if (n < 0)
 		return errno == EAGAIN ? 0 : -errno;
 	if (n == 0)
@@ -389,6 +407,7 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	c->want_stacks = opts && opts->want_stacks;
 	c->frames_to = -1;
 	c->fd = -1;
+	c->procfd = ftn__proc_task_fd();
 	c->loss = ftn__loss_new(inst, ops->lost, ctx);
 	if (!c->loss) {
 		err = -ENOMEM;
@@ -419,6 +438,8 @@ out:
 	for (int i = 0; i < MAX_PENDING; i++)
 		pending_free(&c->pend[i]);
 	ftn__loss_free(c->loss);
+	if (c->procfd >= 0)
+		close(c->procfd);
 	free(c->buf);
 	free(c);
 	return err;

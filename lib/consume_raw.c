@@ -465,8 +465,6 @@ const char *ftn_raw_event_str(const struct ftn_event *ev, const char *name)
 /* ------------------------------------------------------------------ */
 
 #define COMM_HASH 4096
-/* the init PID namespace's inode (PROC_PID_INIT_INO, fixed since 3.8) */
-#define INIT_PIDNS "pid:[4026531836]"
 
 struct comm_ent {
 	int pid;
@@ -515,54 +513,14 @@ static void comms_load(struct comms *c)
 	free(buf);
 }
 
-/* Can a task's name be read from /proc/PID/comm? The events carry PIDs
- * of the init PID namespace: only when we run there, /proc is its
- * procfs (it shows us under our own PID), and the tracefs is the
- * kernel's (a test's fake tree has PIDs of no task here). */
-static int comms_procfs_usable(void)
-{
-	char l[64], me[24];
-	ssize_t n;
-
-	if (!ftn__tracefs_is_kernel() || strcmp(ftn__proc_root(), "/proc"))
-		return 0;
-	n = readlink("/proc/self/ns/pid", l, sizeof(l) - 1);
-	if (n < 0 || (l[n] = '\0', strcmp(l, INIT_PIDNS)))
-		return 0;
-	n = readlink("/proc/self", l, sizeof(l) - 1);
-	snprintf(me, sizeof(me), "%d", (int)getpid());
-	return n > 0 && (l[n] = '\0', !strcmp(l, me));
-}
-
-/* /proc held open (the lookups walk one component less), or -1 */
-static int comms_procfd(void)
-{
-	return comms_procfs_usable() ? open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-}
-
-/* The name of a live task from /proc: one small read, where a reload of
- * saved_cmdlines costs about a millisecond (the kernel formats every
- * saved task), which a busy host with new PIDs all the time paid every
- * 10 ms. 0 when there is no such task (any more). */
+/* The name of a live task from /proc (ftn__proc_comm): one small read,
+ * where a reload of saved_cmdlines costs about a millisecond (the kernel
+ * formats every saved task), which a busy host with new PIDs all the
+ * time paid every 10 ms. 0 when there is no such task (any more). */
 static int comm_from_proc(int procfd, struct comm_ent *e, int pid)
 {
-	char path[24], b[sizeof(e->comm) + 1];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%d/comm", pid);
-	if ((fd = openat(procfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!ftn__proc_comm(procfd, pid, e->comm, sizeof(e->comm)))
 		return 0;
-	n = read(fd, b, sizeof(b) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	if (b[n - 1] == '\n')
-		n--;
-	if ((size_t)n >= sizeof(e->comm))
-		n = sizeof(e->comm) - 1;
-	memcpy(e->comm, b, (size_t)n);
-	e->comm[n] = '\0';
 	e->pid = pid;
 	e->loaded = 0;
 	return 1;
@@ -1042,7 +1000,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		c->bp_plain = c->bp_fd >= 0 && fstatfs(c->bp_fd, &sfs) == 0 &&
 			      sfs.f_type != TRACEFS_MAGIC_NR && sfs.f_type != DEBUGFS_MAGIC_NR;
 	}
-	c->comms->procfd = comms_procfd();
+	c->comms->procfd = ftn__proc_task_fd();
 	comms_load(c->comms);
 
 	rb = ftn_ringbuf_open(inst);

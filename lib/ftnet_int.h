@@ -225,6 +225,12 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 /* Tests: forget a stop request. */
 void ftn__stop_reset(void);
 
+/* util.c: /proc held open for task names when its PIDs are the events'
+ * (we run in the init PID namespace, the tracefs is the kernel's), else
+ * -1; the name of live task pid into buf: 1, or 0 when there is none. */
+int ftn__proc_task_fd(void);
+int ftn__proc_comm(int procfd, int pid, char *buf, size_t size);
+
 /* ringbuf.c: the most pages one CPU gave in the last ftn_ringbuf_read
  * (how fast the fullest buffer fills between two reads). */
 size_t ftn__ringbuf_last_pages(const struct ftn_ringbuf *rb);
