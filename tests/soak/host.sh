@@ -17,6 +17,8 @@
 #   tcpstates the same load: its lines into SYN_SENT and CLOSE (one
 #            connect, two closed sockets a connection) and the listener's
 #            close at the end
+#   uprobe   build/tests/utarget run after run (10000 calls of ut_int
+#            each): one line a call = the calls made
 #   tpoint   the same load: sock:inet_sock_set_state filtered in the
 #            kernel to closes on the soak's port, two a connection and the
 #            listener's
@@ -45,8 +47,8 @@
 #   FTNET_SOAK_SECS        seconds of load per tool (default 600)
 #   FTNET_SOAK_RATE        events a second (default 100000)
 #   FTNET_SOAK_TOOLS       default "tcpdrop tcptop udptop tcplife tcpconnect
-#                          tcpaccept tcpstates tpoint tcpsnoop udpsnoop
-#                          sockio"
+#                          tcpaccept tcpstates tpoint uprobe tcpsnoop
+#                          udpsnoop sockio"
 #   FTNET_SOAK_RSS_SLACK   KiB (default 256 + 1024 per CPU)
 # Needs root and ip; says so and exits 0 otherwise. Ends with the usual
 # "tests: N passed, M failed, K skipped".
@@ -58,7 +60,7 @@ FTNET_TOP=$top
 
 SECS=${FTNET_SOAK_SECS:-600}
 RATE=${FTNET_SOAK_RATE:-100000}
-TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint tcpsnoop udpsnoop sockio}
+TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint uprobe tcpsnoop udpsnoop sockio}
 SLACK=${FTNET_SOAK_RSS_SLACK:-$((256 + 1024 * $(getconf _NPROCESSORS_ONLN)))}
 FLOOD=$top/build/tests/udpflood
 GEN=$top/build/tests/sendrecv
@@ -110,9 +112,11 @@ start() {
 	_t=$1; shift
 	: >"$tmp/$_t.err"
 	: >"$tmp/$_t.out"
-	if [ -n "${COUNT_PIDS:-}${COUNT_PORT:-}" ]; then
+	if [ -n "${COUNT_PIDS:-}${COUNT_PORT:-}${COUNT_ALL:-}" ]; then
 		rm -f "$tmp/$_t.fifo"; mkfifo "$tmp/$_t.fifo"
-		awk -v p="$COUNT_PIDS" -v port="${COUNT_PORT:-}" -v calls="${COUNT_CALLS:-}" '
+		awk -v p="$COUNT_PIDS" -v port="${COUNT_PORT:-}" -v calls="${COUNT_CALLS:-}" \
+		    -v match_all="${COUNT_ALL:-}" '
+		match_all != "" && /^\{"time"/ { if ($0 ~ match_all) n++; next }
 		port != "" && /^\{"(time|skaddr)"/ { if ((index($0, "\"sport\":" port ",") || index($0, "\"dport\":" port ",") ||
 			    index($0, "\"lport\":" port "}") || index($0, "\"sport\":\"" port "\"") ||
 			    index($0, "\"dport\":\"" port "\"")) && (calls == "" || $0 ~ calls)) n++
@@ -325,6 +329,47 @@ soak_life() {
 	host_netns_destroy "$NS"
 }
 
+# soak_uprobe: build/tests/utarget runs again and again, RATE/10000 runs
+# then 0.1 s of rest, each run making 10000 calls of ut_int (and of its
+# other functions; a trap each: some 50k calls a second here); the uprobe
+# on ut_int: one JSON line a call, counted on the fly = the calls made
+soak_uprobe() {
+	UT=$top/build/tests/utarget
+	[ -x "$UT" ] || { t_fail "utarget built (make test-bins)"; return; }
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	COUNT_ALL='"event":"'
+	if ! start uprobe --json "p:$UT:ut_int a=%di:s32"; then
+		COUNT_ALL=""
+		t_fail "uprobe started"; sed 's/^/#   /' "$tmp/uprobe.err"; return
+	fi
+	COUNT_ALL=""
+	t0=$(date +%s)
+	( n=0 end=$(($(date +%s) + SECS)) per=$((RATE / 10000))
+	  [ "$per" -ge 1 ] || per=1
+	  while [ "$(date +%s)" -lt $end ]; do
+		k=0
+		while [ $k -lt $per ]; do
+			"$UT" -n 10000 -q || exit 1
+			n=$((n + 10000)) k=$((k + 1))
+		done
+		echo "$n" >"$tmp/ut.calls"
+		sleep 0.1
+	  done ) &
+	gpid=$!
+	host_bg_track $gpid
+	watch_rss "$tpid" uprobe
+	wait "$gpid"; grc=$?
+	el=$(($(date +%s) - t0))
+	t_is "$grc" 0 "utarget ran"
+	sleep 2
+	stop; rc=$?
+	wait "$cpid"
+	t_is "$rc" 0 "uprobe exits 0 after SIGINT"
+	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/uprobe.out")
+	report uprobe "${got:-0}" "$(cat "$tmp/ut.calls")" "one line per ut_int call of utarget's runs" "$el" "${got:-0}"
+	host_netns_destroy "$NS"
+}
+
 host_instances_snapshot
 host_state "$tmp/state0"
 echo "# host soak: [$TOOLS] each ${SECS} s at ~$RATE events/s"
@@ -343,10 +388,11 @@ for t in $TOOLS; do
 	# the kernel filters: closes of the soak's port only
 	tpoint) LIFE_OPTS=--json soak_life tpoint 2 "two closes (newstate == TCP_CLOSE)" 1 '' \
 		sock:inet_sock_set_state "newstate == 7 && (sport == $PORT || dport == $PORT)" ;;
+	uprobe) soak_uprobe ;;
 	tcpsnoop) soak_snoop tcpsnoop tcp4 4 ;;
 	udpsnoop) soak_snoop udpsnoop udp 12 ;;
 	sockio) soak_snoop sockio tcp4 4 ;;
-	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, tcpsnoop, udpsnoop, sockio)" ;;
+	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, uprobe, tcpsnoop, udpsnoop, sockio)" ;;
 	esac
 done | tee "$tmp/tap"
 host_state "$tmp/state1"
