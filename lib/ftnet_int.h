@@ -225,7 +225,7 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 /* Tests: forget a stop request. */
 void ftn__stop_reset(void);
 
-/* util.c: /proc held open for task names when its PIDs are the events'
+/* tracefs.c: /proc held open for task names when its PIDs are the events'
  * (we run in the init PID namespace, the tracefs is the kernel's), else
  * -1; the name of live task pid into buf: 1, or 0 when there is none. */
 int ftn__proc_task_fd(void);

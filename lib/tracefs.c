@@ -429,3 +429,53 @@ int ftn_tracefs_readme_has(const char *token)
 	}
 	return readme && strstr(readme, token) != NULL;
 }
+
+/* Can a task's name be read from /proc/PID/comm? The events carry PIDs
+ * of the init PID namespace: only when we run there, /proc is its
+ * procfs (it shows us under our own PID), and the tracefs is the
+ * kernel's (a test's fake tree has PIDs of no task here). */
+/* the init PID namespace's inode (PROC_PID_INIT_INO, fixed since 3.8) */
+#define INIT_PIDNS "pid:[4026531836]"
+static int proc_tasks_usable(void)
+{
+	char l[64], me[24];
+	ssize_t n;
+
+	if (!ftn__tracefs_is_kernel() || strcmp(ftn__proc_root(), "/proc"))
+		return 0;
+	n = readlink("/proc/self/ns/pid", l, sizeof(l) - 1);
+	if (n < 0 || (l[n] = '\0', strcmp(l, INIT_PIDNS)))
+		return 0;
+	n = readlink("/proc/self", l, sizeof(l) - 1);
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	return n > 0 && (l[n] = '\0', !strcmp(l, me));
+}
+
+int ftn__proc_task_fd(void)
+{
+	return proc_tasks_usable() ? open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+}
+
+int ftn__proc_comm(int procfd, int pid, char *buf, size_t size)
+{
+	char path[24], b[64];
+	ssize_t n;
+	int fd;
+
+	if (procfd < 0 || pid <= 0 || size == 0)
+		return 0;
+	snprintf(path, sizeof(path), "%d/comm", pid);
+	if ((fd = openat(procfd, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, b, sizeof(b) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	if (b[n - 1] == '\n')
+		n--;
+	if ((size_t)n >= size)
+		n = (ssize_t)size - 1;
+	memcpy(buf, b, (size_t)n);
+	buf[n] = '\0';
+	return 1;
+}
