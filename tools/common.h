@@ -93,6 +93,11 @@ struct tool_opts;
  * (ftn_consume_raw_available), else trace_pipe text. -C raw where there
  * are no binary buffers: one line, -ENOTSUP. Returns 'r' or 't'. */
 int tool_reader(struct ftn_instance *inst, const struct tool_opts *o);
+/* tool_instance, then tool_reader, which must give the binary buffers:
+ * for events read from them only (what: "syscall events"), one line and
+ * -ENOTSUP otherwise. 0 (*inst set) or -errno. */
+int tool_instance_raw(const char *tool, const char *what, struct ftn_instance **inst,
+		      const struct tool_opts *o);
 /* ftn_consume_raw (reader 'r', events as "sys/event") or ftn_consume
  * ('t'); a failure said in one line. 0 or -errno. */
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,

@@ -193,13 +193,8 @@ static int init(struct state *st)
 		return tool_fail(-ENOTSUP, "this kernel has no function tracer (CONFIG_FUNCTION_TRACER)");
 	if ((err = count_funcs(st)))
 		return err;
-	if (!(st->inst = tool_instance(TOOL)))
-		return -errno;
-	if ((err = tool_reader(st->inst, &st->o)) < 0)
+	if ((err = tool_instance_raw(TOOL, "function events", &st->inst, &st->o)))
 		return err;
-	if (err != 'r')
-		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw) are "
-				 "not available: function events are read from them only");
 	if (!(st->counts = tool_counter_new(1, st->o.prom != NULL)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	st->ks = ftn_ksyms_shared();

@@ -477,13 +477,8 @@ static int init(struct state *st)
 	/* through /proc (FTNET_PROC in tests), as every lookup after */
 	if (st->pid && !ftn_fdsock_tgid(st->fds, st->pid))
 		return tool_fail(-EINVAL, "no process %d", (int)st->pid);
-	if (!(st->inst = tool_instance(TOOL)))
-		return -errno;
-	if ((err = tool_reader(st->inst, &st->o)) < 0)
+	if ((err = tool_instance_raw(TOOL, "syscall events", &st->inst, &st->o)))
 		return err;
-	if (err != 'r')
-		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw) are "
-				 "not available: syscall events are read from them only");
 	if (st->cmd && (err = tool_cmd_start(&st->child, st->cmd)))
 		return err;
 	if ((err = tool_pid_follow(st->inst, st->cmd ? st->child.pid : st->pid, &st->how)))

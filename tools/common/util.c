@@ -224,6 +224,21 @@ int tool_reader(struct ftn_instance *inst, const struct tool_opts *o)
 	return 'r';
 }
 
+int tool_instance_raw(const char *tool, const char *what, struct ftn_instance **inst,
+		      const struct tool_opts *o)
+{
+	int err;
+
+	if (!(*inst = tool_instance(tool)))
+		return -errno;
+	if ((err = tool_reader(*inst, o)) < 0)
+		return err;
+	if (err != 'r')
+		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw) are "
+				 "not available: %s are read from them only", what);
+	return 0;
+}
+
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
 		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
 		 void *ctx)
