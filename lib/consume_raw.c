@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -857,6 +858,18 @@ static int rc_wait(void *ctx, int timeout_ms)
 	return ftn_ringbuf_wait(c->rb, timeout_ms);
 }
 
+/* poll(2) on trace_pipe_raw honours buffer_percent from 6.1 (before, it
+ * wakes at the first event, and a gap spent polling would end at once) */
+static int poll_honours_watermark(void)
+{
+	struct utsname u;
+	int maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
+		return 0;
+	return maj > 6 || (maj == 6 && min >= 1);
+}
+
 static int rc_gap_wait(void *ctx, int timeout_ms)
 {
 	struct rawc *c = ctx;
@@ -995,7 +1008,8 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 
 		struct statfs sfs;
 
-		if (ftn_tracefs_path(inst, "buffer_percent", path, sizeof(path)) == 0)
+		if (poll_honours_watermark() &&
+		    ftn_tracefs_path(inst, "buffer_percent", path, sizeof(path)) == 0)
 			c->bp_fd = open(path, O_WRONLY | O_CLOEXEC);
 		c->bp_plain = c->bp_fd >= 0 && fstatfs(c->bp_fd, &sfs) == 0 &&
 			      sfs.f_type != TRACEFS_MAGIC_NR && sfs.f_type != DEBUGFS_MAGIC_NR;
