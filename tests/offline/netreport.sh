@@ -15,20 +15,36 @@ ND=$FIX/netdelta
 P=$tmp/proc
 mkdir -p "$P"
 
-# run OUT ERR ARGS...: one run of about 1 s from capture a to b; $rc
+# run OUT ERR ARGS...: one run of about 1 s from capture a to b; $rc.
+# ERR is emptied here, before the tool starts: emptied by the background
+# child's redirection instead, the wait below could still read the last
+# run's "counters read" and switch to b before the first read (both reads
+# b, deltas 0: one run in three under the sanitize tier's load). And the
+# switch must come before the second read: a run whose tool is gone when
+# the link is switched (this shell noticed the line late) runs again, at
+# most three times.
 run() {
 	out=$1 err=$2
 	shift 2
-	ln -sfn "$ND/a/net" "$P/net"
-	FTNET_PROC=$P "$BIN/netreport" -n -v -d 1 "$@" >"$out" 2>"$err" &
-	pid=$!
-	i=0
-	while ! grep -q 'counters read' "$err" 2>/dev/null && [ $i -lt 200 ]; do
-		sleep 0.05; i=$((i + 1))
+	_try=0
+	while :; do
+		ln -sfn "$ND/a/net" "$P/net"
+		: >"$err"
+		FTNET_PROC=$P "$BIN/netreport" -n -v -d 1 "$@" >"$out" 2>"$err" &
+		pid=$!
+		i=0
+		while ! grep -q 'counters read' "$err" 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
+		ln -sfn "$ND/b/net" "$P/net"
+		_late=
+		kill -0 $pid 2>/dev/null || _late=1
+		wait $pid
+		rc=$?
+		_try=$((_try + 1))
+		[ -n "$_late" ] && [ $_try -lt 3 ] || break
+		echo "# netreport ended before the switch to capture b: run again"
 	done
-	ln -sfn "$ND/b/net" "$P/net"
-	wait $pid
-	rc=$?
 }
 
 run "$tmp/t" "$tmp/e"
@@ -99,6 +115,7 @@ mkdir -p "$P/42/ns"
 ln -sfn "$ND/a/net" "$P/42/net"
 ln -sfn 'net:[4026531001]' "$P/42/ns/net"
 nsrun() { # NEWNS: a run of -N 42 whose namespace link becomes NEWNS
+	: >"$tmp/ne"    # now, not in the child: see run
 	FTNET_PROC=$P "$BIN/netreport" -n -v -d 1 -N 42 --json >"$tmp/n" 2>"$tmp/ne" &
 	pid=$!
 	i=0
