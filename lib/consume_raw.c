@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -862,12 +861,7 @@ static int rc_wait(void *ctx, int timeout_ms)
  * wakes at the first event, and a gap spent polling would end at once) */
 static int poll_honours_watermark(void)
 {
-	struct utsname u;
-	int maj = 0, min = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
-		return 0;
-	return maj > 6 || (maj == 6 && min >= 1);
+	return ftn__kernel_at_least(6, 1) == 1;
 }
 
 static int rc_gap_wait(void *ctx, int timeout_ms)

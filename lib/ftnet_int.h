@@ -225,6 +225,10 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 /* Tests: forget a stop request. */
 void ftn__stop_reset(void);
 
+/* util.c: is the running kernel (uname's release) at least maj.min? 1 or
+ * 0, -1 when the release cannot be read. */
+int ftn__kernel_at_least(int maj, int min);
+
 /* tracefs.c: /proc held open for task names when its PIDs are the events'
  * (we run in the init PID namespace, the tracefs is the kernel's), else
  * -1; the name of live task pid into buf: 1, or 0 when there is none. */

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/utsname.h>
 
 /* MSG_PEEK: the data stays queued; the tracepoint's own print format
  * shows length 0 for it, and so do we. */
@@ -128,12 +127,7 @@ static const struct sr_func {
  * (the nonblock argument before it was removed), the fifth before. */
 static int flags_argn(void)
 {
-	struct utsname u;
-	int maj = 0, min = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
-		return 4;
-	return maj > 5 || (maj == 5 && min >= 19) ? 4 : 5;
+	return ftn__kernel_at_least(5, 19) ? 4 : 5;      /* unknown (-1): 4 */
 }
 
 /* The condition on a probe's family field (skc_family, read from the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 
 static ftn_log_fn log_fn;
 static int log_verbose;
@@ -135,4 +136,14 @@ int ftn_tcp_state_parse(const char *s)
 	if (end != s && !*end && v > 0 && v < 256)
 		return (int)v;
 	return -EINVAL;
+}
+
+int ftn__kernel_at_least(int maj, int min)
+{
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
+		return -1;
+	return a > maj || (a == maj && b >= min);
 }
