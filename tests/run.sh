@@ -37,13 +37,14 @@ tiers=${FTNET_TIERS:-offline fuzz host analyse valgrind sanitize vm}
 logdir=$top/build/test-logs
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0
+rm -f "$logdir/failed"
 
 logof() { echo "$logdir/$(echo "$1" | tr '/ ' '__')"; }
 
 # tally NAME RC: print NAME's log and count its TAP lines; a sanitize/*
 # test also fails on each sanitizer report file it left (san_env).
 tally() {
-	name=$1 rc=$2 log=$(logof "$1").log
+	name=$1 rc=$2 log=$(logof "$1").log sanrep=""
 	cat "$log"
 	p=$(grep -c '^ok [0-9]' "$log" | head -1)
 	s=$(grep -c '^ok [0-9].*# SKIP' "$log" | head -1)
@@ -62,11 +63,24 @@ tally() {
 		for r in "$logdir/san/$(echo "$name" | tr '/ ' '__')"/*; do
 			[ -f "$r" ] || continue
 			echo "not ok - $name: sanitizer report $r"
+			sanrep="$sanrep $r"
 			sed 's/^/#   /' "$r" | head -80
 			f=$((f + 1))
 		done ;;
 	esac
 	pass=$((pass + p)); skip=$((skip + s)); fail=$((fail + f))
+	# CI shows only the end of a run: recap_failures repeats these there
+	if [ "$f" -gt 0 ]; then
+		{ echo "# $name:"; grep '^not ok' "$log" | head -20; } >>"$logdir/failed"
+		[ "$rc" -ne 0 ] && echo "#   (exit status $rc)" >>"$logdir/failed"
+		for r in $sanrep; do echo "#   sanitizer report $r"; done >>"$logdir/failed"
+	fi
+}
+
+recap_failures() {
+	[ -s "$logdir/failed" ] || return 0
+	echo "# --- the failures of this run again (logs: $logdir):"
+	head -60 "$logdir/failed"
 }
 
 run_one() { # name command...
@@ -207,5 +221,6 @@ for tier in $tiers; do
 	esac
 done
 
+recap_failures
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
