@@ -24,7 +24,7 @@ struct retrans {
 struct state {
 	struct tool_opts o;
 	int count, stacks, tlp, family, owner, raw, warned, nevs, be;
-	const char *backend, *consumer;
+	const char *backend;
 	pid_t netns_pid;
 	struct ftn_instance *inst;
 	const char *evs[6];
@@ -256,11 +256,6 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case '4': case '6': st->family = c == '4' ? AF_INET : AF_INET6; return 0;
 	case 'B': st->backend = arg; return 0;
 	case 'c': st->count = 1; return 0;
-	case 'C':
-		if (strcmp(arg, "raw") && strcmp(arg, "text"))
-			return tool_fail(-EINVAL, "-C takes raw or text");
-		st->consumer = arg;
-		return 0;
 	case 'l': st->tlp = 1; return 0;
 	case 'N': return tool_parse_pid(arg, &st->netns_pid) ? tool_fail(-EINVAL, "invalid PID '%s'", arg) : 0;
 	case 'o': st->owner = 1; return 0;
@@ -271,8 +266,8 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "tcpretrans [-chHlosv46] [-B BACKEND] [-C raw|text] [-d SECS] [-i SECS] [-N PID]\n"
-		    "                  [--json] [--prom FILE] [--top N]",
+	.synopsis = "tcpretrans [-chHlosv46] [-B BACKEND] [-b KB] [-C raw|text] [-d SECS] [-i SECS]\n"
+		    "                  [-N PID] [--json] [--prom FILE] [--top N]",
 	.about = "TCP retransmits (R>), SYN-ACK retransmits (S>) and with -l tail loss probes\n"
 		 "(L>): connection, state and segments, as the kernel counts them in\n"
 		 "RetransSegs. SEGS is \"-\" where the back end cannot read it (the tracepoint:\n"
@@ -280,7 +275,6 @@ static const struct tool_desc desc = {
 	.options = "  -B BACKEND  tracepoint | kprobe | join (default: the best available)\n"
 		   "  -c          count mode: retransmitted segments per remote address and local\n"
 		   "              port each interval, most first\n"
-		   "  -C WHICH    event reader: raw (binary buffers, default) or text (trace_pipe)\n"
 		   "  -l          tail loss probes too (L>; needs kprobes; not counted: a probe's\n"
 		   "              retransmit is an R event)\n"
 		   "  -N PID      look sockets up in PID's network namespace (-o, join)\n"
@@ -292,8 +286,8 @@ static const struct tool_desc desc = {
 		    "  tcpretrans -s -4       IPv4 only, with kernel stacks\n"
 		    "  tcpretrans --json -o   JSON lines with the socket owner's PID\n"
 		    "  tcpretrans -c -i 60 --prom /var/lib/node_exporter/tcpretrans.prom\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP,
-	.shortopts = "46B:cC:lN:os",
+	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER,
+	.shortopts = "46B:clN:os",
 	.opt = on_opt,
 };
 
@@ -325,11 +319,9 @@ static int init(struct state *st)
 		return -errno;
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
-	st->raw = !st->consumer || !strcmp(st->consumer, "raw");
-	if (st->raw && !(st->raw = ftn_consume_raw_available(st->inst)) && st->consumer)
-		return tool_fail(-ENOTSUP, "the binary buffers (per_cpu/cpuN/trace_pipe_raw, "
-				 "events/header_page) are not available");
-	tool_info("reading %s", st->raw ? "the binary per-CPU buffers (trace_pipe_raw)" : "trace_pipe text");
+	if ((err = tool_reader(st->inst, &st->o)) < 0)
+		return err;
+	st->raw = err == 'r';
 	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
 	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL))))
