@@ -1123,6 +1123,36 @@ sockio_round() { # BACKEND PORT WHAT MODE EXTRA...: WHAT names the round in the
 	check "sockio $what: udptop: unconnected sockets with a null remote end" grep -q '"comm":"sr-udp".*"raddr":null,"rport":null' /tmp/sio.udptop.out
 }
 
+# sockio_hist_size N: with N more idle connections (2N sockets,
+# build/tests/idleconns), tcptop -v sizes its hist tables at four entries
+# a TCP socket allocated (sockstat's alloc), a power of two from 2048 to
+# 65536, and says so
+sockio_hist_size() {
+	local ip= a want i
+	if [ "$1" -gt 0 ]; then
+		fresh /tmp/sio.idle
+		"$FTNET_TOP/build/tests/idleconns" -p 42900 -n "$1" -t 60 >/tmp/sio.idle 2>&1 &
+		ip=$!
+		i=0
+		while ! grep -q '^ready' /tmp/sio.idle && kill -0 $ip 2>/dev/null && [ $i -lt 300 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		if ! grep -q '^ready' /tmp/sio.idle; then
+			nok "sockio: idleconns -n $1 up"; sed 's/^/#   /' /tmp/sio.idle
+			kill $ip 2>/dev/null; wait $ip
+			return
+		fi
+	fi
+	a=$(awk '$1 == "TCP:" { for (i = 2; i < NF; i++) if ($i == "alloc") print $(i + 1) }' /proc/net/sockstat)
+	"$FTNET_TOP/bin/tcptop" -v -d 0.2 >/dev/null 2>/tmp/sio.hs
+	want=2048
+	while [ $want -lt 65536 ] && [ $want -lt $((4 * a)) ]; do want=$((want * 2)); done
+	check "sockio: tcptop's hist tables follow the sockets ($a TCP sockets allocated: size=$want)" \
+		grep -q "size=$want " /tmp/sio.hs
+	grep 'hist tables of' /tmp/sio.hs | sed 's/^/# /'
+	if [ -n "$ip" ]; then kill $ip; wait $ip; fi
+}
+
 check_tool_sockio() {
 	local t rc
 	for t in tcptop udptop tcpsnoop udpsnoop; do tool_help $t || return; done
@@ -1143,6 +1173,10 @@ check_tool_sockio() {
 			sh -c '[ "$1" = 2 ] && [ "$(wc -l < /tmp/sio.e)" = 1 ] && grep -q "no sock:sock_send_length tracepoint" /tmp/sio.e' sh "$rc"
 	fi
 	grep 'back end' /tmp/sio.v | sed 's/^/# /'
+	if [ -f $T/events/sock/inet_sock_set_state/hist ] && kv_ge 6 10; then
+		sockio_hist_size 0
+		sockio_hist_size 400   # (the guest allows 1024 files a process)
+	fi
 	# kprobes: on 6.1 an entry and a return probe per function, paired
 	# per task (its kretprobes take no $argN): streamed; on 6.12 one
 	# return probe per function reads everything: counted in the kernel

@@ -52,6 +52,7 @@ struct sockio {
 	 * per second (its table's change since the last read) */
 	int hist;
 	int nhist;
+	unsigned int hist_entries;      /* each table's size (hist_size) */
 	struct sockio_hist {
 		char sys[64], event[32];
 		int dir;                /* 'S', 'R' */
