@@ -19,6 +19,14 @@
 #            close at the end
 #   tcpreset build/tests/conngen once a second: RATE/5 refused connects
 #            (some five events each); "sent" lines = TcpOutRsts delta
+#   tcpretrans build/tests/tcpgen syn run after run: up to 10000 SYN_SENT
+#            sockets whose SYNs nftables drops, a retransmit each a second;
+#            lines = the namespace's TcpRetransSegs delta
+#   netreport one -d run over udpflood at RATE and tcpgen syn (5000
+#            sockets): its cross-check, traced = its counters = the
+#            namespace's deltas
+#   netdelta -i 1 over udpflood at RATE: its Udp.NoPorts deltas sum to
+#            the namespace's counter's move
 #   uprobe   build/tests/utarget run after run (10000 calls of ut_int
 #            each): one line a call = the calls made
 #   tpoint   the same load: sock:inet_sock_set_state filtered in the
@@ -50,7 +58,8 @@
 #   FTNET_SOAK_RATE        events a second (default 100000)
 #   FTNET_SOAK_TOOLS       default "tcpdrop tcptop udptop tcplife tcpconnect
 #                          tcpaccept tcpstates tpoint uprobe tcpreset
-#                          tcpsnoop udpsnoop sockio"
+#                          tcpretrans netreport netdelta tcpsnoop udpsnoop
+#                          sockio"
 #   FTNET_SOAK_RSS_SLACK   KiB (default 256 + 1024 per CPU)
 # Needs root and ip; says so and exits 0 otherwise. Ends with the usual
 # "tests: N passed, M failed, K skipped".
@@ -62,7 +71,7 @@ FTNET_TOP=$top
 
 SECS=${FTNET_SOAK_SECS:-600}
 RATE=${FTNET_SOAK_RATE:-100000}
-TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint uprobe tcpreset tcpsnoop udpsnoop sockio}
+TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint uprobe tcpreset tcpretrans netreport netdelta tcpsnoop udpsnoop sockio}
 SLACK=${FTNET_SOAK_RSS_SLACK:-$((256 + 1024 * $(getconf _NPROCESSORS_ONLN)))}
 FLOOD=$top/build/tests/udpflood
 GEN=$top/build/tests/sendrecv
@@ -155,7 +164,7 @@ lost() { sed -n 's/^{"end":.*"lost":\([0-9]*\).*/\1/p' "$tmp/$1.out" | tail -n 1
 
 # report TOOL COUNTED TRUTH WHAT SECS EVENTS
 report() {
-	_l=$(lost "$1")
+	_l=${LOST:-$(lost "$1")}
 	echo "# $1: $4: counted $2, lost ${_l:-?}, truth $3 ($(($3 / $5)) a second over $5 s)"
 	echo "# $1: VmRSS start $rss0 KiB, end $rss1 KiB, max $rssmax KiB: growth $((rss1 - rss0)) KiB" \
 		"($(awk -v g=$((rss1 - rss0)) -v n="$6" 'BEGIN { printf "%.4f", n ? g * 1024 / n : 0 }') bytes an event)"
@@ -376,43 +385,197 @@ soak_uprobe() {
 	host_netns_destroy "$NS"
 }
 
-# soak_tcpreset: build/tests/conngen once a second, RATE/5 refused
-# connections in 2 pairs (a SYN to a closed port: the kernel answers with
-# an RST); tcpreset's "sent" lines, counted on the fly = the namespace's
-# TcpOutRsts delta
-soak_tcpreset() {
-	CG=$top/build/tests/conngen
-	[ -x "$CG" ] || { t_fail "conngen built (make test-bins)"; return; }
-	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
-	COUNT_ALL='"dir":"sent"'
-	if ! start tcpreset --json -b 8192; then
+# soak_counted TOOL MATCH FIELD PROTO WHAT LOAD [TOOL ARGS...]: TOOL
+# --json (and ARGS) in the namespace while the shell function LOAD runs in
+# the background; its lines matching MATCH (an awk regex), counted on the
+# fly, = the namespace's PROTO FIELD counter's move around the load
+# (WHAT says what that is). With $BOUND set the tool's lost count is of
+# every kind it reads: counted <= truth <= counted + lost.
+soak_counted() {
+	sc_t=$1 sc_m=$2 sc_f=$3 sc_p=$4 sc_w=$5 sc_load=$6
+	shift 6
+	COUNT_ALL=$sc_m
+	if ! start "$sc_t" --json "$@"; then
 		COUNT_ALL=""
-		t_fail "tcpreset started"; sed 's/^/#   /' "$tmp/tcpreset.err"; return
+		t_fail "$sc_t started"; sed 's/^/#   /' "$tmp/$sc_t.err"; host_netns_destroy "$NS"; return
 	fi
 	COUNT_ALL=""
-	n0=$(host_netns_snmp "$NS" OutRsts Tcp)
+	n0=$(host_netns_snmp "$NS" "$sc_f" "$sc_p")
 	t0=$(date +%s)
-	# paced: RATE/5 refused connections a second (each is some five
-	# events: two state changes, the reset sent, the reset received)
-	( end=$(($(date +%s) + SECS))
-	  while [ "$(date +%s)" -lt $end ]; do
-		s=$(date +%s)
-		ip netns exec "$NS" "$CG" -p "$PORT" -n 0 -r $((RATE / 5)) -P 2 -t 120 >/dev/null || exit 1
-		while [ "$(date +%s)" = "$s" ]; do sleep 0.05; done
-	  done ) &
+	"$sc_load" &
 	gpid=$!
 	host_bg_track $gpid
-	watch_rss "$tpid" tcpreset
+	watch_rss "$tpid" "$sc_t"
 	wait "$gpid"; grc=$?
 	el=$(($(date +%s) - t0))
-	t_is "$grc" 0 "conngen ran"
+	t_is "$grc" 0 "$sc_load ran"
 	sleep 2
-	n1=$(host_netns_snmp "$NS" OutRsts Tcp)
+	n1=$(host_netns_snmp "$NS" "$sc_f" "$sc_p")
 	stop; rc=$?
 	wait "$cpid"
-	t_is "$rc" 0 "tcpreset exits 0 after SIGINT"
-	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/tcpreset.out")
-	BOUND=1 report tcpreset "${got:-0}" $((n1 - n0)) "resets sent (the namespace's TcpOutRsts)" "$el" "${got:-0}"
+	t_is "$rc" 0 "$sc_t exits 0 after SIGINT"
+	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/$sc_t.out")
+	report "$sc_t" "${got:-0}" $((n1 - n0)) "$sc_w" "$el" "${got:-0}"
+	host_netns_destroy "$NS"
+}
+
+# refused_load: build/tests/conngen once a second for SECS, RATE/5 refused
+# connections in 2 pairs (a SYN to a closed port: the kernel answers with
+# an RST); paced: each is some five events to tcpreset (two state
+# changes, the reset sent, the reset received)
+refused_load() {
+	_end=$(($(date +%s) + SECS))
+	while [ "$(date +%s)" -lt $_end ]; do
+		_s=$(date +%s)
+		ip netns exec "$NS" "$top/build/tests/conngen" -p "$PORT" -n 0 -r $((RATE / 5)) -P 2 -t 120 \
+			>/dev/null || return 1
+		while [ "$(date +%s)" = "$_s" ]; do sleep 0.05; done
+	done
+}
+
+# soak_tcpreset: refused_load; tcpreset's "sent" lines = the namespace's
+# TcpOutRsts delta
+soak_tcpreset() {
+	[ -x "$top/build/tests/conngen" ] || { t_fail "conngen built (make test-bins)"; return; }
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	BOUND=1     # (set, then unset: an assignment before a function call may outlive it)
+	soak_counted tcpreset '"dir":"sent"' OutRsts Tcp "resets sent (the namespace's TcpOutRsts)" \
+		refused_load -b 8192
+	BOUND=""
+}
+
+# syn_drops: in the new namespace, nftables drops every SYN to ports
+# 20000-39999 (or says why not and removes the namespace: return 1)
+syn_drops() {
+	printf 'table inet ftnet_soak {\n chain input {\n  type filter hook input priority 0; policy accept;\n  tcp dport 20000-39999 drop\n }\n}\n' |
+		ip netns exec "$NS" nft -f - && return 0
+	t_fail "nftables drop rule in $NS"
+	host_netns_destroy "$NS"
+	return 1
+}
+
+# syn_load SECS N [LPORT]: build/tests/tcpgen syn run after run for SECS:
+# N connects to port 20000 (dropped: syn_drops; N at most 10000: beyond,
+# the kernel's search for a free ephemeral port to one destination takes
+# seconds, and tcpgen needs N + 64 descriptors of root's 20000) that
+# retransmit their SYN about once a second until each run
+# gives up after 4.5 s. With LPORT, from that local port to ports 20000 to
+# 20000 + N - 1: the same N flows in every run (a tool keeping rows per
+# flow then holds N, not N more each run; binding one port N times costs
+# the kernel N^2/2 checks: a few thousand at most)
+syn_load() {
+	_end=$(($(date +%s) + $1))
+	while [ "$(date +%s)" -lt $_end ]; do
+		ip netns exec "$NS" "$top/build/tests/tcpgen" syn -4 -p 20000 -c "$2" -i 50 \
+			${3:+-b "$3"} -t 4.5 >/dev/null || return 1
+	done
+}
+
+# soak_tcpretrans: syn_load with N = RATE, at most 10000 (some N
+# retransmits a second at most); one JSON line a retransmit to syn_drops'
+# ports, counted on the fly = the namespace's TcpRetransSegs delta (a SYN
+# is one segment, and nothing else of the namespace's is lost)
+soak_tcpretrans() {
+	[ -x "$top/build/tests/tcpgen" ] || { t_fail "tcpgen built (make test-bins)"; return; }
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	syn_drops || return
+	_n=$RATE
+	[ "$_n" -le 10000 ] || _n=10000
+	soak_counted tcpretrans '"dport":[23][0-9][0-9][0-9][0-9][,}]' RetransSegs Tcp \
+		"SYN retransmits (the namespace's TcpRetransSegs)" syn_load_soak
+}
+syn_load_soak() { syn_load "$SECS" "$_n"; }
+# soak_netreport: one netreport -d run over the whole load (-N: the
+# namespace's counters): udpflood to a closed port at RATE a second
+# (NO_SOCKET drops) and syn_load's SYN retransmits (5000 sockets, some
+# 4000 a second); its cross-check (traced = counted) and its counters =
+# the namespace's deltas around the load, RSS watched meanwhile
+soak_netreport() {
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	syn_drops || return
+	host_netns_holder "$NS" $((SECS + 120))
+	: >"$tmp/netreport.out"; : >"$tmp/netreport.err"
+	env --default-signal=INT,QUIT "$top/bin/netreport" -d $((SECS + 100)) -N "$holder" -v --json \
+		-b 8192 >"$tmp/netreport.out" 2>"$tmp/netreport.err" &
+	tpid=$!
+	host_bg_track $tpid
+	_i=0
+	while ! grep -q 'counters read' "$tmp/netreport.err" && host_alive $tpid && [ $_i -lt 100 ]; do
+		sleep 0.1; _i=$((_i + 1))
+	done
+	if ! grep -q 'counters read' "$tmp/netreport.err"; then
+		t_fail "netreport started"; sed 's/^/#   /' "$tmp/netreport.err"; host_netns_destroy "$NS"; return
+	fi
+	r0=$(host_netns_snmp "$NS" RetransSegs) u0=$(host_netns_snmp "$NS" NoPorts Udp)
+	t0=$(date +%s)
+	( ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE * SECS)) "$RATE" >"$tmp/flood.out" &
+	  syn_load "$SECS" 5000 7000; _r=$?
+	  wait $! && exit $_r ) &
+	gpid=$!
+	host_bg_track $gpid
+	watch_rss "$tpid" netreport
+	wait "$gpid"; grc=$?
+	el=$(($(date +%s) - t0))
+	t_is "$grc" 0 "udpflood and tcpgen syn ran"
+	sleep 2
+	r1=$(host_netns_snmp "$NS" RetransSegs) u1=$(host_netns_snmp "$NS" NoPorts Udp)
+	stop; rc=$?
+	t_is "$rc" 0 "netreport exits 0 after SIGINT"
+	# the one JSON document's cross-check: traced and counted, each pair
+	# shellcheck disable=SC2046 # five numbers: words
+	set -- $(python3 -c 'import json, sys
+x = json.load(open(sys.argv[1]))["crosscheck"]
+print(*(x[k] for k in ("retransmits_traced", "retrans_segs", "udp_noport_drops_traced", "udp_noports", "lost")))' \
+		"$tmp/netreport.out" 2>/dev/null)
+	t_is "$2 $4" "$((r1 - r0)) $((u1 - u0))" \
+		"netreport: its counters (RetransSegs, NoPorts) = the namespace's deltas around the load"
+	if [ $# -ne 5 ]; then
+		t_fail "netreport wrote its JSON document with a cross-check"
+		sed 's/^/#   /' "$tmp/netreport.err" | tail -5
+	else
+		# (its lost count is of every kind it reads: resets too)
+		LOST=$5 BOUND=1
+		report netreport "$(($1 + $3))" "$(($2 + $4))" \
+			"SYN retransmits and NO_SOCKET drops (its counters; traced $1 / $2, $3 / $4)" \
+			"$el" "$(($1 + $3))"
+		LOST="" BOUND=""
+	fi
+	host_netns_destroy "$NS"
+}
+
+# soak_netdelta: netdelta -i 1 --json on the namespace (-N) while udpflood
+# sends RATE datagrams a second to a closed port: its Udp.NoPorts deltas
+# sum to the namespace's own counter's move around the load
+soak_netdelta() {
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	host_netns_holder "$NS" $((SECS + 120))
+	: >"$tmp/netdelta.out"; : >"$tmp/netdelta.err"; : >"$tmp/nd.prom"
+	env --default-signal=INT,QUIT "$top/bin/netdelta" -N "$holder" -i 1 --json -f '^Udp\.NoPorts$' \
+		--prom "$tmp/nd.prom" >"$tmp/netdelta.out" 2>"$tmp/netdelta.err" &
+	tpid=$!
+	host_bg_track $tpid
+	# its first snapshot is taken once the --prom file is written
+	if ! host_wait_nonempty "$tmp/nd.prom" 50 $tpid; then
+		t_fail "netdelta started"; sed 's/^/#   /' "$tmp/netdelta.err"; host_netns_destroy "$NS"; return
+	fi
+	u0=$(host_netns_snmp "$NS" NoPorts Udp)
+	t0=$(date +%s)
+	ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE * SECS)) "$RATE" >"$tmp/flood.out" &
+	gpid=$!
+	host_bg_track $gpid
+	watch_rss "$tpid" netdelta
+	wait "$gpid"; grc=$?
+	el=$(($(date +%s) - t0))
+	t_is "$grc" 0 "udpflood ran"
+	sleep 2.5       # two intervals: the last datagrams' is printed
+	u1=$(host_netns_snmp "$NS" NoPorts Udp)
+	stop; rc=$?
+	t_is "$rc" 0 "netdelta exits 0 after SIGINT"
+	got=$(sed -n 's/.*"counter":"Udp\.NoPorts",.*"delta":\([0-9]*\),.*/\1/p' "$tmp/netdelta.out" |
+		awk '{ s += $1 } END { printf "%.0f\n", s }')
+	LOST=0      # nothing to lose: counters read, not events
+	report netdelta "$got" $((u1 - u0)) "Udp.NoPorts deltas (the namespace's counter)" "$el" "$got"
+	LOST=""
 	host_netns_destroy "$NS"
 }
 
@@ -436,10 +599,13 @@ for t in $TOOLS; do
 		sock:inet_sock_set_state "newstate == 7 && (sport == $PORT || dport == $PORT)" ;;
 	uprobe) soak_uprobe ;;
 	tcpreset) soak_tcpreset ;;
+	tcpretrans) soak_tcpretrans ;;
+	netreport) soak_netreport ;;
+	netdelta) soak_netdelta ;;
 	tcpsnoop) soak_snoop tcpsnoop tcp4 4 ;;
 	udpsnoop) soak_snoop udpsnoop udp 12 ;;
 	sockio) soak_snoop sockio tcp4 4 ;;
-	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, uprobe, tcpreset, tcpsnoop, udpsnoop, sockio)" ;;
+	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, uprobe, tcpreset, tcpretrans, netreport, netdelta, tcpsnoop, udpsnoop, sockio)" ;;
 	esac
 done | tee "$tmp/tap"
 host_state "$tmp/state1"
