@@ -114,6 +114,22 @@ watch_rss() {
 	done
 }
 
+# run_load TOOL WHAT CMD...: the load CMD in the background (from now: t0)
+# while watch_rss follows TOOL ($tpid); sets el, the load's seconds, and
+# checks its exit status ("WHAT ran")
+run_load() {
+	_rt=$1 _rw=$2
+	shift 2
+	t0=$(date +%s)
+	"$@" &
+	gpid=$!
+	host_bg_track $gpid
+	watch_rss "$tpid" "$_rt"
+	wait "$gpid"; grc=$?
+	el=$(($(date +%s) - t0))
+	t_is "$grc" 0 "$_rw ran"
+}
+
 # start TOOL ARGS...: in the namespace (its /proc/net is the namespace's);
 # with $COUNT_PIDS set (" PID PID "), stdout goes through an awk that
 # counts the JSON event lines of those PIDs and their bytes ("count:
@@ -187,13 +203,7 @@ soak_tcpdrop() {
 		t_fail "tcpdrop started"; sed 's/^/#   /' "$tmp/tcpdrop.err"; return
 	fi
 	n0=$(host_netns_snmp "$NS" NoPorts Udp)
-	t0=$(date +%s)
-	ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE * SECS)) "$RATE" >"$tmp/flood.out" &
-	gpid=$!
-	host_bg_track $gpid
-	watch_rss "$tpid" tcpdrop
-	wait "$gpid"
-	el=$(($(date +%s) - t0))
+	run_load tcpdrop udpflood flood
 	sleep 2
 	n1=$(host_netns_snmp "$NS" NoPorts Udp)
 	stop; rc=$?
@@ -212,14 +222,8 @@ soak_sockio() {
 		t_fail "$1 started"; sed 's/^/#   /' "$tmp/$1.err"; return
 	fi
 	: >"$tmp/log"
-	t0=$(date +%s)
-	ip netns exec "$NS" "$GEN" -p "$PORT" -r $((RATE / $3)) -t "$SECS" -w 2 -l "$tmp/log" "$2" &
-	gpid=$!
-	host_bg_track $gpid
-	watch_rss "$tpid" "$1"
-	wait "$gpid"; grc=$?
-	el=$(($(date +%s) - t0))
-	t_is "$grc" 0 "sendrecv $2 ran"
+	run_load "$1" "sendrecv $2" ip netns exec "$NS" "$GEN" -p "$PORT" -r $((RATE / $3)) -t "$SECS" -w 2 \
+		-l "$tmp/log" "$2"
 	sleep 1
 	stop; rc=$?
 	t_is "$rc" 0 "$1 exits 0 after SIGINT"
@@ -304,6 +308,11 @@ soak_snoop() {
 	host_netns_destroy "$NS"
 }
 
+connrate_load() {
+	ip netns exec "$NS" "$CONNRATE" -4 -p "$PORT" -r "$CONNS" -d "$SECS" -t $((SECS + 60)) \
+		>"$tmp/connrate.out"
+}
+
 # soak_life TOOL LINES WHAT [EXTRA [MATCH [ARGS...]]]: a connection tool
 # over connrate's short connections, LINES lines a connection (tcplife:
 # two closed sockets; tcpconnect, tcpaccept: one) and EXTRA more in all
@@ -323,15 +332,8 @@ soak_life() {
 		t_fail "$lt started"; sed 's/^/#   /' "$tmp/$lt.err"; return
 	fi
 	COUNT_PORT="" COUNT_CALLS=""
-	t0=$(date +%s)
-	ip netns exec "$NS" "$CONNRATE" -4 -p "$PORT" -r "$CONNS" -d "$SECS" -t $((SECS + 60)) \
-		>"$tmp/connrate.out" &
-	gpid=$!
-	host_bg_track $gpid
-	watch_rss "$tpid" "$lt"
-	wait "$gpid"; grc=$?
-	el=$(($(date +%s) - t0))
-	t_is "$grc" 0 "connrate ran ($(cat "$tmp/connrate.out"))"
+	run_load "$lt" connrate connrate_load
+	echo "# connrate: $(cat "$tmp/connrate.out")"
 	sleep 2
 	stop; rc=$?
 	wait "$cpid"
@@ -401,14 +403,7 @@ soak_counted() {
 	fi
 	COUNT_ALL=""
 	n0=$(host_netns_snmp "$NS" "$sc_f" "$sc_p")
-	t0=$(date +%s)
-	"$sc_load" &
-	gpid=$!
-	host_bg_track $gpid
-	watch_rss "$tpid" "$sc_t"
-	wait "$gpid"; grc=$?
-	el=$(($(date +%s) - t0))
-	t_is "$grc" 0 "$sc_load ran"
+	run_load "$sc_t" "$sc_load" "$sc_load"
 	sleep 2
 	n1=$(host_netns_snmp "$NS" "$sc_f" "$sc_p")
 	stop; rc=$?
@@ -485,6 +480,16 @@ soak_tcpretrans() {
 		"SYN retransmits (the namespace's TcpRetransSegs)" syn_load_soak
 }
 syn_load_soak() { syn_load "$SECS" "$_n"; }
+# flood: udpflood to a closed port, RATE datagrams a second for SECS
+flood() {
+	ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE * SECS)) "$RATE" >"$tmp/flood.out"
+}
+flood_and_syns() {
+	flood &
+	syn_load "$SECS" 5000 7000; _r=$?
+	wait $! && return $_r
+}
+
 # soak_netreport: one netreport -d run over the whole load (-N: the
 # namespace's counters): udpflood to a closed port at RATE a second
 # (NO_SOCKET drops) and syn_load's SYN retransmits (5000 sockets, some
@@ -504,19 +509,10 @@ soak_netreport() {
 		sleep 0.1; _i=$((_i + 1))
 	done
 	if ! grep -q 'counters read' "$tmp/netreport.err"; then
-		t_fail "netreport started"; sed 's/^/#   /' "$tmp/netreport.err"; host_netns_destroy "$NS"; return
+		t_fail "netreport started"; sed 's/^/#   /' "$tmp/netreport.err"; kill "$holder"; host_netns_destroy "$NS"; return
 	fi
 	r0=$(host_netns_snmp "$NS" RetransSegs) u0=$(host_netns_snmp "$NS" NoPorts Udp)
-	t0=$(date +%s)
-	( ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE * SECS)) "$RATE" >"$tmp/flood.out" &
-	  syn_load "$SECS" 5000 7000; _r=$?
-	  wait $! && exit $_r ) &
-	gpid=$!
-	host_bg_track $gpid
-	watch_rss "$tpid" netreport
-	wait "$gpid"; grc=$?
-	el=$(($(date +%s) - t0))
-	t_is "$grc" 0 "udpflood and tcpgen syn ran"
+	run_load netreport "udpflood and tcpgen syn" flood_and_syns
 	sleep 2
 	r1=$(host_netns_snmp "$NS" RetransSegs) u1=$(host_netns_snmp "$NS" NoPorts Udp)
 	stop; rc=$?
@@ -540,6 +536,8 @@ print(*(x[k] for k in ("retransmits_traced", "retrans_segs", "udp_noport_drops_t
 			"$el" "$(($1 + $3))"
 		LOST="" BOUND=""
 	fi
+	# the holder ends too: its stdout is the loop's pipe (tee would wait)
+	kill "$holder"; wait "$holder" 2>/dev/null
 	host_netns_destroy "$NS"
 }
 
@@ -556,17 +554,10 @@ soak_netdelta() {
 	host_bg_track $tpid
 	# its first snapshot is taken once the --prom file is written
 	if ! host_wait_nonempty "$tmp/nd.prom" 50 $tpid; then
-		t_fail "netdelta started"; sed 's/^/#   /' "$tmp/netdelta.err"; host_netns_destroy "$NS"; return
+		t_fail "netdelta started"; sed 's/^/#   /' "$tmp/netdelta.err"; kill "$holder"; host_netns_destroy "$NS"; return
 	fi
 	u0=$(host_netns_snmp "$NS" NoPorts Udp)
-	t0=$(date +%s)
-	ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE * SECS)) "$RATE" >"$tmp/flood.out" &
-	gpid=$!
-	host_bg_track $gpid
-	watch_rss "$tpid" netdelta
-	wait "$gpid"; grc=$?
-	el=$(($(date +%s) - t0))
-	t_is "$grc" 0 "udpflood ran"
+	run_load netdelta udpflood flood
 	sleep 2.5       # two intervals: the last datagrams' is printed
 	u1=$(host_netns_snmp "$NS" NoPorts Udp)
 	stop; rc=$?
@@ -576,6 +567,7 @@ soak_netdelta() {
 	LOST=0      # nothing to lose: counters read, not events
 	report netdelta "$got" $((u1 - u0)) "Udp.NoPorts deltas (the namespace's counter)" "$el" "$got"
 	LOST=""
+	kill "$holder"; wait "$holder" 2>/dev/null
 	host_netns_destroy "$NS"
 }
 
