@@ -165,11 +165,17 @@ start() {
 	fi
 	tpid=$!
 	host_bg_track $tpid
+	ready '^Tracing' "$tmp/$_t.err"
+}
+
+# ready PATTERN FILE: wait up to 10 s, while the tool ($tpid) lives, for
+# a line of FILE (its stderr) matching PATTERN; false when none came
+ready() {
 	_i=0
-	while ! grep -q '^Tracing' "$tmp/$_t.err" && host_alive $tpid && [ $_i -lt 100 ]; do
+	while ! grep -q "$1" "$2" && host_alive $tpid && [ $_i -lt 100 ]; do
 		sleep 0.1; _i=$((_i + 1))
 	done
-	grep -q '^Tracing' "$tmp/$_t.err"
+	grep -q "$1" "$2"
 }
 stop() {
 	kill -INT "$tpid"
@@ -504,11 +510,7 @@ soak_netreport() {
 		-b 8192 >"$tmp/netreport.out" 2>"$tmp/netreport.err" &
 	tpid=$!
 	host_bg_track $tpid
-	_i=0
-	while ! grep -q 'counters read' "$tmp/netreport.err" && host_alive $tpid && [ $_i -lt 100 ]; do
-		sleep 0.1; _i=$((_i + 1))
-	done
-	if ! grep -q 'counters read' "$tmp/netreport.err"; then
+	if ! ready 'counters read' "$tmp/netreport.err"; then
 		t_fail "netreport started"; sed 's/^/#   /' "$tmp/netreport.err"; kill "$holder"; host_netns_destroy "$NS"; return
 	fi
 	r0=$(host_netns_snmp "$NS" RetransSegs) u0=$(host_netns_snmp "$NS" NoPorts Udp)
