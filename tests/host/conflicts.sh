@@ -70,9 +70,7 @@ for b in "$TP" "$TD" "$GEN"; do
 		exit 1
 	fi
 done
-"$TP" -d 0.1 sock:inet_sock_set_state >/dev/null 2>&1     # tracefs mounted
-HOST_TRACEFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
-: "${HOST_TRACEFS:=/sys/kernel/tracing}"
+host_tracefs_mount
 T=$HOST_TRACEFS
 if [ ! -d "$T/events/$EV" ]; then
 	t_skip "conflicts with other tracers" "no sock:inet_sock_set_state tracepoint"

@@ -573,6 +573,7 @@ soak_netdelta() {
 	host_netns_destroy "$NS"
 }
 
+host_tracefs_mount
 host_instances_snapshot
 host_state "$tmp/state0"
 echo "# host soak: [$TOOLS] each ${SECS} s at ~$RATE events/s"
