@@ -24,6 +24,12 @@
 #define MAX_LINE (16 << 20)
 #define MAX_PENDING 512
 #define FRAMES_MISSING "[frames missing: out of memory]"
+/* At the end of a run (a signal, the duration) trace_pipe is read until
+ * it is empty, for at most this long: a signal ends a run within 0.5 s
+ * (ftnet.7), and a flood that goes on never empties it. What the buffers
+ * still hold then is reported as unread (ftn__loss_unread), never
+ * dropped in silence. */
+#define DRAIN_NS (200 * 1000000LL)
 
 /* An event held back until we know whether a stack record follows it. */
 struct pending {
@@ -49,6 +55,7 @@ struct consumer {
 	int phead, pcount;
 	int frames_to;          /* pending index collecting frames, -1 none */
 	int stop;
+	int last;               /* the duration's last boundary is next */
 	int fd;                 /* trace_pipe */
 	char *buf;              /* read buffer, cap + 1 */
 	size_t cap;
@@ -361,10 +368,26 @@ static int c_take(void *ctx)
 	return 1;
 }
 
+/* What is buffered, until trace_pipe is empty or DRAIN_NS passed */
+static int c_drain(struct consumer *c)
+{
+	int64_t end = ftn__clock_ns(CLOCK_MONOTONIC) + DRAIN_NS;
+	int r;
+
+	do
+		r = c_take(c);
+	while (r > 0 && !c->stop && ftn__clock_ns(CLOCK_MONOTONIC) < end);
+	return r < 0 ? r : 0;
+}
+
 static int c_boundary(void *ctx, int64_t now_wall_ns)
 {
 	struct consumer *c = ctx;
+	/* the duration's end: the last batch holds all that was traced */
+	int r = c->last && !c->stop ? c_drain(c) : 0;
 
+	if (r < 0)
+		return r;
 	if (c->want_stacks)
 		pending_flush(c, 1);
 	ftn__loss_poll(c->loss);
@@ -378,11 +401,17 @@ static int c_stopped(void *ctx)
 	return ((struct consumer *)ctx)->stop;
 }
 
+static void c_last(void *ctx)
+{
+	((struct consumer *)ctx)->last = 1;
+}
+
 int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx)
 {
 	static const struct ftn__batch_ops bops = {
 		.wait = c_wait, .take = c_take, .boundary = c_boundary, .stopped = c_stopped,
+		.last = c_last,
 	};
 	struct consumer *c;
 	char path[PATH_MAX];
@@ -423,11 +452,17 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	r = ftn__batch_run(opts, &bops, c);
 	if (r < 0)
 		err = r;
+	/* a signal ended the loop: hand over what is buffered (the tool
+	 * prints it at its end) */
+	else if (r == FTN__BATCH_SIGNAL && !c->stop)
+		err = c_drain(c);
 	if (c->have)
 		handle_line(c, c->buf, c->have);
 	if (c->want_stacks)
 		pending_flush(c, 1);
 	ftn__loss_poll(c->loss);
+	if (!err && (r == FTN__BATCH_SIGNAL || r == FTN__BATCH_DURATION) && !c->stop)
+		ftn__loss_unread(c->loss, ops->unread);
 	/* The reader is closed now, not at destroy: a tool may print its
 	 * summary before tearing down. */
 	close(c->fd);

@@ -931,7 +931,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	};
 	struct ftn_ringbuf *rb = NULL;
 	struct rawc *c;
-	int err = 0, n = 0, r;
+	int err = 0, n = 0, r, end;
 
 	if (!inst || !events || !ops)
 		return -EINVAL;
@@ -1017,12 +1017,12 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		goto out;
 	}
 	c->rb = rb;
-	r = ftn__batch_run(opts, &bops, c);
-	if (r < 0)
-		err = r;
+	end = ftn__batch_run(opts, &bops, c);
+	if (end < 0)
+		err = end;
 	/* a signal ended the loop: hand over what is buffered (the tool
 	 * prints it at its end); after the last batch there is nothing */
-	else if (r == FTN__BATCH_SIGNAL && (r = rc_read_all(c)) < 0)
+	else if (end == FTN__BATCH_SIGNAL && (r = rc_read_all(c)) < 0)
 		err = r;
 	/* the last records read are delivered, in order, even those a
 	 * CPU read in part held back */
@@ -1030,6 +1030,10 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		ftn_ringbuf_flush(rb, &c->rops, c);
 	held_flush_all(c);
 	ftn__loss_poll(c->loss);
+	/* what the last reads left in the buffers (a flood that goes on, a
+	 * reader far behind) was traced and is never read: said, not dropped */
+	if (!err && (end == FTN__BATCH_SIGNAL || end == FTN__BATCH_DURATION) && !c->stop)
+		ftn__loss_unread(c->loss, ops->unread);
 out:
 	ftn_ringbuf_close(rb);
 	if (c->held)

@@ -249,6 +249,12 @@ struct ftn_consumer_ops {
 	void (*lost)(void *ctx, int cpu, uint64_t count);
 	/* End of each batch period; now_wall_ns is the wall-clock time. */
 	int (*batch)(void *ctx, int64_t now_wall_ns);
+	/* Events a CPU's buffer still held when the run ended on a signal
+	 * or at its duration, after the last reads (the consumer fell
+	 * behind): traced, never read, thrown away by the teardown. NULL:
+	 * they are reported through lost. Not called when a callback
+	 * stopped the run (the caller wanted no more). */
+	void (*unread)(void *ctx, int cpu, uint64_t count);
 };
 
 struct ftn_consumer_opts {

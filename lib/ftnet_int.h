@@ -169,6 +169,11 @@ void ftn__loss_free(struct ftn__loss *l);
 void ftn__loss_stream(struct ftn__loss *l, int cpu, uint64_t n);
 /* Read the stats files and report what they add. */
 void ftn__loss_poll(struct ftn__loss *l);
+/* At the end of a run (a signal or the duration), after the last reads:
+ * what each CPU's buffer still holds (stats "entries") is reported to
+ * unread (NULL: to the lost callback) and counted in the instance's
+ * lost total. */
+void ftn__loss_unread(struct ftn__loss *l, void (*unread)(void *ctx, int cpu, uint64_t n));
 /* Events the consumer read but could not deliver (out of memory, a line
  * too long to hold): reported at once, apart from the kernel's counts. */
 void ftn__loss_local(struct ftn__loss *l, int cpu, uint64_t n);

@@ -130,6 +130,45 @@ void ftn__loss_local(struct ftn__loss *l, int cpu, uint64_t n)
 	report(l, cpu, n);
 }
 
+/* Events a CPU's buffer holds, not yet read ("entries:"), or -1 */
+static int64_t read_cpu_entries(struct ftn_instance *inst, int cpu)
+{
+	char rel[64], buf[1024];
+	char *p;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
+		return -1;
+	if (!strncmp(buf, "entries:", 8))
+		p = buf + 8;
+	else if ((p = strstr(buf, "\nentries:")) != NULL)
+		p += 9;
+	else
+		return -1;
+	return (int64_t)strtoull(p, NULL, 10);
+}
+
+void ftn__loss_unread(struct ftn__loss *l, void (*unread)(void *ctx, int cpu, uint64_t n))
+{
+	uint64_t total = 0;
+
+	for (int cpu = 0; cpu < l->ncpu; cpu++) {
+		int64_t v;
+
+		if (!l->cpu[cpu].present || (v = read_cpu_entries(l->inst, cpu)) <= 0)
+			continue;
+		total += (uint64_t)v;
+		l->inst->lost_total += (uint64_t)v;
+		if (unread)
+			unread(l->ctx, cpu, (uint64_t)v);
+		else if (l->lost)
+			l->lost(l->ctx, cpu, (uint64_t)v);
+	}
+	if (total)
+		ftn_log(FTN_LOG_INFO, "%llu events still in the buffers at the end, not read",
+			(unsigned long long)total);
+}
+
 void ftn__loss_poll(struct ftn__loss *l)
 {
 	for (int cpu = 0; cpu < l->ncpu; cpu++) {

@@ -554,6 +554,12 @@ void tool_report_add_events(struct tool_report *r, uint64_t n);
  * C (ring buffer full)", JSON {"lost":N,"cpu":C}; counted for the interval
  * totals, the summary and ftnet_lost_events_total{cause="ring_buffer"}. */
 void tool_report_lost(struct tool_report *r, int cpu, uint64_t n);
+/* Events a CPU's ring buffer still held when the run ended (the reader
+ * fell behind; ftn_consumer_ops.unread): stderr "PROG: N events on CPU C
+ * were still in the ring buffer at the end, not read: lost", JSON
+ * {"lost":N,"cpu":C,"cause":"unread at the end"}; counted as
+ * tool_report_lost counts. */
+void tool_report_unread(struct tool_report *r, int cpu, uint64_t n);
 /* Events seen but not counted (why = "hist table full", "out of memory"):
  * stderr "PROG: WHY: N UNIT not counted", JSON
  * {"lost":N,"cause":"WHY"}; cause="not_counted" in --prom. */

@@ -137,6 +137,11 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	tool_report_lost(((struct state *)ctx)->r, cpu, n);
 }
 
+static void on_unread(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_unread(((struct state *)ctx)->r, cpu, n);
+}
+
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -217,7 +222,7 @@ static int run(struct state *st)
 {
 	static const char *const evs[] = { "ftrace/function", NULL };
 	struct ftn_consumer_opts co = { .period_s = st->o.interval, .duration_s = st->o.duration };
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	struct tool_report_cfg cfg = { .tool = TOOL, .unit = "calls", .cols = cols, .ncols = 2 };
 	struct tool_str globs = { 0 };
 	int err;

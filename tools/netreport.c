@@ -265,6 +265,15 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	tool_fail(0, "lost %llu events on CPU %d (ring buffer full)", (unsigned long long)n, cpu);
 }
 
+static void on_unread(void *ctx, int cpu, uint64_t n)
+{
+	struct state *st = ctx;
+
+	st->lost += n;
+	tool_fail(0, "%llu events on CPU %d were still in the ring buffer at the end, not read: lost",
+		  (unsigned long long)n, cpu);
+}
+
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -367,7 +376,7 @@ static int trace_setup(struct state *st)
 static int sample(struct state *st)
 {
 	struct ftn_consumer_opts co = { .period_s = 1, .duration_s = st->o.duration };
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	int err = 0, nerr, tracing = st->have[S_RETRANS] || st->have[S_DROPS] || st->have[S_RESETS];
 	uint64_t ns0 = 0, ns1 = 0;
 

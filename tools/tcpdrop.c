@@ -157,6 +157,11 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	tool_report_lost(st->r, cpu, n);
 }
 
+static void on_unread(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_unread(((struct state *)ctx)->r, cpu, n);
+}
+
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -336,7 +341,7 @@ static int run(struct state *st)
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration, .want_stacks = st->stacks,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "drops",
 		.cols = ev_cols, .ncols = sizeof(ev_cols) / sizeof(ev_cols[0]),

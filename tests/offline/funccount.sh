@@ -147,6 +147,24 @@ check "missed events: total at the end" grep -q '7 events lost in total' "$tmp/e
 check "an ip past a symbol: the symbol at or below it" grep -q '^tcp_recvmsg  *1$' "$tmp/o"
 page "$R/tmpl/per_cpu/cpu1/trace_pipe_raw" 0 $S $L
 
+# events CPU 0's buffer still holds at the end (stats "entries": the reader
+# fell behind): lost, with their cause, in the interval's and the closing
+# record's counts; no -b advice (the buffer did not overflow)
+st0=$R/tmpl/per_cpu/cpu0/stats
+cp "$st0" "$tmp/stats.keep"
+sed -i 's/^entries: .*/entries: 4/' "$st0"
+run_fc "$tmp/o" "$tmp/e" -d 1 --json 'tcp_sendmsg*'
+mask_wall_times "$tmp/o"
+check "unread at the end: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "unread at the end: said on stderr" \
+	grep -qx 'funccount: 4 events on CPU 0 were still in the ring buffer at the end, not read: lost' "$tmp/e"
+check "unread at the end: JSON with its cause, in the closing record" sh -c \
+	"grep -qx '{\"lost\":4,\"cpu\":0,\"cause\":\"unread at the end\"}' \"\$1\" &&
+	grep -qx '{\"end\":\"T\",\"events\":[0-9]*,\"lost\":4}' \"\$1\"" sh "$tmp/o"
+check "unread at the end: the total said, without -b advice" sh -c \
+	"grep -qx 'funccount: 4 events lost in total' \"\$1\"" sh "$tmp/e"
+cp "$tmp/stats.keep" "$st0"
+
 # ------------------------------------------------------------ refusals
 run_fc "$tmp/o" "$tmp/e" -d 1 'tcp_sendmsg' 'nosuch_*'
 check "a glob matching nothing: exit 2 (got $rc)" [ "$rc" = 2 ]

@@ -103,6 +103,18 @@ check "-p alone: common_pid filter" grep -qx 'common_pid == 4242' \
 fake_run "$t618" "$tmp/lost.txt" "$tmp/o" "$tmp/e" "$TP" -d 1 --json sock:inet_sock_set_state
 check "lost events on stderr" grep -q 'lost 5 events on CPU 1' "$tmp/e"
 check "lost events in JSON" grep -qx '{"lost":5,"cpu":1}' "$tmp/o"
+# what a CPU's buffer still holds at the end (stats "entries") was traced
+# and never read: lost, said with its cause, in the closing record's count
+st1=$t618/tmpl/per_cpu/cpu1/stats
+cp "$st1" "$tmp/stats.keep"
+sed -i 's/^entries: .*/entries: 7/' "$st1"
+fake_run "$t618" "$fx618" "$tmp/o" "$tmp/e" "$TP" -d 1 --json sock:inet_sock_set_state
+check "unread at the end: on stderr" \
+	grep -qx 'tpoint: 7 events on CPU 1 were still in the ring buffer at the end, not read: lost' "$tmp/e"
+check "unread at the end: in JSON with its cause" \
+	grep -qx '{"lost":7,"cpu":1,"cause":"unread at the end"}' "$tmp/o"
+check "unread at the end: in the closing record's lost count" grep -q '^{"end":.*,"lost":7}$' "$tmp/o"
+cp "$tmp/stats.keep" "$st1"
 
 # ------------------------------------------------------------ -v
 "$TP" -v sock:inet_sock_set_state >"$tmp/o" 2>"$tmp/e"; rc=$?

@@ -27,6 +27,7 @@ struct tool_report {
 	uint64_t itotal, ilost;
 	/* run */
 	uint64_t events, lost_ring, lost_unc;
+	uint64_t unread;        /* of lost_ring: still in the buffers at the end */
 	struct tool_prom *prom;
 	int prom_err;                   /* last --prom write failed (said) */
 	int started;

@@ -535,6 +535,24 @@ void tool_report_lost(struct tool_report *r, int cpu, uint64_t n)
 	}
 }
 
+void tool_report_unread(struct tool_report *r, int cpu, uint64_t n)
+{
+	r->lost_ring += n;
+	r->unread += n;
+	r->ilost += n;
+	fprintf(stderr, "%s: %llu events on CPU %d were still in the ring buffer at the end, not read: lost\n",
+		tool_name(), (unsigned long long)n, cpu);
+	if (r->o.json) {
+		struct tool_json j;
+
+		tool_json_begin(&j, r->out);
+		tool_json_uint(&j, "lost", (unsigned long long)n);
+		tool_json_int(&j, "cpu", cpu);
+		tool_json_str(&j, "cause", "unread at the end");
+		tool_json_end(&j);
+	}
+}
+
 void tool_report_uncounted(struct tool_report *r, uint64_t n, const char *why)
 {
 	r->lost_unc += n;
@@ -593,7 +611,7 @@ int tool_report_finish(struct tool_report *r)
 		if (lost)
 			fprintf(stderr, "%s: %llu events lost in total%s\n", tool_name(),
 				(unsigned long long)lost,
-				r->lost_ring && r->o.has_buffer ?
+				r->lost_ring > r->unread && r->o.has_buffer ?
 				" (the per-CPU buffers filled between reads: -b KB gives them more room)" : "");
 	}
 	if (fflush(r->out) != 0 || ferror(r->out)) {

@@ -573,6 +573,11 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	tool_report_lost(((struct sockio *)ctx)->r, cpu, n);
 }
 
+static void on_unread(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_unread(((struct sockio *)ctx)->r, cpu, n);
+}
+
 static void loadavg(char *buf, size_t size)
 {
 	char b[128] = "";
@@ -979,7 +984,7 @@ static int run(struct sockio *st)
 		.period_s = st->top && st->o.interval > 1 ? 1 : st->o.interval,
 		.duration_s = st->o.duration,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = st->tool, .unit = st->top ? "bytes" : "calls",
 		.cols = st->top ? top_cols : snoop_cols,

@@ -457,6 +457,11 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	tool_report_lost(((struct sockio *)ctx)->r, cpu, n);
 }
 
+static void on_unread(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_unread(((struct sockio *)ctx)->r, cpu, n);
+}
+
 static int on_batch(void *ctx, int64_t now)
 {
 	struct sockio *st = ctx;
@@ -489,7 +494,7 @@ int sockio_diag_run(struct sockio *st)
 		.period_s = st->o.interval > 1 ? 1 : st->o.interval,
 		.duration_s = st->o.duration,
 	};
-	struct ftn_consumer_ops ops = { .event = on_fin, .lost = on_lost, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_fin, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	int err;
 
 	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st)))

@@ -100,6 +100,11 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	tool_report_lost(run->r, cpu, n);
 }
 
+static void on_unread(void *ctx, int cpu, uint64_t n)
+{
+	tool_report_unread(((struct run *)ctx)->r, cpu, n);
+}
+
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct run *run = ctx;
@@ -117,7 +122,7 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 		.duration_s = t->o.duration,
 		.want_stacks = t->stacks,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	static const struct tool_col head[] = { TOOL_COLS_HEAD };
 	struct tool_report_cfg cfg = {
 		.tool = tool_name(),
