@@ -316,19 +316,23 @@ help:
 	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check bench soak fuzz install uninstall clean help'
 	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined O=DIR/ PREFIX= DESTDIR= DOCDIR='
 	@echo '         FUZZ_SECONDS=20 (per harness) FUZZ_CC=clang'
-	@echo 'soak:    SOAK="host vm"; host: FTNET_SOAK_SECS=600 per tool, FTNET_SOAK_TOOLS, FTNET_SOAK_RATE'
+	@echo 'soak:    SOAK="host probes vm"; host: FTNET_SOAK_SECS=600 per tool, FTNET_SOAK_TOOLS, FTNET_SOAK_RATE;'
+	@echo '         probes (guest): FTNET_SOAK_SECS, FTNET_SOAK_VM_RATE'
 	@echo 'check:   offline tier always; fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'
 	@echo '         host tier as root; analyse (cppcheck), valgrind (unit tests), sanitize'
 	@echo '         (offline+host on an ASan+UBSan build in build/san: make san-bins);'
 	@echo '         kprobe VM tier with qemu'
 
-# Outside CI (hardening issue), SOAK="host vm" by default:
-#   host  tests/soak/host.sh: each tool FTNET_SOAK_SECS (600) at ~100k
-#         events/s, RSS start/end, exact counts (FTNET_SOAK_TOOLS, _RATE)
-#   vm    tests/vm/soak.sh: the guest lockup hunt, VM boots in a row
-SOAK ?= host vm
+# Outside CI (hardening issue), SOAK="host probes vm" by default:
+#   host    tests/soak/host.sh: each tool FTNET_SOAK_SECS (600) at ~100k
+#           events/s, RSS start/end, exact counts (FTNET_SOAK_TOOLS, _RATE)
+#   probes  tests/soak/probes.sh: kprobe and funccount (no back end on the
+#           host) the same way in the 6.12 guest, FTNET_SOAK_SECS each
+#   vm      tests/vm/soak.sh: the guest lockup hunt, VM boots in a row
+SOAK ?= host probes vm
 soak: all test-bins
 	$(Q)rc=0; \
 	$(if $(filter host,$(SOAK)),sh tests/soak/host.sh || rc=1;) \
+	$(if $(filter probes,$(SOAK)),sh tests/soak/probes.sh || rc=1;) \
 	$(if $(filter vm,$(SOAK)),sh tests/vm/soak.sh || rc=1;) \
 	exit $$rc

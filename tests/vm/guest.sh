@@ -20,6 +20,8 @@
 
 T=/sys/kernel/tracing
 FTNET_TOP=${FTNET_TOP:-/ftnet}
+# numeric knobs from the host (run.sh: FTNET_VM_CYCLES, FTNET_SOAK_*)
+[ -r /etc/ftnet-env ] && . /etc/ftnet-env
 G=ftnet_vmtest_$$              # probe group
 I=$T/instances/ftnet-vmtest-$$ # private instance
 PORT=5000
@@ -1763,6 +1765,88 @@ check_tool_sockio_calls() {
 	fi
 	check "sockio: nothing left in uprobe_events" sh -c "! grep -q ftnet_sockio $T/uprobe_events"
 	check "sockio: no instance left" sh -c "! ls $T/instances | grep -q '^ftnet-sockio'"
+}
+
+# Not in all_checks: make soak runs it (tests/soak/probes.sh, with
+# FTNET_VM_CHECKS=soak_probes). kprobe and funccount have no back end on
+# the development host (no kprobes there; its LSM denies the function
+# tracer's files), so their soak runs in the guest: each traces
+# udp_sendmsg for FTNET_SOAK_SECS (600) while udpflood sends
+# FTNET_SOAK_VM_RATE (5000) datagrams a second to a closed port of
+# 127.0.0.1 - one udp_sendmsg a datagram, and nothing else in the guest
+# sends UDP. Counted = udpflood's datagrams, or counted + lost = them when
+# the tool said it lost some. kprobe's lines are counted on the fly (a
+# fifo into awk: 3 M lines would not fit the guest's memory); funccount's
+# per-second counts are summed. The tool's VmRSS every 10 s: start (10 s
+# in), end, largest; flat when the end is at most FTNET_SOAK_RSS_SLACK
+# (256 KiB + 1 MiB a CPU, as the host soak: the reader's per-CPU batch
+# may double by design) above the start.
+soak_rss() { awk '/^VmRSS/ { print $2 }' /proc/$1/status 2>/dev/null; }
+# soak_probe NAME CMD...: CMD's stdout to /tmp/soak.out (a fifo or a file)
+# under the flood, then SIGINT; sets sp_sent (udpflood's count) and rc
+soak_probe() {
+	local name=$1 p fl i=0 rss r0= r1 rmax=0 t0 t1
+	local secs=${FTNET_SOAK_SECS:-600} rate=${FTNET_SOAK_VM_RATE:-5000}
+	local slack=${FTNET_SOAK_RSS_SLACK:-$((256 + 1024 * $(grep -c ^processor /proc/cpuinfo)))}
+	shift
+	"$@" >/tmp/soak.out 2>/tmp/soak.err &
+	p=$!
+	while [ $i -lt 300 ] && ! grep -q '^Tracing' /tmp/soak.err; do sleep 0.1; i=$((i + 1)); done
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"$FTNET_TOP/build/tests/udpflood" 127.0.0.1 9 $((secs * rate)) "$rate" >/tmp/soak.sent 2>&1 &
+	fl=$!
+	while kill -0 $fl 2>/dev/null; do
+		sleep 10
+		rss=$(soak_rss $p)
+		[ -n "$rss" ] || break
+		[ -n "$r0" ] || r0=$rss
+		[ "$rss" -gt "$rmax" ] && rmax=$rss
+	done
+	wait $fl
+	sp_sent=$(cat /tmp/soak.sent)
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	r1=$(soak_rss $p)
+	stop_wait $p 60
+	diag "$name: udpflood sent $sp_sent datagrams in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }') s"
+	diag "$name: VmRSS start ${r0:-?} KiB, end ${r1:-?} KiB, max $rmax KiB"
+	check "$name: exit 0 after SIGINT ($rc)" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/#   /' /tmp/soak.err | head -5
+	check "$name: RSS flat (end ${r1:-?} <= start ${r0:-?} + $slack KiB)" \
+		[ -n "$r0" -a -n "$r1" ] && [ "$r1" -le $((r0 + slack)) ]
+}
+# soak_count NAME COUNTED LOST: counted = sent, or counted + lost = sent
+soak_count() {
+	diag "$1: counted $2, lost $3, truth $sp_sent (udpflood's datagrams)"
+	if [ "${3:-0}" -gt 0 ]; then
+		diag "$1 lost $3 events: $(grep -m1 lost /tmp/soak.err)"
+		check "$1: counted + lost = udpflood's datagrams ($(($2 + $3)) = $sp_sent)" [ $(($2 + $3)) = "$sp_sent" ]
+	else
+		check "$1: counted = udpflood's datagrams, nothing lost ($2 = $sp_sent)" [ "$2" = "$sp_sent" ]
+	fi
+}
+soak_probes() {
+	local n l
+	[ -f $T/kprobe_events ] || { skip "kprobe and funccount soak" "no kprobe_events"; return; }
+	rm -f /tmp/soak.out /tmp/soak.n; mkfifo /tmp/soak.out
+	# one JSON line a call; the end record (its lost count) to a file
+	awk '/^\{"end"/ { print > "/tmp/soak.end"; next } { n++ } END { print n + 0 > "/tmp/soak.n" }' \
+		</tmp/soak.out &
+	l=$!
+	soak_probe kprobe kprobe --json 'p:udp_sendmsg'
+	wait $l
+	n=$(cat /tmp/soak.n)
+	l=$(sed -n 's/.*"lost":\([0-9]*\).*/\1/p' /tmp/soak.end)
+	soak_count kprobe "${n:-0}" "${l:-0}"
+	rm -f /tmp/soak.out
+	if grep -qw function $T/available_tracers; then
+		soak_probe funccount funccount -i 1 --json udp_sendmsg
+		n=$(sed -n 's/.*"func":"udp_sendmsg","count":\([0-9]*\)}$/\1/p' /tmp/soak.out |
+			awk '{ s += $1 } END { printf "%.0f\n", s }')
+		l=$(sed -n 's/^{"end".*"lost":\([0-9]*\).*/\1/p' /tmp/soak.out)
+		soak_count funccount "${n:-0}" "${l:-0}"
+	else
+		skip "funccount soak" "no function tracer in this kernel"
+	fi
 }
 
 # Not in all_checks: make bench runs it (tests/bench/sockio_vm.sh, with

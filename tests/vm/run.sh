@@ -13,6 +13,8 @@
 #   FTNET_VM_TIMEOUT  hard limit in seconds for one qemu run (default 600)
 #   FTNET_VM_KEEP=1   keep the serial logs and the initramfs staging tree
 #   FTNET_VM_CHECKS   only these guest.sh check functions (iterating on one)
+#   FTNET_VM_CYCLES, FTNET_SOAK_SECS, FTNET_SOAK_VM_RATE, FTNET_SOAK_RSS_SLACK
+#                     numbers passed to the guest (/etc/ftnet-env)
 #   FTNET_VM_ACCEL    qemu -accel value (default "tcg,thread=single": both
 #                     vCPUs in one host thread; multi-threaded "tcg" lets
 #                     a vCPU run stale code after the kernel patches its
@@ -203,6 +205,12 @@ cp "$top/tests/vm/guest.sh" "$top/tests/vm/kfacts.sh" "$root/ftnet/tests/vm/"
 # the tracing-state snapshot the kill-step check compares (check_killstep_kprobe)
 mkdir -p "$root/ftnet/tests/host" && cp "$top/tests/host/tracestate.inc" "$root/ftnet/tests/host/"
 echo "${FTNET_VM_CHECKS:-}" >"$root/etc/ftnet-checks"
+# the guest's numeric knobs (guest.sh sources the file): the cycle count,
+# the probe soak's seconds, rate and RSS slack (tests/soak/probes.sh)
+for v in FTNET_VM_CYCLES FTNET_SOAK_SECS FTNET_SOAK_VM_RATE FTNET_SOAK_RSS_SLACK; do
+	eval "x=\${$v:-}"
+	case $x in "") ;; *[!0-9]*) echo "run.sh: $v=$x is not a number: not passed to the guest" >&2 ;; *) echo "$v=$x" ;; esac
+done >"$root/etc/ftnet-env"
 
 # Modules and their dependencies, dependencies first: the guest has no
 # modprobe. The .deb ships no modules.dep (its postinst runs depmod) and the
