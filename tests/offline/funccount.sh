@@ -127,6 +127,17 @@ sed -n '2,$p' "$tmp/o" > "$tmp/rows"
 same "counts per function, most first, named from kallsyms; two functions of one name are one row" "$tmp/want" "$tmp/rows"
 check "interval line: 9 calls" grep -q '^[0-9:]*  9 calls' "$tmp/o"
 
+# --prom: the host's LSM refuses the function tracer (the host tier's
+# --prom check skips funccount): the file from this run and promtool
+run_fc "$tmp/o" "$tmp/e" -d 1 --prom "$tmp/fc.prom" 'tcp_sendmsg*' 'mptcp_*'
+check "--prom: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "--prom: a counter per function, as the rows" sh -c \
+	'grep -qx "ftnet_funccount_calls_total{func=\"tcp_sendmsg\"} 5" "$1" &&
+	 grep -qx "ftnet_funccount_calls_total{func=\"mptcp_sendmsg \[mptcp\]\"} 1" "$1"' sh "$tmp/fc.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "--prom: promtool check metrics passes" sh -c 'promtool check metrics < "$1" >/dev/null 2>&1' sh "$tmp/fc.prom"
+fi
+
 run_fc "$tmp/o" "$tmp/e" -d 1 --json --top 1 'tcp_sendmsg*'
 check "--json --top 1: exit 0 (got $rc)" [ "$rc" = 0 ]
 mask_wall_times "$tmp/o"

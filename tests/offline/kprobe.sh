@@ -97,6 +97,17 @@ check "the probe was enabled in the instance only" \
 	sh -c 'grep -qx 1 "$1/seen/events/ftnet_kprobe_"*/rt/enable' sh "$tk"
 check "banner on stderr" grep -qx 'Tracing kprobe rt.' "$tmp/e"
 
+# --prom: the host has no kprobes (the host tier's --prom check skips
+# kprobe): the file from this run, its count and promtool
+kp_run "$fx61" rt "$FIX/linux-6.1/format.ftnfix_rt" -d 1 --prom "$tmp/kp.prom" "$RT"
+check "--prom: exit 0 (got $rc)" [ "$rc" = 0 ]
+n=$(wc -l < "$tmp/kernel.rt")
+check "--prom: the $n events of the probe counted" \
+	grep -qx "ftnet_kprobe_events_total{event=\"rt\"} $n" "$tmp/kp.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "--prom: promtool check metrics passes" sh -c 'promtool check metrics < "$1" >/dev/null 2>&1' sh "$tmp/kp.prom"
+fi
+
 kp_run "$fx61" rt "$FIX/linux-6.1/format.ftnfix_rt" -d 1 --json -s -p 99 "$RT" 'family == 2'
 check "6.1 kprobe --json -s -p: exit 0" [ "$rc" = 0 ]
 golden kprobe.6.1.rt.json "$tmp/o"
