@@ -348,7 +348,13 @@ soak_life() {
 	failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' "$tmp/connrate.out")
 	t_is "${failed:-?}" 0 "connrate: no connection failed (each makes the same transitions)"
 	got=$(sed -n 's/^count: \([0-9]*\).*/\1/p' "$tmp/$lt.out")
+	# the tools read every state change of every socket and print some
+	# (a 10-minute tcpstates run lost 2014, counted + lost was 1412 over
+	# its lines' truth): a loss is bounded, not exact; tpoint's filter
+	# passes only what is counted
+	[ "$lt" = tpoint ] || BOUND=1
 	report "$lt" "${got:-0}" $((_per * ${conns:-0} + _extra)) "$_what per connection of connrate" "$el" "${got:-0}"
+	BOUND=""
 	host_netns_destroy "$NS"
 }
 
