@@ -1000,5 +1000,14 @@ int tool_thresholds_parse(const char *list, struct tool_threshold **v, size_t *n
 int tool_threshold_hit(const struct tool_threshold *t, double delta, double secs, double *val);
 const char *tool_threshold_op(const struct tool_threshold *t);         /* ">=" */
 const char *tool_check_status_name(int status); /* "OK" .. "UNKNOWN" */
+/* --check: the worst state over the --crit (th[1]) and --warn (th[0])
+ * thresholds. Each name's value comes from value(ctx, NAME, &v, &why): 0,
+ * or nonzero with why saying what is missing (the state is then UNKNOWN).
+ * sum gets the plugin's summary ("NAME 12/s >= 10/s (critical), ..." or
+ * "no threshold crossed (N checked)"), perf its performance data
+ * (" 'NAME/s'=12", each name once). */
+int tool_check_evaluate(struct tool_threshold *const th[2], const size_t nth[2], double secs,
+			int (*value)(void *ctx, const char *name, double *v, const char **why),
+			void *ctx, struct tool_str *sum, struct tool_str *perf);
 
 #endif /* FTNET_TOOLS_COMMON_H */

@@ -492,39 +492,13 @@ static void crosscheck(const struct state *st, struct xcheck x[3])
 	x[2].counted = delta_of(st, "Tcp.OutRsts", &x[2].found);
 }
 
-/* --check: the worst state over --crit and --warn; the summary line */
-static int evaluate(const struct state *st, struct tool_str *sum, struct tool_str *perf)
+/* --check's value of a name; why it has none */
+static int check_value(void *ctx, const char *name, double *v, const char **why)
 {
-	int status = TOOL_CHECK_OK, crossed = 0, checked = 0;
-
-	for (int lvl = 1; lvl >= 0; lvl--)
-		for (size_t i = 0; i < st->nth[lvl]; i++) {
-			const struct tool_threshold *t = &st->th[lvl][i];
-			double v, x;
-
-			checked++;
-			if (value_of(st, t->name, &v)) {
-				status = TOOL_CHECK_UNKNOWN;
-				tool_str_addf(sum, "%s%s unknown (%s)", crossed++ ? ", " : "", t->name,
-					      !strncmp(t->name, "traced.", 7) ? "section not traced"
-					      : "no such counter");
-				continue;
-			}
-			if (!tool_threshold_hit(t, v, st->secs, &x)) {
-				if (lvl)        /* each name's value once, from its critical test */
-					tool_str_addf(perf, " '%s%s'=%.6g", t->name, t->rate ? "/s" : "", x);
-				continue;
-			}
-			tool_str_addf(perf, " '%s%s'=%.6g", t->name, t->rate ? "/s" : "", x);
-			if (status < (lvl ? TOOL_CHECK_CRITICAL : TOOL_CHECK_WARNING))
-				status = lvl ? TOOL_CHECK_CRITICAL : TOOL_CHECK_WARNING;
-			tool_str_addf(sum, "%s%s %.6g%s %s %.6g%s (%s)", crossed++ ? ", " : "", t->name, x,
-				      t->rate ? "/s" : "", tool_threshold_op(t), t->value, t->rate ? "/s" : "",
-				      lvl ? "critical" : "warning");
-		}
-	if (!crossed)
-		tool_str_addf(sum, "no threshold crossed (%d checked)", checked);
-	return status;
+	if (!value_of(ctx, name, v))
+		return 0;
+	*why = !strncmp(name, "traced.", 7) ? "section not traced" : "no such counter";
+	return -ENOENT;
 }
 
 static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
@@ -787,7 +761,7 @@ static int report(struct state *st)
 		return tool_fail(-ENOMEM, "out of memory");
 	crosscheck(st, x);
 	if (st->check) {
-		status = evaluate(st, &sum, &perf);
+		status = tool_check_evaluate(st->th, st->nth, st->secs, check_value, st, &sum, &perf);
 		if (!st->o.json)
 			printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
 			       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",

@@ -111,12 +111,66 @@ static void test_json_arrays(void)
 	free(out);
 }
 
+/* values of the evaluation test: A 50 (over 10 s: 5/s), B 3, no C */
+static int value(void *ctx, const char *name, double *v, const char **why)
+{
+	(void)ctx;
+	if (!strcmp(name, "A") || !strcmp(name, "B")) {
+		*v = name[0] == 'A' ? 50 : 3;
+		return 0;
+	}
+	*why = "no such counter";
+	return -ENOENT;
+}
+
+static int evaluate(const char *warn, const char *crit, struct tool_str *sum, struct tool_str *perf)
+{
+	struct tool_threshold *th[2] = { NULL, NULL };
+	size_t nth[2] = { 0, 0 };
+	int status;
+
+	memset(sum, 0, sizeof(*sum));
+	memset(perf, 0, sizeof(*perf));
+	if (warn)
+		tool_thresholds_parse(warn, &th[0], &nth[0]);
+	if (crit)
+		tool_thresholds_parse(crit, &th[1], &nth[1]);
+	status = tool_check_evaluate(th, nth, 10, value, NULL, sum, perf);
+	free(th[0]);
+	free(th[1]);
+	return status;
+}
+
+static void test_evaluate(void)
+{
+	struct tool_str sum, perf;
+
+	is_int(evaluate("A>100", "A>200", &sum, &perf), TOOL_CHECK_OK, "nothing crossed: OK");
+	is_str(tool_str_get(&sum), "no threshold crossed (2 checked)", "OK summary");
+	is_str(tool_str_get(&perf), " 'A'=50", "each name's value once, from its critical test");
+	tool_str_free(&sum);
+	tool_str_free(&perf);
+	is_int(evaluate("A>=5/s,B>2", "A>100", &sum, &perf), TOOL_CHECK_WARNING, "a warning crossed");
+	is_str(tool_str_get(&sum), "A 5/s >= 5/s (warning), B 3 > 2 (warning)", "warning summary, rates");
+	tool_str_free(&sum);
+	tool_str_free(&perf);
+	is_int(evaluate("B>2", "B>=3", &sum, &perf), TOOL_CHECK_CRITICAL, "critical wins over warning");
+	is_str(tool_str_get(&sum), "B 3 >= 3 (critical), B 3 > 2 (warning)", "critical first");
+	tool_str_free(&sum);
+	tool_str_free(&perf);
+	is_int(evaluate(NULL, "C>1,A>1", &sum, &perf), TOOL_CHECK_UNKNOWN, "a missing value: UNKNOWN, over CRITICAL");
+	is_str(tool_str_get(&sum), "C unknown (no such counter), A 50 > 1 (critical)", "the missing one says why");
+	tool_str_free(&sum);
+	tool_str_free(&perf);
+}
+
 int main(void)
 {
 	tool_init("test_check", 0);
 	test_parse();
 	test_list();
 	test_hit();
+	test_evaluate();
 	test_json_arrays();
 	printf("1..%d\n", tap_n);
 	return tap_fail ? 1 : 0;

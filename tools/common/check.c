@@ -116,3 +116,38 @@ const char *tool_check_status_name(int status)
 
 	return status >= 0 && status <= 3 ? names[status] : "UNKNOWN";
 }
+
+int tool_check_evaluate(struct tool_threshold *const th[2], const size_t nth[2], double secs,
+			int (*value)(void *ctx, const char *name, double *v, const char **why),
+			void *ctx, struct tool_str *sum, struct tool_str *perf)
+{
+	int status = TOOL_CHECK_OK, crossed = 0, checked = 0;
+
+	for (int lvl = 1; lvl >= 0; lvl--)
+		for (size_t i = 0; i < nth[lvl]; i++) {
+			const struct tool_threshold *t = &th[lvl][i];
+			const char *why = "unknown";
+			double v, x;
+
+			checked++;
+			if (value(ctx, t->name, &v, &why)) {
+				status = TOOL_CHECK_UNKNOWN;
+				tool_str_addf(sum, "%s%s unknown (%s)", crossed++ ? ", " : "", t->name, why);
+				continue;
+			}
+			if (!tool_threshold_hit(t, v, secs, &x)) {
+				if (lvl)        /* each name's value once, from its critical test */
+					tool_str_addf(perf, " '%s%s'=%.6g", t->name, t->rate ? "/s" : "", x);
+				continue;
+			}
+			tool_str_addf(perf, " '%s%s'=%.6g", t->name, t->rate ? "/s" : "", x);
+			if (status < (lvl ? TOOL_CHECK_CRITICAL : TOOL_CHECK_WARNING))
+				status = lvl ? TOOL_CHECK_CRITICAL : TOOL_CHECK_WARNING;
+			tool_str_addf(sum, "%s%s %.6g%s %s %.6g%s (%s)", crossed++ ? ", " : "", t->name, x,
+				      t->rate ? "/s" : "", tool_threshold_op(t), t->value, t->rate ? "/s" : "",
+				      lvl ? "critical" : "warning");
+		}
+	if (!crossed)
+		tool_str_addf(sum, "no threshold crossed (%d checked)", checked);
+	return status;
+}
