@@ -102,16 +102,15 @@ static int64_t add_sat(int64_t a, int64_t b)
 	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-static void sleep_ns(int64_t ns)
+int ftn__sleep_ns(int64_t ns)
 {
 	struct timespec ts;
 
 	if (ns <= 0)
-		return;
+		return 0;
 	ts.tv_sec = (time_t)(ns / 1000000000);
 	ts.tv_nsec = (long)(ns % 1000000000);
-	/* EINTR: the caller looks at the stop flag next */
-	nanosleep(&ts, NULL);
+	return nanosleep(&ts, NULL) ? -EINTR : 0;
 }
 
 /* ---------------------------------------------------------------- */
@@ -174,7 +173,7 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 			if (gap > slice)
 				gap = slice;
 			if (!ops->gap_wait || !ops->take) {
-				sleep_ns(gap);
+				ftn__sleep_ns(gap);
 				continue;
 			}
 			r = ops->gap_wait(ctx, (int)((gap + 999999) / 1000000));
@@ -188,7 +187,7 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 			if (stop_fd[0] >= 0)
 				wait_stop(until - now);
 			else
-				sleep_ns(slice);
+				ftn__sleep_ns(slice);
 			continue;
 		} else {
 			/* round up: a 0 ms poll would spin on the last
@@ -211,6 +210,6 @@ int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch
 		if (r == 0)
 			/* readable but empty (tracing off, end of a fake
 			 * tree's file): do not spin, wait out the slice */
-			sleep_ns(now + slice - last_take);
+			ftn__sleep_ns(now + slice - last_take);
 	}
 }

@@ -868,11 +868,8 @@ static int rc_gap_wait(void *ctx, int timeout_ms)
 {
 	struct rawc *c = ctx;
 
-	if (c->bp_fd < 0) {
-		struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-
-		return nanosleep(&ts, NULL) ? -EINTR : 0;
-	}
+	if (c->bp_fd < 0)
+		return ftn__sleep_ns((int64_t)timeout_ms * 1000000);
 	bp_set(c, 1);
 	return ftn_ringbuf_wait(c->rb, timeout_ms);
 }

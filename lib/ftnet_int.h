@@ -227,6 +227,9 @@ enum ftn__batch_end {
 };
 int ftn__batch_run(const struct ftn_consumer_opts *opts, const struct ftn__batch_ops *ops,
 		   void *ctx);
+/* Sleep ns nanoseconds: 0, or -EINTR when a signal cut it short (the
+ * caller looks at the stop flag next). */
+int ftn__sleep_ns(int64_t ns);
 /* Tests: forget a stop request. */
 void ftn__stop_reset(void);
 
