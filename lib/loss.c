@@ -50,23 +50,39 @@ int ftn__instance_ncpu(const struct ftn_instance *inst)
 	return max + 1;
 }
 
+/* One CPU's stats file into buf: 0 or -1 */
+static int read_cpu_stats_file(struct ftn_instance *inst, int cpu, char *buf, size_t size)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	return ftn_tracefs_read(inst, rel, buf, size) < 0 ? -1 : 0;
+}
+
+/* The value of a "NAME: N" line of a stats file (name with its colon;
+ * at a line's start: "overrun:" is not "commit overrun:"), or -1 */
+static int64_t stats_field(const char *buf, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = buf;
+
+	while (p && strncmp(p, name, len))
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	return p ? (int64_t)strtoull(p + len, NULL, 10) : -1;
+}
+
 /* overrun + dropped events of one CPU, or -1 */
 static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
 {
-	char rel[64], buf[1024];
-	uint64_t total = 0;
-	char *p;
+	char buf[1024];
+	int64_t over, dropped;
 
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
+	if (read_cpu_stats_file(inst, cpu, buf, sizeof(buf)))
 		return -1;
-	if (!strncmp(buf, "overrun:", 8))
-		total += strtoull(buf + 8, NULL, 10);
-	else if ((p = strstr(buf, "\noverrun:")) != NULL)
-		total += strtoull(p + 9, NULL, 10);
-	if ((p = strstr(buf, "dropped events:")) != NULL)
-		total += strtoull(p + 15, NULL, 10);
-	return (int64_t)total;
+	over = stats_field(buf, "overrun:");
+	dropped = stats_field(buf, "dropped events:");
+	return (over > 0 ? over : 0) + (dropped > 0 ? dropped : 0);
 }
 
 struct ftn__loss *ftn__loss_new(struct ftn_instance *inst,
@@ -133,19 +149,9 @@ void ftn__loss_local(struct ftn__loss *l, int cpu, uint64_t n)
 /* Events a CPU's buffer holds, not yet read ("entries:"), or -1 */
 static int64_t read_cpu_entries(struct ftn_instance *inst, int cpu)
 {
-	char rel[64], buf[1024];
-	char *p;
+	char buf[1024];
 
-	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	if (ftn_tracefs_read(inst, rel, buf, sizeof(buf)) < 0)
-		return -1;
-	if (!strncmp(buf, "entries:", 8))
-		p = buf + 8;
-	else if ((p = strstr(buf, "\nentries:")) != NULL)
-		p += 9;
-	else
-		return -1;
-	return (int64_t)strtoull(p, NULL, 10);
+	return read_cpu_stats_file(inst, cpu, buf, sizeof(buf)) ? -1 : stats_field(buf, "entries:");
 }
 
 void ftn__loss_unread(struct ftn__loss *l, void (*unread)(void *ctx, int cpu, uint64_t n))
