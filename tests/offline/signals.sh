@@ -28,6 +28,11 @@ startup_stop() {
 	s_name=$1; s_ev=$2; shift 2
 	s_root=$tmp/$s_name
 	fake_tree "$s_root" linux-6.18 "$s_ev"
+	# the binary buffers (tcpreset has no other reader): when the open is
+	# not interrupted, start-up goes on to its loop's start, and without
+	# them tcpreset stopped there with exit 2 (the sanitizer CI run once)
+	cp "$FIX/raw/header_page" "$s_root/fs/events/"
+	for c in 0 1; do : >"$s_root/tmpl/per_cpu/cpu$c/trace_pipe_raw"; done
 	rm -f "$s_root/fs/events/$s_ev/format"
 	mkfifo "$s_root/fs/events/$s_ev/format"
 	FTNET_TRACEFS=$s_root/fs FTNET_FAKE_INSTANCE=$s_root/tmpl \
