@@ -519,38 +519,37 @@ void tool_report_add_events(struct tool_report *r, uint64_t n)
 	r->events += n;
 }
 
-void tool_report_lost(struct tool_report *r, int cpu, uint64_t n)
+/* Events lost in a CPU's ring buffer: counted, and the JSON record
+ * ({"lost":N,"cpu":C} and the cause when there is one) */
+static void ring_lost(struct tool_report *r, int cpu, uint64_t n, const char *cause)
 {
 	r->lost_ring += n;
 	r->ilost += n;
-	fprintf(stderr, "%s: lost %llu events on CPU %d (ring buffer full)\n", tool_name(),
-		(unsigned long long)n, cpu);
 	if (r->o.json) {
 		struct tool_json j;
 
 		tool_json_begin(&j, r->out);
 		tool_json_uint(&j, "lost", (unsigned long long)n);
 		tool_json_int(&j, "cpu", cpu);
+		if (cause)
+			tool_json_str(&j, "cause", cause);
 		tool_json_end(&j);
 	}
 }
 
+void tool_report_lost(struct tool_report *r, int cpu, uint64_t n)
+{
+	fprintf(stderr, "%s: lost %llu events on CPU %d (ring buffer full)\n", tool_name(),
+		(unsigned long long)n, cpu);
+	ring_lost(r, cpu, n, NULL);
+}
+
 void tool_report_unread(struct tool_report *r, int cpu, uint64_t n)
 {
-	r->lost_ring += n;
 	r->unread += n;
-	r->ilost += n;
 	fprintf(stderr, "%s: %llu events on CPU %d were still in the ring buffer at the end, not read: lost\n",
 		tool_name(), (unsigned long long)n, cpu);
-	if (r->o.json) {
-		struct tool_json j;
-
-		tool_json_begin(&j, r->out);
-		tool_json_uint(&j, "lost", (unsigned long long)n);
-		tool_json_int(&j, "cpu", cpu);
-		tool_json_str(&j, "cause", "unread at the end");
-		tool_json_end(&j);
-	}
+	ring_lost(r, cpu, n, "unread at the end");
 }
 
 void tool_report_uncounted(struct tool_report *r, uint64_t n, const char *why)
