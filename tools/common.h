@@ -99,10 +99,13 @@ int tool_reader(struct ftn_instance *inst, const struct tool_opts *o);
 int tool_instance_raw(const char *tool, const char *what, struct ftn_instance **inst,
 		      const struct tool_opts *o);
 /* ftn_consume_raw (reader 'r', events as "sys/event") or ftn_consume
- * ('t'); a failure said in one line. 0 or -errno. */
+ * ('t'); a failure said in one line. 0 or -errno. With ops->lost NULL
+ * the losses go to r (tool_report_lost, tool_report_unread); a tool that
+ * counts them itself gives its own lost (and unread) and r NULL. */
+struct tool_report;
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
 		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
-		 void *ctx);
+		 void *ctx, struct tool_report *r);
 
 /* Wall clock now, ns since the epoch (CLOCK_REALTIME). */
 int64_t tool_now_wall(void);

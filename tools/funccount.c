@@ -132,16 +132,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct state *)ctx)->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct state *)ctx)->r, cpu, n);
-}
-
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -222,7 +212,7 @@ static int run(struct state *st)
 {
 	static const char *const evs[] = { "ftrace/function", NULL };
 	struct ftn_consumer_opts co = { .period_s = st->o.interval, .duration_s = st->o.duration };
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = { .tool = TOOL, .unit = "calls", .cols = cols, .ncols = 2 };
 	struct tool_str globs = { 0 };
 	int err;
@@ -241,7 +231,7 @@ static int run(struct state *st)
 	tool_str_free(&globs);
 	if (err)
 		return err;
-	return tool_consume(st->inst, 'r', evs, &co, &ops, st);
+	return tool_consume(st->inst, 'r', evs, &co, &ops, st, st->r);
 }
 
 static int fini(struct state *st, int err)

@@ -396,7 +396,7 @@ static int sample(struct state *st)
 	st->t0 = tool_now_wall();
 	tool_info("counters read; sampling %.3g s", st->o.duration);
 	if (tracing) {
-		err = tool_consume(st->inst, st->reader, st->evs, &co, &ops, st);
+		err = tool_consume(st->inst, st->reader, st->evs, &co, &ops, st, NULL);
 		if (st->xdec)
 			ftn_reset_flush(st->xdec, rst_count, st);
 	} else {

@@ -345,16 +345,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct state *)ctx)->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct state *)ctx)->r, cpu, n);
-}
-
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -519,7 +509,7 @@ static int run(struct state *st)
 	 * few milliseconds should still be there */
 	struct ftn_consumer_opts co = { .period_s = st->o.interval_set ? st->o.interval : 0.2,
 					.duration_s = st->o.duration, .read_gap_s = 0.005 };
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = { .tool = TOOL, .unit = "calls", .cols = cols,
 				       .ncols = (int)(sizeof(cols) / sizeof(cols[0])),
 				       .icols = ccols,
@@ -543,7 +533,7 @@ static int run(struct state *st)
 	if (st->cmd && (err = tool_cmd_go(&st->child)))
 		return err;
 	st->evs[st->nevs] = NULL;
-	return tool_consume(st->inst, 'r', st->evs, &co, &ops, st);
+	return tool_consume(st->inst, 'r', st->evs, &co, &ops, st, st->r);
 }
 
 static int fini(struct state *st, int err)

@@ -150,18 +150,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	struct state *st = ctx;
-
-	tool_report_lost(st->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct state *)ctx)->r, cpu, n);
-}
-
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -341,7 +329,7 @@ static int run(struct state *st)
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration, .want_stacks = st->stacks,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "drops",
 		.cols = ev_cols, .ncols = sizeof(ev_cols) / sizeof(ev_cols[0]),
@@ -364,7 +352,7 @@ static int run(struct state *st)
 	if (st->mode == 't' && !st->has_reason)
 		tool_fail(0, "this kernel's kfree_skb has no drop reasons: locations only");
 	if (st->mode != 'h')
-		return tool_consume(st->inst, st->mode, evs, &co, &ops, st);
+		return tool_consume(st->inst, st->mode, evs, &co, &ops, st, st->r);
 	if ((err = ftn_consume_histtab(st->htab, &co, hist_period, st)))
 		tool_fail(err, "cannot read the kfree_skb hist: %s", strerror(-err));
 	return err;

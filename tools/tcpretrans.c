@@ -229,16 +229,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct state *)ctx)->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct state *)ctx)->r, cpu, n);
-}
-
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -339,7 +329,7 @@ static int run(struct state *st)
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration, .want_stacks = st->stacks,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "retransmitted segments",
 		.cols = ev_cols, .ncols = st->owner ? NCOLS : C_OPID,
@@ -361,9 +351,7 @@ static int run(struct state *st)
 				     backends[st->be], st->raw ? "binary buffers" : "text",
 				     st->count ? ", segments per remote address and local port" : "")))
 		return err;
-	err = st->raw ? ftn_consume_raw(st->inst, st->evs, &co, &ops, st)
-		      : ftn_consume(st->inst, &co, &ops, st);
-	return err ? tool_fail(err, "cannot read events: %s", strerror(-err)) : 0;
+	return tool_consume(st->inst, st->raw ? 'r' : 't', st->evs, &co, &ops, st, st->r);
 }
 
 static int fini(struct state *st, int err)

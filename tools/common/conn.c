@@ -419,16 +419,6 @@ static int run_event(void *ctx, const struct ftn_event *ev)
 	return c->on_event(c->ctx, ev);
 }
 
-static void run_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct tool_conn *)ctx)->r, cpu, n);
-}
-
-static void run_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct tool_conn *)ctx)->r, cpu, n);
-}
-
 static int run_batch(void *ctx, int64_t now_wall)
 {
 	struct tool_conn *c = ctx;
@@ -450,12 +440,12 @@ int tool_conn_run(struct tool_conn *c, const struct tool_opts *o,
 		  void *ctx)
 {
 	struct ftn_consumer_opts co = { .period_s = o->interval, .duration_s = o->duration };
-	struct ftn_consumer_ops ops = { .event = run_event, .lost = run_lost, .unread = run_unread, .batch = run_batch };
+	struct ftn_consumer_ops ops = { .event = run_event, .batch = run_batch };
 
 	c->on_event = on_event;
 	c->on_batch = on_batch;
 	c->ctx = ctx;
-	return tool_consume(c->inst, c->reader, c->evs, &co, &ops, c);
+	return tool_consume(c->inst, c->reader, c->evs, &co, &ops, c, c->r);
 }
 
 static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,

@@ -568,16 +568,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct sockio *)ctx)->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct sockio *)ctx)->r, cpu, n);
-}
-
 static void loadavg(char *buf, size_t size)
 {
 	char b[128] = "";
@@ -984,7 +974,7 @@ static int run(struct sockio *st)
 		.period_s = st->top && st->o.interval > 1 ? 1 : st->o.interval,
 		.duration_s = st->o.duration,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = st->tool, .unit = st->top ? "bytes" : "calls",
 		.cols = st->top ? top_cols : snoop_cols,
@@ -1017,7 +1007,7 @@ static int run(struct sockio *st)
 				     proto_name(st), st->top ? ", bytes per process and socket each interval" : "")))
 		return err;
 	if (!st->hist)
-		return tool_consume(st->inst, 'r', st->evs, &co, &ops, st);
+		return tool_consume(st->inst, 'r', st->evs, &co, &ops, st, st->r);
 	/* the tables' bases were taken when their triggers were added
 	 * (hist_add); ftn_consume_histtab reads the first, hist_period the
 	 * others */

@@ -452,16 +452,6 @@ static int on_fin(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_lost(((struct sockio *)ctx)->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct sockio *)ctx)->r, cpu, n);
-}
-
 static int on_batch(void *ctx, int64_t now)
 {
 	struct sockio *st = ctx;
@@ -494,10 +484,10 @@ int sockio_diag_run(struct sockio *st)
 		.period_s = st->o.interval > 1 ? 1 : st->o.interval,
 		.duration_s = st->o.duration,
 	};
-	struct ftn_consumer_ops ops = { .event = on_fin, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_fin, .batch = on_batch };
 	int err;
 
-	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st)))
+	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st, st->r)))
 		return err;
 	/* the last, partial interval (printed by the caller) */
 	return (err = destroys(st, 1)) ? err : read_all(st);

@@ -93,18 +93,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	return 0;
 }
 
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	struct run *run = ctx;
-
-	tool_report_lost(run->r, cpu, n);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	tool_report_unread(((struct run *)ctx)->r, cpu, n);
-}
-
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct run *run = ctx;
@@ -122,7 +110,7 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 		.duration_s = t->o.duration,
 		.want_stacks = t->stacks,
 	};
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	static const struct tool_col head[] = { TOOL_COLS_HEAD };
 	struct tool_report_cfg cfg = {
 		.tool = tool_name(),
@@ -153,10 +141,7 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 				t->what ? " " : "", t->name, filter[0] ? " if " : "", filter);
 	if (err)
 		return err;
-	err = ftn_consume(inst, &co, &ops, run);
-	if (err)
-		tool_fail(err, "cannot read events: %s", strerror(-err));
-	return err;
+	return tool_consume(inst, 't', NULL, &co, &ops, run, run->r);
 }
 
 int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,

@@ -239,13 +239,68 @@ int tool_instance_raw(const char *tool, const char *what, struct ftn_instance **
 	return 0;
 }
 
+/* The consumer gives one ctx to every callback: a tool's own stays with
+ * its event and batch callbacks, and the losses go to its report. */
+struct consume_fwd {
+	const struct ftn_consumer_ops *ops;
+	void *ctx;
+	struct tool_report *r;
+};
+
+static int fwd_event(void *p, const struct ftn_event *ev)
+{
+	struct consume_fwd *f = p;
+
+	return f->ops->event(f->ctx, ev);
+}
+
+static int fwd_batch(void *p, int64_t now_wall)
+{
+	struct consume_fwd *f = p;
+
+	return f->ops->batch ? f->ops->batch(f->ctx, now_wall) : 0;
+}
+
+static void fwd_lost(void *p, int cpu, uint64_t n)
+{
+	struct consume_fwd *f = p;
+
+	if (f->ops->lost)
+		f->ops->lost(f->ctx, cpu, n);
+	else
+		tool_report_lost(f->r, cpu, n);
+}
+
+static void fwd_unread(void *p, int cpu, uint64_t n)
+{
+	struct consume_fwd *f = p;
+
+	if (f->ops->unread)
+		f->ops->unread(f->ctx, cpu, n);
+	else if (f->ops->lost)
+		f->ops->lost(f->ctx, cpu, n);
+	else
+		tool_report_unread(f->r, cpu, n);
+}
+
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
 		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
-		 void *ctx)
+		 void *ctx, struct tool_report *r)
 {
-	int err = reader == 'r' ? ftn_consume_raw(inst, events, co, ops, ctx)
-				: ftn_consume(inst, co, ops, ctx);
+	static const struct ftn_consumer_ops fwd = {
+		.event = fwd_event, .lost = fwd_lost, .unread = fwd_unread, .batch = fwd_batch,
+	};
+	struct consume_fwd f = { ops, ctx, r };
+	int err;
 
+	if (ops->lost || !r) {
+		/* the tool says its losses itself */
+		err = reader == 'r' ? ftn_consume_raw(inst, events, co, ops, ctx)
+				    : ftn_consume(inst, co, ops, ctx);
+	} else {
+		err = reader == 'r' ? ftn_consume_raw(inst, events, co, &fwd, &f)
+				    : ftn_consume(inst, co, &fwd, &f);
+	}
 	if (err)
 		tool_fail(err, "cannot read events: %s", strerror(-err));
 	return err;
