@@ -871,6 +871,11 @@ int tool_conn_life_opt(void *ctx, int ch, const char *arg);
  * (4.16+)"). */
 int tool_conn_backend(struct tool_conn *c, int tp, int def, const char *tp_needs,
 		      const char *why);
+/* tool_conn_backend for a tool whose tracepoint back end needs
+ * sock:inet_sock_set_state and sys:event: that back end where both exist,
+ * else the kprobe one where there are kprobes, else none. */
+int tool_conn_backend_with(struct tool_conn *c, const char *sys, const char *event,
+			   const char *tp_needs);
 /* After the back end: -N's namespace, the owner map, the counter (-c or
  * --prom, when nlabels), the instance. One line and -errno on failure. */
 int tool_conn_start(struct tool_conn *c, const char *tool, const struct tool_opts *o);

@@ -311,15 +311,12 @@ static const struct tool_desc desc = {
 
 static int init(struct state *st)
 {
-	int err, tp;
+	int err;
 
 	if ((err = tool_tracefs()))
 		return err;
-	tp = ftn_event_exists("sock", "inet_sock_set_state") && ftn_event_exists("syscalls", "sys_exit_accept4");
-	if ((err = tool_conn_backend(&st->c, tp, tp ? 0 : ftn_kernel_has_kprobes() ? 1 : -1,
-				     "sock:inet_sock_set_state and syscalls:sys_exit_accept4",
-				     tp ? "sock:inet_sock_set_state and the accept syscall tracepoints exist" :
-				     "no sock:inet_sock_set_state or accept syscall tracepoints, kprobes exist")))
+	if ((err = tool_conn_backend_with(&st->c, "syscalls", "sys_exit_accept4",
+					  "sock:inet_sock_set_state and syscalls:sys_exit_accept4")))
 		return err;
 	st->bare_hex = st->c.be && !ftn_tracefs_readme_has("x8/16/32/64");
 	st->c.nlabels = 2;

@@ -293,15 +293,12 @@ static const struct tool_desc desc = {
 
 static int init(struct state *st)
 {
-	int err, tp;
+	int err;
 
 	if ((err = tool_tracefs()))
 		return err;
-	tp = ftn_event_exists("sock", "inet_sock_set_state") && ftn_event_exists("tcp", "tcp_receive_reset");
-	if ((err = tool_conn_backend(&st->c, tp, tp ? 0 : ftn_kernel_has_kprobes() ? 1 : -1,
-				     "sock:inet_sock_set_state and tcp:tcp_receive_reset (4.16+)",
-				     tp ? "sock:inet_sock_set_state and tcp:tcp_receive_reset exist" :
-				     "no sock:inet_sock_set_state/tcp:tcp_receive_reset, kprobes exist")))
+	if ((err = tool_conn_backend_with(&st->c, "tcp", "tcp_receive_reset",
+					  "sock:inet_sock_set_state and tcp:tcp_receive_reset (4.16+)")))
 		return err;
 	st->bare_hex = st->c.be && !ftn_tracefs_readme_has("x8/16/32/64");
 	st->c.nlabels = 2;

@@ -90,6 +90,17 @@ int tool_conn_backend(struct tool_conn *c, int tp, int def, const char *tp_needs
 	return 0;
 }
 
+int tool_conn_backend_with(struct tool_conn *c, const char *sys, const char *event,
+			   const char *tp_needs)
+{
+	int tp = ftn_event_exists("sock", "inet_sock_set_state") && ftn_event_exists(sys, event);
+	char why[160];
+
+	snprintf(why, sizeof(why), tp ? "sock:inet_sock_set_state and %s:%s exist" :
+		 "no sock:inet_sock_set_state or %s:%s, kprobes exist", sys, event);
+	return tool_conn_backend(c, tp, tp ? 0 : ftn_kernel_has_kprobes() ? 1 : -1, tp_needs, why);
+}
+
 /* The transitions' back end: for a tool that wants what only a kprobe
  * reads (bytes) the kprobe where there are kprobes, else the tracepoint
  * where there is one, else the kprobe. */
