@@ -956,34 +956,9 @@ tcpreset_traffic() {
 	sent=$(count /tmp/tr.json '"dir":"sent"')
 }
 
-# tr_hold 1|0: an instance (not ftnet-named: the tools reap those) with
-# tcpreset's tracepoints enabled, so a tool enabling them patches no text
-tr_hold() {
-	local h=$T/instances/hold-tcpreset e
-	[ "$1" = 1 ] && mkdir -p "$h"
-	for e in tcp/tcp_send_reset tcp/tcp_receive_reset sock/inet_sock_set_state; do
-		[ -d "$h" ] && echo "$1" >"$h/events/$e/enable"
-	done
-	[ "$1" = 1 ] || rmdir "$h" 2>/dev/null
-}
-
 tcpreset_run() {
 	be=$1 f=$2 R=3 A=2 P=$((5600 + ${3:-0} * 10))
 	tcpreset_traffic "$be" "$f" $P
-	if [ "$sent" = 0 ] && [ "$out" -gt 0 ]; then
-		# Seen about once in three boots under TCG before the wait for
-		# 'Tracing' emptied /tmp/tr.err first (fresh): it could read the
-		# last round's banner and start the traffic before this round's
-		# tool traced, and the run read no event at all while OutRsts
-		# moved. Kept as a net, said when it fires: the round made
-		# again once, with a second instance holding the events enabled
-		# (diag_tcpreset_empty compares both ways).
-		{ tail -2 /tmp/tr.json; cat /tmp/tr.err; } | sed "s/^/# tcpreset -B $be IPv$f: (no event read) /"
-		diag "tcpreset -B $be IPv$f: no event read at all (OutRsts +$out): the round again, once, the events held enabled by a second instance"
-		tr_hold 1
-		tcpreset_traffic "$be" "$f" $((P + 5))     # (sets P to its port)
-		tr_hold 0
-	fi
 	refs=$(count /tmp/tr.json '"dir":"sent".*"pid":null.*"sport":'$((P + 1))',')
 	rsyn=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-cli".*"state":"SYN_SENT"')
 	rest=$(count /tmp/tr.json '"dir":"received".*"comm":"conngen-srv".*"state":"ESTABLISHED"')
@@ -1530,30 +1505,6 @@ diag_tcpreset_sigint() {
 		check "diag round $r: tcpreset -B kprobe: exit 0 after SIGINT ($rc) in $ms ms" [ "$rc" = 0 ]
 		r=$((r + 1))
 	done
-}
-
-# --- diagnosis only: tcpreset's empty tracepoint round ----------------------
-# Not in all_checks. Six tracepoint rounds of check_tool_tcpreset's kind
-# with the tool's instance the only one with the events enabled, then six
-# with tr_hold's instance holding them enabled too (so the tool's enable
-# patches no kernel text); per round what the tool read against OutRsts,
-# and what the holder recorded.
-diag_tcpreset_empty() {
-	local k=0 held r f h=$T/instances/hold-tcpreset
-	for held in 0 1; do
-		[ $held = 1 ] && tr_hold 1
-		for r in 1 2 3; do
-			for f in 4 6; do
-				R=3 A=2
-				[ -d "$h" ] && echo >"$h/trace"
-				tcpreset_traffic tracepoint $f $((5700 + k * 10))
-				diag "diag held=$held IPv$f port $P: tool read $(sed -n 's/.*"events":\([0-9]*\).*/\1/p' /tmp/tr.json) events ($sent sent), OutRsts +$out, holder recorded $(grep -vc '^#' "$h/trace" 2>/dev/null)"
-				k=$((k + 1))
-			done
-		done
-	done
-	tr_hold 0
-	ok "diag: tcpreset rounds done, the holder removed ($(ls $T/instances | grep -c '^hold-'))"
 }
 
 # kprobe_events busy (hardening issue, another tracer holding what we

@@ -60,7 +60,7 @@ while [ "$i" -le "$boots" ]; do
 		echo "ok $i - boot $i ($(grep -c '^ok' "$out/run") checks, $t s)"
 		pass=$((pass + 1))
 	fi
-	# what a run says it redid or could not read (empty rounds, dropped hits)
+	# what a run says it redid or could not read (kprobe hits the kernel dropped)
 	grep -E 'the round again|again, once' "$out/run" | sed 's/^/#   /'
 	i=$((i + 1))
 done
