@@ -263,24 +263,12 @@ static int fwd_batch(void *p, int64_t now_wall)
 
 static void fwd_lost(void *p, int cpu, uint64_t n)
 {
-	struct consume_fwd *f = p;
-
-	if (f->ops->lost)
-		f->ops->lost(f->ctx, cpu, n);
-	else
-		tool_report_lost(f->r, cpu, n);
+	tool_report_lost(((struct consume_fwd *)p)->r, cpu, n);
 }
 
 static void fwd_unread(void *p, int cpu, uint64_t n)
 {
-	struct consume_fwd *f = p;
-
-	if (f->ops->unread)
-		f->ops->unread(f->ctx, cpu, n);
-	else if (f->ops->lost)
-		f->ops->lost(f->ctx, cpu, n);
-	else
-		tool_report_unread(f->r, cpu, n);
+	tool_report_unread(((struct consume_fwd *)p)->r, cpu, n);
 }
 
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
@@ -293,14 +281,12 @@ int tool_consume(struct ftn_instance *inst, int reader, const char *const *event
 	struct consume_fwd f = { ops, ctx, r };
 	int err;
 
-	if (ops->lost || !r) {
-		/* the tool says its losses itself */
-		err = reader == 'r' ? ftn_consume_raw(inst, events, co, ops, ctx)
-				    : ftn_consume(inst, co, ops, ctx);
-	} else {
-		err = reader == 'r' ? ftn_consume_raw(inst, events, co, &fwd, &f)
-				    : ftn_consume(inst, co, &fwd, &f);
+	if (!ops->lost && r) {          /* the losses go to r */
+		ops = &fwd;
+		ctx = &f;
 	}
+	err = reader == 'r' ? ftn_consume_raw(inst, events, co, ops, ctx)
+			    : ftn_consume(inst, co, ops, ctx);
 	if (err)
 		tool_fail(err, "cannot read events: %s", strerror(-err));
 	return err;
