@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -57,6 +58,16 @@ int tool_exit_code(int err)
 void tool_init(const char *tool, int verbose)
 {
 	progname = tool ? tool : "ftnet";
+	/* Set-user-ID, set-group-ID or file capabilities (the kernel's
+	 * secure mode): whoever runs us chose the environment
+	 * (FTNET_TRACEFS, FTNET_PROC, FTNET_RUNDIR name files we read and
+	 * write with privileges) and the command line (sockio -c runs a
+	 * command): refused before anything else, whatever the tool. */
+	if (getauxval(AT_SECURE)) {
+		fprintf(stderr, "%s: refusing to run set-user-ID or set-group-ID "
+			"(or with file capabilities): run it as root instead\n", progname);
+		exit(TOOL_EXIT_PERM);
+	}
 	verbosity = verbose;
 	ftn_set_progname(progname);
 	ftn_set_verbose(verbose);
