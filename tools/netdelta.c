@@ -31,6 +31,7 @@ struct state {
 	regex_t re;
 	int has_re;
 	pid_t pid;              /* -N PID, 0: ours */
+	struct tool_netns ns;   /* -N: PID's namespace at the start, held */
 	unsigned int sources;
 
 	struct ftn_netsnap *prev;
@@ -251,7 +252,7 @@ static int init(struct state *st)
 	};
 	struct tool_report_cfg cfg = { .tool = TOOL, .unit = "counters" };
 	struct tool_str miss = { 0 };
-	int err;
+	int err, nerr = 0;
 
 	/* signals: tool_opts_parse installed the stop handlers (no
 	 * SA_RESTART: the sleep between snapshots returns at once) */
@@ -265,6 +266,10 @@ static int init(struct state *st)
 						    0, fam[i].labels, 0)))
 			return tool_fail(err, "cannot export the counters: %s", strerror(-err));
 	}
+	/* -N: the namespace first, then its counters (the check after every
+	 * snapshot proves the snapshot was read in it) */
+	if (st->pid)
+		nerr = tool_netns_hold(&st->ns, st->pid);
 	if ((err = ftn_netsnap_read(NULL, st->pid, st->sources, &st->prev)))
 		return tool_fail(err, "out of memory");
 	if (!st->prev->read_ok) {
@@ -285,6 +290,13 @@ static int init(struct state *st)
 		tool_fail(0, "cannot read %s: left out", miss.s ? miss.s : "some sources");
 	tool_str_free(&miss);
 	st->sources = st->prev->read_ok;
+	if (st->pid && nerr)
+		/* not permitted (another user's process, not root): its
+		 * counters are readable, its namespace is not */
+		tool_fail(0, "cannot read /proc/%d/ns/net (%s): a change of its network namespace "
+			  "would go unseen", (int)st->pid, strerror(-nerr));
+	else if ((err = tool_netns_check(&st->ns)))
+		return err;
 	if (st->pid)
 		tool_info("%zu counters from /proc/%d/net (its network namespace)",
 			  st->prev->n, (int)st->pid);
@@ -335,10 +347,15 @@ static int run(struct state *st)
 			last = 1;
 		if ((err = ftn_netsnap_read(NULL, st->pid, st->sources, &cur)))
 			return tool_fail(err, "out of memory");
+		/* -N: a snapshot of another namespace (the process moved, or
+		 * its PID was reused) is never subtracted from this one's */
+		if ((err = tool_netns_check(&st->ns))) {
+			ftn_netsnap_free(cur);
+			return err;
+		}
 		if (cur->failed & ~st->prev->failed && st->pid && !cur->read_ok) {
 			ftn_netsnap_free(cur);
-			tool_fail(0, "process %d is gone", (int)st->pid);
-			return 0;
+			return tool_fail(-ESRCH, "process %d is gone: the run ends", (int)st->pid);
 		}
 		/* a partial last interval under 10 ms says nothing */
 		if (!last || cur->mono_ns - st->prev->mono_ns >= 10000000)
@@ -359,6 +376,7 @@ static int fini(struct state *st, int err)
 	for (int i = 0; i < P_N; i++)
 		tool_counter_free(st->prom[i]);
 	ftn_netsnap_free(st->prev);
+	tool_netns_release(&st->ns);
 	if (st->has_re)
 		regfree(&st->re);
 	return err ? err : ferr;
@@ -370,6 +388,7 @@ int main(int argc, char **argv)
 	int err;
 
 	memset(&st, 0, sizeof(st));
+	st.ns.fd = -1;
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)

@@ -378,17 +378,20 @@ static int sample(struct state *st)
 	struct ftn_consumer_opts co = { .period_s = 1, .duration_s = st->o.duration };
 	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
 	int err = 0, nerr, tracing = st->have[S_RETRANS] || st->have[S_DROPS] || st->have[S_RESETS];
-	uint64_t ns0 = 0, ns1 = 0;
+	struct tool_netns ns = { .fd = -1 };
 
 	/* -N: a process that moves to another namespace (one just started
 	 * with ip netns exec, before its setns) would subtract two
 	 * namespaces' counters */
-	if (st->pid && (nerr = ftn_netns_of_pid(NULL, st->pid, &ns0)))
+	if (st->pid && (nerr = tool_netns_hold(&ns, st->pid)))
 		tool_info("cannot read /proc/%d/ns/net (%s): a change of namespace goes unseen",
 			  (int)st->pid, strerror(-nerr));
-	if ((err = ftn_netsnap_read(NULL, st->pid, FTN_NETSRC_ALL, &st->s0)))
+	if ((err = ftn_netsnap_read(NULL, st->pid, FTN_NETSRC_ALL, &st->s0))) {
+		tool_netns_release(&ns);
 		return tool_fail(err, "out of memory");
+	}
 	if (!st->s0->read_ok) {
+		tool_netns_release(&ns);
 		err = st->s0->err[0] ? st->s0->err[0] : -ENOENT;
 		return tool_fail(err, "cannot read the counters%s: %s", st->pid ? " of that process" : "",
 				 strerror(-err));
@@ -415,10 +418,10 @@ static int sample(struct state *st)
 	}
 	st->t1 = tool_now_wall();
 	if (!err && (err = ftn_netsnap_read(NULL, st->pid, st->s0->read_ok, &st->s1)))
-		return tool_fail(err, "out of memory");
-	if (!err && ns0 && (ftn_netns_of_pid(NULL, st->pid, &ns1) || ns1 != ns0))
-		return tool_fail(-ESRCH, "process %d left its network namespace during the run "
-				 "(or ended): no counters to compare", (int)st->pid);
+		err = tool_fail(err, "out of memory");
+	else if (!err)
+		err = tool_netns_check(&ns);    /* it says why: no counters to compare */
+	tool_netns_release(&ns);
 	if (!err && !st->s1->read_ok)   /* -N: the process is gone */
 		return tool_fail(-ESRCH, "cannot read the counters at the end of the run: %s",
 				 strerror(-(st->s1->err[0] ? st->s1->err[0] : -ESRCH)));

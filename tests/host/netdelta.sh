@@ -12,7 +12,9 @@
 #  - the host's namespace (no -N) does not see them: its Udp.NoPorts
 #    delta over the same interval is not the namespace's N unless the host
 #    had that traffic too (checked: it reads another file);
-#  - the run ends (exit 0, one line) when the -N process goes;
+#  - the run ends (exit 1, one line) when the -N process goes, or moves
+#    to another network namespace (the same PID: unshare -n in place), and
+#    no interval subtracts one namespace's counters from another's;
 #  - it runs without root (as nobody, our own namespace).
 # Needs root (to make the namespace), ip. About 8 s.
 
@@ -83,7 +85,48 @@ wait $hpid
 t_check "without -N: our namespace's Udp.NoPorts, not the other's +N" \
 	sh -c '! grep -q "\"delta\":$2," "$1" && grep -q "\"counter\":\"Udp.NoPorts\"" "$1"' sh "$tmp/h" $N
 
-# the -N process goes: the run ends
+# the -N process moves to another namespace (the same PID: unshare -n
+# execs in place, as a reused PID would look): the run ends there, exit 1,
+# and no interval subtracts the new namespace's counters from the old's
+# (NS's Udp.NoPorts is N and more, the new one's 0: a mixed interval
+# would print a negative delta)
+ip netns exec "$NS" sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done; exec unshare -n sleep 30' \
+	sh "$tmp/go" &
+mover=$!
+host_bg_track $mover
+_i=0
+while [ "$(readlink /proc/$mover/ns/net 2>/dev/null)" = "$(readlink /proc/self/ns/net)" ] &&
+      [ $_i -lt 50 ]; do
+	sleep 0.1; _i=$((_i + 1))
+done
+"$TOOL" -N $mover -i 0.2 -z -f '^Udp\.NoPorts$' >"$tmp/o" 2>"$tmp/e" &
+tpid=$!
+host_bg_track $tpid
+sleep 0.5
+ns_before=$(readlink /proc/$mover/ns/net)
+touch "$tmp/go"
+host_wait_pid $tpid 30
+ended=$?
+_i=0
+while [ "$(readlink /proc/$mover/ns/net 2>/dev/null)" = "$ns_before" ] && [ $_i -lt 50 ]; do
+	sleep 0.1; _i=$((_i + 1))
+done
+t_check "-N process moved: it is in another namespace ($ns_before -> $(readlink /proc/$mover/ns/net))" \
+	[ "$(readlink /proc/$mover/ns/net)" != "$ns_before" ]
+[ $ended = 0 ] || kill $tpid 2>/dev/null
+wait $tpid; rc=$?
+t_check "-N process moved to another namespace: the run ends within 3 s, exit 1 (got $rc)" \
+	[ $ended = 0 -a "$rc" = 1 ]
+t_check "-N process moved: one line says so" \
+	sh -c '[ "$(wc -l < "$2")" = 1 ] &&
+	       grep -q "^netdelta: process $1 left its network namespace" "$2"' sh $mover "$tmp/e"
+sed 's/^/#   /' "$tmp/e" | head -3
+t_check "-N process moved: no interval mixes the two namespaces (no negative Udp.NoPorts)" \
+	sh -c 'grep -q "Udp\.NoPorts" "$1" && ! grep -Eq "Udp\.NoPorts +-" "$1"' sh "$tmp/o"
+kill $mover 2>/dev/null
+
+# the -N process goes: the run ends, exit 1 (the run did not cover what
+# was asked)
 "$TOOL" -N $holder -i 0.2 >"$tmp/o" 2>"$tmp/e" &
 tpid=$!
 host_bg_track $tpid
@@ -91,8 +134,9 @@ sleep 0.5
 kill $holder
 host_wait_pid $tpid 50
 wait $tpid; rc=$?
-t_check "-N process gone: exit 0, says so" \
-	sh -c '[ "$1" = 0 ] && grep -q "^netdelta: process $2 is gone$" "$3"' sh "$rc" $holder "$tmp/e"
+t_check "-N process gone: exit 1 (got $rc), says so in one line" \
+	sh -c '[ "$1" = 1 ] && [ "$(wc -l < "$3")" = 1 ] && grep -q "^netdelta: process $2 is gone" "$3"' \
+	sh "$rc" $holder "$tmp/e"
 
 # no root needed: as nobody, from a copy it can reach
 if command -v setpriv >/dev/null 2>&1; then

@@ -12,7 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ND=$FIX/netdelta
 P=$tmp/proc
-mkdir -p "$P/42"
+mkdir -p "$P/42/ns"
+echo one >"$P/42/ns/net"
 
 # swap_run FROM TO OUT ERR ARGS...: one 2 s interval from capture FROM to
 # capture TO (dirs under $ND), the link under $P/net and $P/42/net.
@@ -70,6 +71,44 @@ check "appear: TcpExt.TCPFakeNew new with its value" grep -Eq '^  TcpExt\.TCPFak
 check "appear: 16 counters of veth9 new" [ "$(grep -c '^  Dev\.veth9\..* new ' "$tmp/t")" = 16 ]
 check "appear: --prom series for the new interface" \
 	grep -qx 'ftnet_netdelta_dev_total{interface="veth9",counter="tx_packets"} 3' "$tmp/sync.prom"
+
+# -N: the namespace is watched through FTNET_PROC/PID/ns/net (its device
+# and inode): a new file there is another namespace (the process moved,
+# or its PID was reused): the run ends at once, exit 1, one line, and no
+# interval subtracts the two
+mkdir -p "$P/42/ns"
+echo one >"$P/42/ns/net"
+ln -sfn "$ND/a/net" "$P/42/net"
+rm -f "$tmp/sync.prom"
+FTNET_PROC=$P "$BIN/netdelta" -N 42 -i 0.1 -d 20 -z -f '^Udp\.NoPorts$' --prom "$tmp/sync.prom" \
+	>"$tmp/t" 2>"$tmp/e" &
+pid=$!
+i=0
+while [ ! -s "$tmp/sync.prom" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.3
+echo two >"$tmp/net.new" && mv "$tmp/net.new" "$P/42/ns/net"
+ln -sfn "$ND/b/net" "$P/42/net"
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
+kill $pid 2>/dev/null
+wait $pid; rc=$?
+check "-N: another namespace at FTNET_PROC/42/ns/net ends the run within 3 s, exit 1 (got $rc)" \
+	[ "$rc" = 1 ]
+check "-N: another namespace: one line says so" \
+	sh -c '[ "$(wc -l < "$1")" = 1 ] &&
+	       grep -q "^netdelta: process 42 left its network namespace (net:\[[0-9]*\] -> net:\[[0-9]*\]), or its PID is another process.s now: the run ends$" "$1"' \
+	sh "$tmp/e"
+check "-N: another namespace: its counters never subtracted (no +7 interval)" \
+	sh -c 'grep -q "Udp\.NoPorts" "$1" && ! grep -q "Udp\.NoPorts  *+7" "$1"' sh "$tmp/t"
+# a namespace that cannot be read (another user's process, not root):
+# the counters are, and the run says once that a change would go unseen
+mkdir -p "$P/44"
+ln -sfn "$ND/a/net" "$P/44/net"
+FTNET_PROC=$P "$BIN/netdelta" -N 44 -d 0.1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "-N, namespace not readable: exit 0, one line says a change would go unseen" \
+	sh -c '[ "$1" = 0 ] && [ "$(wc -l < "$2")" = 1 ] &&
+	       grep -q "^netdelta: cannot read /proc/44/ns/net (No such file or directory): a change of its network namespace would go unseen$" "$2"' \
+	sh "$rc" "$tmp/e"
 
 swap_run b gone "$tmp/t" "$tmp/e"
 check "gone: Dev.ifb0 and Udp6.IgnoredMulti gone" \
