@@ -163,6 +163,15 @@ FTN_EXPORT int ftn_reap_stale(void);
 FTN_EXPORT void ftn_stop(int sig);
 /* Destroy every instance still registered. Idempotent. */
 FTN_EXPORT void ftn_cleanup(void);
+/* What ftn_cleanup removes, for a handler of a fatal signal (SIGSEGV,
+ * SIGBUS, SIGABRT...) after which the process must end: async-signal-safe
+ * (system calls on a plan kept in static memory as instances and probes
+ * are made: no heap, no stdio, no locks). Closes every file descriptor
+ * above 2 (a reader of ours would keep an instance busy), disables each
+ * live instance's events, removes it, removes our dynamic probes and puts
+ * back a kptr_restrict this run changed. 0, or -1 when something is left
+ * (the next run's ftn_reap_stale removes it). */
+FTN_EXPORT int ftn_cleanup_crash(void);
 /* Nonzero after a stop request: the signal number given to ftn_stop (-1
  * when it was not a signal number). */
 FTN_EXPORT int ftn_exiting(void);

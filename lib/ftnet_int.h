@@ -133,6 +133,10 @@ int ftn__kptr_record(const char *kpath, long val, char *rec, size_t size);
 /* Put back kptr_restrict where a dead run's record says it changed it;
  * records removed. The number of values restored (ftn_reap_stale). */
 int ftn__kptr_reap(const char *proc, const struct ftn__runid *self);
+/* ftn_cleanup_crash's part (async-signal-safe): when this run's record
+ * is still there, put back the value it holds if the sysctl still reads
+ * the 1 we wrote, and remove the record. 0, or -1 when it is left. */
+int ftn__kptr_crash_restore(void);
 
 /* Tests (probe.c): force an architecture (NULL: detect again), -EINVAL if
  * unknown; $argN use: -1 ask the README (default), 0 never, 1 always. */

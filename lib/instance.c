@@ -1,21 +1,245 @@
 // SPDX-License-Identifier: GPL-2.0
 /* instance.c - private tracefs instances, the events enabled in them, the
- * undo list that tears all of it down, and the cleanup of every live
- * instance (atexit, after a stop request). Stale runs are reaped by
- * reap.c; signal handlers are the tools' business (they call ftn_stop). */
+ * undo list that tears all of it down, the cleanup of every live
+ * instance (atexit, after a stop request) and its crash plan (the same
+ * with system calls only, for a handler of SIGSEGV). Stale runs are
+ * reaped by reap.c; signal handlers are the tools' business (they call
+ * ftn_stop, ftn_cleanup_crash). */
 #include "ftnet_int.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---------------------------------------------------------------- */
+/* Crash plan                                                       */
+/* ---------------------------------------------------------------- */
+
+/*
+ * What ftn_cleanup_crash() undoes, kept where its system calls can use
+ * it: a handler of SIGSEGV may run with the heap broken, so it reads no
+ * list of ours and calls no malloc or stdio. Each live instance's
+ * directory and probe group, in static memory, set right after the mkdir
+ * and cleared by destroy; a slot is marked used only once filled, so a
+ * signal at any moment sees whole slots. The probes are found in
+ * kprobe_events and uprobe_events by their group: also one whose
+ * definition was written a moment before the crash, before any record of
+ * it (a "-:" line, which only a fake tree shows, cancels the ones before).
+ */
+#define CRASH_INST 8
+
+static struct {
+	volatile sig_atomic_t used;
+	char path[PATH_MAX];            /* the instance directory */
+	char group[FTN_NAME_MAX];       /* its probe group */
+} crash_inst[CRASH_INST];
+static volatile sig_atomic_t crash_lost;        /* instances not planned */
+static volatile pid_t crash_pid;                /* whose plan it is */
+
+#define CRASH_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+static void crash_inst_set(const struct ftn_instance *inst, int add)
+{
+	for (int i = 0; i < CRASH_INST; i++) {
+		if (add && !crash_inst[i].used) {
+			crash_pid = getpid();
+			snprintf(crash_inst[i].path, sizeof(crash_inst[i].path), "%s", inst->path);
+			snprintf(crash_inst[i].group, sizeof(crash_inst[i].group), "%s", inst->group);
+			CRASH_FENCE();
+			crash_inst[i].used = 1;
+			return;
+		}
+		if (!add && crash_inst[i].used && !strcmp(crash_inst[i].path, inst->path)) {
+			crash_inst[i].used = 0;
+			CRASH_FENCE();
+			return;
+		}
+	}
+	if (add)
+		crash_lost = 1;
+}
+
+/* The handler's memory: static (it may run on a small stack). */
+#define CRASH_NAMES 64
+static char crash_buf[PATH_MAX + 32], crash_read[4096], crash_head[2 * FTN_NAME_MAX + 8];
+static char crash_names[CRASH_NAMES][2 * FTN_NAME_MAX + 4];     /* "GROUP/EVENT" */
+static int crash_nnames, crash_more;
+
+/* crash_buf = a + b; 0 when it fits */
+static int crash_path(const char *a, size_t alen, const char *b)
+{
+	size_t bl = strlen(b);
+
+	if (alen + bl + 1 > sizeof(crash_buf))
+		return -1;
+	memcpy(crash_buf, a, alen);
+	memcpy(crash_buf + alen, b, bl + 1);
+	return 0;
+}
+
+/* One line's head, "p:GROUP/EVENT ...": a probe of a live group goes in
+ * crash_names ("-:GROUP/EVENT" takes it out). */
+static void crash_line(const char *l)
+{
+	const char *g = strchr(l, ':'), *slash, *end;
+	size_t len;
+	int i, ours = 0;
+
+	if (!g || !(slash = strchr(++g, '/')))
+		return;
+	end = slash + 1 + strcspn(slash + 1, " \t");
+	for (i = 0; i < CRASH_INST && !ours; i++)
+		ours = crash_inst[i].used && strlen(crash_inst[i].group) == (size_t)(slash - g) &&
+		       !memcmp(crash_inst[i].group, g, (size_t)(slash - g));
+	len = (size_t)(end - g);
+	if (!ours || len >= sizeof(crash_names[0]))
+		return;
+	for (i = 0; i < crash_nnames; i++)
+		if (strlen(crash_names[i]) == len && !memcmp(crash_names[i], g, len))
+			break;
+	if (l[0] == '-') {
+		if (i < crash_nnames)
+			memcpy(crash_names[i], crash_names[--crash_nnames], sizeof(crash_names[0]));
+	} else if (i == crash_nnames) {
+		if (crash_nnames == CRASH_NAMES) {
+			crash_more = 1;
+			return;
+		}
+		memcpy(crash_names[crash_nnames], g, len);
+		crash_names[crash_nnames++][len] = '\0';
+	}
+}
+
+/* Remove our groups' probes from one definition file (crash_buf): read
+ * it, remove what it lists (at most CRASH_NAMES a pass), again until a
+ * pass finds no more. 0, or -1 when one is left. */
+static int crash_probes(void)
+{
+	char file[sizeof(crash_buf)];
+	size_t hl;
+	ssize_t r;
+	int fd, left = 0;
+
+	memcpy(file, crash_buf, sizeof(file));
+	for (int pass = 0; pass < 64; pass++) {
+		if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
+			return errno == ENOENT ? 0 : -1;       /* no such probes here */
+		crash_nnames = crash_more = 0;
+		hl = 0;
+		while ((r = read(fd, crash_read, sizeof(crash_read))) > 0) {
+			for (ssize_t i = 0; i < r; i++) {
+				if (crash_read[i] == '\n') {
+					crash_head[hl] = '\0';
+					crash_line(crash_head);
+					hl = 0;
+				} else if (hl < sizeof(crash_head) - 1) {
+					crash_head[hl++] = crash_read[i];
+				}
+			}
+		}
+		if (r < 0)
+			left = -1;
+		crash_head[hl] = '\0';
+		crash_line(crash_head);
+		close(fd);
+		for (int i = 0; i < crash_nnames; i++) {
+			char line[sizeof(crash_names[0]) + 3] = "-:";
+			size_t n = strlen(crash_names[i]);
+
+			memcpy(line + 2, crash_names[i], n);
+			line[n + 2] = '\n';
+			/* one command per write, appended (never O_TRUNC) */
+			if ((fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0 ||
+			    (write(fd, line, n + 3) < 0 && errno != ENOENT))
+				left = -1;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (!crash_more || left)
+			break;
+	}
+	return crash_more ? -1 : left;
+}
+
+/* close_range(3, ~0U, 0), or each descriptor below the limit */
+static void crash_close_fds(void)
+{
+	struct rlimit rl;
+	unsigned long max = 65536;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < max)
+		max = (unsigned long)rl.rlim_cur;
+	for (unsigned long fd = 3; fd < max; fd++)
+		close((int)fd);
+}
+
+int ftn_cleanup_crash(void)
+{
+	static const char *const files[] = { "/kprobe_events", "/uprobe_events" };
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	int left = crash_lost ? -1 : 0, fd;
+
+	/* a child of ours (forked to run a command, not yet exec'd) that
+	 * crashes must not take its parent's run down */
+	if (crash_pid != getpid())
+		return ftn__kptr_crash_restore();
+	crash_close_fds();
+	for (int i = 0; i < CRASH_INST; i++) {
+		const char *p = crash_inst[i].path;
+
+		if (!crash_inst[i].used)
+			continue;
+		/* events off first: a probe is removable once no instance has
+		 * it enabled, even when rmdir fails (a reader of someone
+		 * else's holds the instance); rmdir drops triggers, filters
+		 * and the function tracer with it */
+		if (!crash_path(p, strlen(p), "/events/enable") &&
+		    (fd = open(crash_buf, O_WRONLY | O_TRUNC | O_CLOEXEC)) >= 0) {
+			if (write(fd, "0\n", 2) < 0)
+				left = -1;
+			close(fd);
+		}
+		for (int tries = 0; rmdir(p) < 0 && errno != ENOENT; tries++) {
+			if (errno != EBUSY || tries == 50) {
+				left = -1;
+				break;
+			}
+			nanosleep(&pause, NULL);
+		}
+	}
+	/* the probe files beside instances/ (the first live instance's
+	 * tracefs: every instance of a run is in the same) */
+	for (int i = 0; i < CRASH_INST; i++) {
+		const char *p = crash_inst[i].path, *ins;
+
+		if (!crash_inst[i].used)
+			continue;
+		for (ins = p + strlen(p); ins > p && strncmp(ins, "/instances/", 11); ins--)
+			;
+		for (size_t f = 0; ins > p && f < sizeof(files) / sizeof(files[0]); f++)
+			if (!crash_path(p, (size_t)(ins - p), files[f]) && crash_probes())
+				left = -1;
+		break;
+	}
+	if (ftn__kptr_crash_restore())
+		left = -1;
+	return left;
+}
 
 /* ---------------------------------------------------------------- */
 /* Cleanup registry                                                 */
@@ -220,6 +444,7 @@ struct ftn_instance *ftn_instance_create(const char *tool)
 		return NULL;
 	}
 	inst->created = 1;
+	crash_inst_set(inst, 1);
 	ftn__cleanup_register(inst);
 	ftn__test_step("mkdir", inst->path);
 	err = ftn_instance_set_clock(inst, NULL);
@@ -423,6 +648,10 @@ int ftn_instance_destroy(struct ftn_instance *inst)
 		}
 	}
 	ftn__cleanup_unregister(inst);
+	/* what teardown could not remove is left to the next run's reaping,
+	 * not to a crash handler of this one */
+	if (inst->created)
+		crash_inst_set(inst, 0);
 	for (int i = 0; i < inst->nundo; i++)
 		free(inst->undo[i].arg);
 	free(inst->undo);

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,40 @@ static int make_run_dir(void)
 	return -errno;
 }
 
+/* The record of this run, for a crash handler: filled when it is
+ * written (the same names every time), read with system calls only. */
+static struct {
+	volatile sig_atomic_t set;
+	pid_t pid;                      /* whose record */
+	char val[4];                    /* "0\n" or "2\n" */
+	char rec[PATH_MAX], kpath[PATH_MAX];
+} kptr_crash;
+
+int ftn__kptr_crash_restore(void)
+{
+	char cur[16];
+	ssize_t n;
+	int fd, left = 0;
+
+	if (!kptr_crash.set || kptr_crash.pid != getpid() || access(kptr_crash.rec, F_OK))
+		return 0;       /* never lifted, or put back and its record gone */
+	/* only the 1 a run writes is ours to undo (as ftn__kptr_reap) */
+	if ((fd = open(kptr_crash.kpath, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, cur, sizeof(cur) - 1);
+		close(fd);
+		if (n > 0 && cur[0] == '1' && (n == 1 || cur[1] == '\n')) {
+			fd = open(kptr_crash.kpath, O_WRONLY | O_TRUNC | O_CLOEXEC);
+			if (fd < 0 || write(fd, kptr_crash.val, 2) != 2)
+				left = -1;      /* the record stays: the next run retries */
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (!left)
+		unlink(kptr_crash.rec);
+	return left;
+}
+
 int ftn__kptr_record(const char *kpath, long val, char *rec, size_t size)
 {
 	char line[PATH_MAX + 32];
@@ -420,6 +455,16 @@ int ftn__kptr_record(const char *kpath, long val, char *rec, size_t size)
 	if (err) {
 		unlink(rec);
 		return err;
+	}
+	if (strlen(rec) < sizeof(kptr_crash.rec) && strlen(kpath) < sizeof(kptr_crash.kpath)) {
+		kptr_crash.set = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		kptr_crash.pid = getpid();
+		snprintf(kptr_crash.val, sizeof(kptr_crash.val), "%ld\n", val);
+		strcpy(kptr_crash.rec, rec);
+		strcpy(kptr_crash.kpath, kpath);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		kptr_crash.set = 1;
 	}
 	ftn__test_step("record", rec);
 	return 0;

@@ -74,12 +74,17 @@ int tool_tracefs(void);
  *  - handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE that call
  *    ftn_stop(sig) (no SA_RESTART: a blocked poll returns at once); the
  *    consumer then returns and the tool's normal teardown runs;
+ *  - handlers for SIGSEGV, SIGBUS, SIGABRT, SIGILL and SIGFPE, on a stack
+ *    of their own, that call ftn_cleanup_crash, say so in one line and
+ *    end the process by the signal (the handler there before first:
+ *    a sanitizer's report);
  *  - atexit(ftn_cleanup), so that an exit() anywhere still tears down;
  *  - ftn_reap_stale(): instances and probe groups of dead runs go.
  * Then ftn_instance_create(tool). On failure one line and NULL + errno.
  */
 /* SIGINT, SIGTERM, SIGHUP (unless inherited ignored: nohup), SIGQUIT and
- * SIGPIPE request a stop (ftn_stop); atexit tears down. Idempotent; done
+ * SIGPIPE request a stop (ftn_stop); atexit tears down; the fatal signals
+ * tear down and end the process (above). Idempotent; done
  * by tool_opts_parse, before any start-up work. 0 or -errno. */
 int tool_signals_install(void);
 struct ftn_instance *tool_instance(const char *tool);

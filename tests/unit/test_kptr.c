@@ -11,7 +11,11 @@
  * (tests/host/killstep.sh): one snapshot of the REAL /proc/net/tcp with
  * pointers, i.e. the real kptr_restrict lifted and put back (or those of
  * the fake PROC: the children above), under
- * whatever FTNET_TEST_* the caller set. */
+ * whatever FTNET_TEST_* the caller set.
+ *
+ * A crash at each step instead (FTNET_TEST_KILL_SIG=SEGV; the helper's
+ * handler calls ftn_cleanup_crash, as the tools' does): the value is back
+ * and the record gone as soon as the child is dead, no reaper run. */
 #include "ftnet_int.h"
 #include "tap.h"
 
@@ -72,7 +76,7 @@ static const char *self_path = "/proc/self/exe";
 
 /* A child snapshotting the fake /proc, killed after step kill_at (0:
  * not killed). Its wait status. */
-static int child_snapshot(int kill_at)
+static int child_snapshot_sig(int kill_at, const char *sig)
 {
 	char v[16];
 	pid_t pid;
@@ -83,6 +87,8 @@ static int child_snapshot(int kill_at)
 	if (pid == 0) {
 		snprintf(v, sizeof(v), "%d", kill_at);
 		setenv("FTNET_TEST_KILL_STEP", v, 1);
+		if (sig)
+			setenv("FTNET_TEST_KILL_SIG", sig, 1);
 		/* a fresh process: the hook reads its variables once */
 		/* argv[0], not /proc/self/exe: under valgrind that is
 		 * valgrind's own tool binary */
@@ -92,6 +98,19 @@ static int child_snapshot(int kill_at)
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
 		return -1;
 	return st;
+}
+
+static int child_snapshot(int kill_at)
+{
+	return child_snapshot_sig(kill_at, NULL);
+}
+
+/* --snapshot's handler of the crash: the tools' (tools/common/util.c) */
+static void on_crash(int sig)
+{
+	ftn_cleanup_crash();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void offline(void)
@@ -157,6 +176,16 @@ static void offline(void)
 		}
 	}
 
+	/* crashed at each step: the crash handler puts the value back and
+	 * removes the record before the run is gone */
+	for (int i = 0; i < 3; i++) {
+		tap_put(kpath, i == 1 ? "2\n" : "0\n");
+		st = child_snapshot_sig(i + 1, "SEGV");
+		ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "crashed (SIGSEGV) at step %d", i + 1);
+		is_str(kval(), i == 1 ? "2" : "0", "crashed: the original value, no reaper run");
+		is_int(nrecords(), 0, "crashed: no record left");
+	}
+
 	/* a killed run whose 1 someone changed since: value kept */
 	st = child_snapshot(2);
 	tap_put(kpath, "2\n");
@@ -206,7 +235,11 @@ int main(int argc, char **argv)
 	if (argv[0] && strchr(argv[0], '/'))
 		self_path = argv[0];
 	if (argc > 1 && !strcmp(argv[1], "--snapshot")) {
-		struct ftn_socktab *t = ftn_socktab_snapshot(argc > 2 ? argv[2] : NULL, 0, 1);
+		struct ftn_socktab *t;
+
+		if (getenv("FTNET_TEST_KILL_SIG"))
+			signal(SIGSEGV, on_crash);
+		t = ftn_socktab_snapshot(argc > 2 ? argv[2] : NULL, 0, 1);
 
 		if (!t) {
 			fprintf(stderr, "test_kptr: snapshot: %s\n", strerror(errno));
