@@ -57,10 +57,10 @@ static void crash(const char *how)
 	long pg = sysconf(_SC_PAGESIZE);
 
 	if (!strcmp(how, "SEGV")) {
-		volatile unsigned char *p = mmap(NULL, (size_t)pg, PROT_NONE,
-						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned char *page = aligned_alloc((size_t)pg, (size_t)pg);
+		volatile unsigned char *p = page;
 
-		if (p != MAP_FAILED)
+		if (page && !mprotect(page, (size_t)pg, PROT_NONE))
 			p[0] = 1;
 	} else if (!strcmp(how, "BUS")) {
 		FILE *f = tmpfile();
@@ -69,6 +69,8 @@ static void crash(const char *how)
 
 		if (p != MAP_FAILED)
 			(void)p[0];     /* an empty file: no page behind it */
+		if (f)
+			fclose(f);
 	} else if (!strcmp(how, "ABRT")) {
 		abort();
 	} else if (!strcmp(how, "STACK")) {

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -218,20 +217,15 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 
 static void fatal_install(void)
 {
-	size_t size = 128 * 1024;
+	static char stk[128 * 1024] __attribute__((aligned(64)));
 	struct sigaction sa, old;
 	stack_t ss;
-	void *stk;
 
 	/* the handler's own stack: a stack overflow's SIGSEGV has none */
-	stk = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stk != MAP_FAILED) {
-		memset(&ss, 0, sizeof(ss));
-		ss.ss_sp = stk;
-		ss.ss_size = size;
-		if (sigaltstack(&ss, NULL) < 0)
-			munmap(stk, size);
-	}
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_sp = stk;
+	ss.ss_size = sizeof(stk);
+	sigaltstack(&ss, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
