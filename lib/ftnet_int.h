@@ -138,6 +138,12 @@ int ftn__kptr_reap(const char *proc, const struct ftn__runid *self);
  * the 1 we wrote, and remove the record. 0, or -1 when it is left. */
 int ftn__kptr_crash_restore(void);
 
+/* netdelta.c: one counter file's text (modified in place) appended to s
+ * as source src (a procfs text source, not ETHTOOL): 0, -EINVAL (not the
+ * file's format: s may hold part of it), -ENOMEM. The fuzz harness's way
+ * in (tests/fuzz/fuzz_netdelta.c). */
+int ftn__netsnap_parse(struct ftn_netsnap *s, enum ftn_netsrc src, char *text);
+
 /* Tests (probe.c): force an architecture (NULL: detect again), -EINVAL if
  * unknown; $argN use: -1 ask the README (default), 0 never, 1 always. */
 int ftn_probe_set_arch(const char *arch);

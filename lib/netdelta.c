@@ -504,6 +504,20 @@ static int read_nic(struct ftn_netsnap *s, const char *root, pid_t pid)
 	return 0;
 }
 
+int ftn__netsnap_parse(struct ftn_netsnap *s, enum ftn_netsrc src, char *text)
+{
+	switch (src) {
+	case FTN_NETSRC_SNMP:
+	case FTN_NETSRC_NETSTAT: return parse_pairs(s, src, text);
+	case FTN_NETSRC_SNMP6: return parse_snmp6(s, text);
+	case FTN_NETSRC_SOCKSTAT:
+	case FTN_NETSRC_SOCKSTAT6: return parse_sockstat(s, src, text);
+	case FTN_NETSRC_SOFTNET: return parse_softnet(s, text);
+	case FTN_NETSRC_DEV: return parse_dev(s, text);
+	default: return -EINVAL;
+	}
+}
+
 static int read_source(struct ftn_netsnap *s, const char *root, pid_t pid, int bit)
 {
 	enum ftn_netsrc src = (enum ftn_netsrc)(1 << bit);
@@ -522,16 +536,7 @@ static int read_source(struct ftn_netsnap *s, const char *root, pid_t pid, int b
 		snprintf(path, sizeof(path), "%s/net/%s", root, src_files[bit]);
 	if ((err = ftn__file_slurp_max(path, 64 << 20, &text, &len)))
 		return err;
-	switch (src) {
-	case FTN_NETSRC_SNMP:
-	case FTN_NETSRC_NETSTAT: err = parse_pairs(s, src, text); break;
-	case FTN_NETSRC_SNMP6: err = parse_snmp6(s, text); break;
-	case FTN_NETSRC_SOCKSTAT:
-	case FTN_NETSRC_SOCKSTAT6: err = parse_sockstat(s, src, text); break;
-	case FTN_NETSRC_SOFTNET: err = parse_softnet(s, text); break;
-	case FTN_NETSRC_DEV: err = parse_dev(s, text); break;
-	default: err = -EINVAL;
-	}
+	err = ftn__netsnap_parse(s, src, text);
 	free(text);
 	/* a file we cannot parse is a source not read, never half a source */
 	if (err)

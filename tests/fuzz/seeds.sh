@@ -8,7 +8,7 @@ set -eu
 out=${1:?usage: seeds.sh OUTDIR}
 fx=tests/fixtures
 rm -rf "$out"
-for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec; do
+for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec netdelta scall; do
 	mkdir -p "$out/$h"
 done
 
@@ -105,4 +105,41 @@ for s in 'p:/bin/true:main' 'r:libc:malloc $retval' 'p:rl bash:readline+0x4 a=%d
 	i=$((i + 1))
 	printf '%s' "$s" >"$out/uspec/$i"
 done
+# netdelta's counter files (captured on this host, tests/fixtures/netdelta):
+# the source's byte (0 snmp, 1 netstat, 2 snmp6, 3 sockstat, 4 sockstat6,
+# 5 softnet_stat, 6 dev), the older file, NUL, the newer one
+i=0
+for f in snmp netstat snmp6 sockstat sockstat6 softnet_stat dev; do
+	for pair in a:b b:appear b:gone; do
+		o=$fx/netdelta/${pair%%:*}/net/$f n=$fx/netdelta/${pair#*:}/net/$f
+		[ -f "$o" ] && [ -f "$n" ] || continue
+		{ printf "\\$(printf '%03o' $i)"; cat "$o"; printf '\000'; cat "$n"; } \
+			>"$out/netdelta/$f-${pair%%:*}-${pair#*:}"
+	done
+	i=$((i + 1))
+done
+{ printf '\005'; cat $fx/netdelta/wrap/a/net/softnet_stat; printf '\000'; cat $fx/netdelta/wrap/b/net/softnet_stat; } \
+	>"$out/netdelta/softnet-wrap"
+
+# syscall sites: the call's byte (its FTN_SC_* index; also the number the
+# scan looks for), a size adjustment (0), the wrapper's code. Made-up
+# wrappers (mov $NR,%eax; syscall; ret, and xor %eax,%eax for 0), and the
+# wrappers of this machine's libc (x86_64, where nm and dd find them)
+printf '\000\000\061\300\017\005\303' >"$out/scall/xor-read"
+printf '\001\000\270\001\000\000\000\017\005\303' >"$out/scall/mov-write"
+printf '\005\000\270\055\000\000\000\211\377\017\005\270\055\000\000\000\017\005\303' \
+	>"$out/scall/mov-recvfrom-twice"
+libc=/lib/x86_64-linux-gnu/libc.so.6
+if [ -f $libc ] && command -v nm >/dev/null 2>&1; then
+	i=0
+	for w in read write readv writev sendto recvfrom sendmsg recvmsg; do
+		# text addresses are file offsets in glibc's first executable segment
+		set -- $(nm -D -S $libc 2>/dev/null | awk -v w="$w" '$4 == w || $4 ~ "^" w "@@" { print $1, $2; exit }')
+		if [ $# = 2 ]; then
+			{ printf "\\$(printf '%03o' $i)\\000"
+			  dd if=$libc bs=1 skip=$((0x$1)) count=$((0x$2)) 2>/dev/null; } >"$out/scall/libc-$w"
+		fi
+		i=$((i + 1))
+	done
+fi
 rm -f "$out/.rec"
