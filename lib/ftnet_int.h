@@ -267,6 +267,12 @@ struct ftn__rec_reader {
 	int (*u64)(const struct ftn_event *ev, const char *name, uint64_t *out);
 };
 
+/* parse.c: a trace_pipe line of len bytes has the kernel's context
+ * layout (the '-' before the PID at column 16, after the 16-byte comm
+ * field): 1, or 0 (a frame, a loss marker, a piece of a line a newline
+ * in a task name cut, something else). Reads nothing past line[len]. */
+int ftn__line_has_context(const char *line, size_t len);
+
 /* Stacks (stack.c), the same for the text and the binary consumer. */
 enum { FTN__STACK_TOP = 0, FTN__STACK_TRIMMED, FTN__STACK_KEEPING };
 /* A probe- or trace-machinery frame (kprobe_trace_func, the
