@@ -227,8 +227,14 @@ FTN_EXPORT int ftn_event_u64(const struct ftn_event *ev, const char *name, uint6
  *  FTN_LINE_STACK   a "<stack trace>" record head (ev has the header);
  *  FTN_LINE_FRAME   a " => frame" line (ev->frames[0] is the frame);
  *  FTN_LINE_LOST    "CPU:N [LOST M EVENTS]" (ev->cpu, *lost = M);
- *  FTN_LINE_OTHER   blank or unrecognised (skipped by the consumer);
- *  -EINVAL          a line that looks like an event but is malformed.
+ *  FTN_LINE_OTHER   blank, or a '#' comment line;
+ *  -EINVAL          anything else: an event line must have the kernel's
+ *                   layout, the task name in the first 16 bytes (right-
+ *                   aligned, any bytes but a newline) and the '-' before
+ *                   the PID at column 16; nothing in a name can move the
+ *                   PID, CPU, time or event name read. The padding hides
+ *                   a name's leading blanks: ev->comm has none.
+ * (ftn_consume counts every line that is neither blank nor understood.)
  */
 enum ftn_line_kind {
 	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
@@ -255,6 +261,12 @@ struct ftn_consumer_ops {
 	 * they are reported through lost. Not called when a callback
 	 * stopped the run (the caller wanted no more). */
 	void (*unread)(void *ctx, int cpu, uint64_t count);
+	/* Text (ftn_consume) only: lines of trace_pipe that are not blank
+	 * and not understood (ftn_parse_line: -EINVAL or FTN_LINE_OTHER).
+	 * Each may have been an event, so each is counted, and said at the
+	 * end of the batch it was read in. NULL: they are reported through
+	 * lost, with cpu -1. */
+	void (*unparsed)(void *ctx, uint64_t lines);
 };
 
 struct ftn_consumer_opts {
@@ -282,7 +294,8 @@ struct ftn_consumer_opts {
 FTN_EXPORT int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx);
 
-/* Total events lost so far in this instance, as reported via ops->lost. */
+/* Total events lost so far in this instance, as reported via ops->lost
+ * (and ops->unread, ops->unparsed). */
 FTN_EXPORT uint64_t ftn_instance_lost(const struct ftn_instance *inst);
 
 /* ------------------------------------------------------------------ */

@@ -272,6 +272,8 @@ struct ftn__rec_reader {
  * field): 1, or 0 (a frame, a loss marker, a piece of a line a newline
  * in a task name cut, something else). Reads nothing past line[len]. */
 int ftn__line_has_context(const char *line, size_t len);
+/* The comm field's width: "%16s" of a name of at most TASK_COMM_LEN - 1 */
+#define FTN__COMM_W 16
 
 /* Stacks (stack.c), the same for the text and the binary consumer. */
 enum { FTN__STACK_TOP = 0, FTN__STACK_TRIMMED, FTN__STACK_KEEPING };

@@ -23,14 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The comm field's width: "%16s" of a name of at most TASK_COMM_LEN - 1 */
-#define COMM_W 16
-
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 int ftn__line_has_context(const char *line, size_t len)
 {
-	return len > COMM_W + 1 && line[COMM_W] == '-' && is_digit(line[COMM_W + 1]);
+	return len > FTN__COMM_W + 1 && line[FTN__COMM_W] == '-' && is_digit(line[FTN__COMM_W + 1]);
 }
 
 /* Digits at *pp into *out (at most 10 of them, an int): the end, or NULL
@@ -226,14 +223,14 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 	}
 
 	/* COMM: the first 16 bytes, less the padding */
-	line[COMM_W] = '\0';
+	line[FTN__COMM_W] = '\0';
 	p = line;
 	while (*p == ' ')
 		p++;
 	ev->comm = p;
 
 	/* -PID, then (TGID) with record-tgid: "(   1200)", "(-------)" */
-	p = parse_int(line + COMM_W + 1, &ev->pid);
+	p = parse_int(line + FTN__COMM_W + 1, &ev->pid);
 	if (!p || *p != ' ')
 		return -EINVAL;
 	while (*p == ' ')

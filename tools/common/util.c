@@ -271,12 +271,20 @@ static void fwd_unread(void *p, int cpu, uint64_t n)
 	tool_report_unread(((struct consume_fwd *)p)->r, cpu, n);
 }
 
+/* trace_pipe lines the parser did not understand: each may have been an
+ * event (a line the kernel cut, a layout it never printed before) */
+static void fwd_unparsed(void *p, uint64_t n)
+{
+	tool_report_uncounted(((struct consume_fwd *)p)->r, n, "trace_pipe lines not parsed");
+}
+
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
 		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
 		 void *ctx, struct tool_report *r)
 {
 	static const struct ftn_consumer_ops fwd = {
 		.event = fwd_event, .lost = fwd_lost, .unread = fwd_unread, .batch = fwd_batch,
+		.unparsed = fwd_unparsed,
 	};
 	struct consume_fwd f = { ops, ctx, r };
 	int err;
