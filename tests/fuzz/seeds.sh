@@ -25,9 +25,15 @@ for f in $fx/linux-6.1/trace_pipe.txt $fx/linux-6.18/trace_pipe.txt $fx/raw/trac
 done
 printf 'CPU:1 [LOST 42 EVENTS]' >"$out/parse_line/lost"
 printf ' => tcp_v4_rcv+0x1a/0x40' >"$out/parse_line/frame"
-printf '  <idle>-0 (    0) [001] d.s2. 12.345678: p_tcp_v4_rcv_0: (tcp_v4_rcv+0x0/0x10) sk=0xffff8880 len=60' \
+printf '          <idle>-0       (      0) [001] d.s2.    12.345678: p_tcp_v4_rcv_0: (tcp_v4_rcv+0x0/0x10) sk=0xffff8880 len=60' \
 	>"$out/parse_line/kprobe"
-printf '  curl-7 [000] ..... 1.000001: r_f: (tcp_sendmsg+0x12e/0x300 <- f) ret=0x0' >"$out/parse_line/kretprobe"
+printf '            curl-7       [000] .....     1.000001: r_f: (tcp_sendmsg+0x12e/0x300 <- f) ret=0x0' >"$out/parse_line/kretprobe"
+# task names anyone can set (prctl PR_SET_NAME), as the kernel prints them;
+# a newline in one cuts the line (the consumer joins the pieces)
+printf '        x-1 [0] -24461   [001] ...1.   695.628902: tracing_mark_write: m=1' >"$out/parse_line/comm-cpu"
+printf '  a-1 [2] 3: e: -24461   (-------) [001] ...1.   695.628902: e: m=1' >"$out/parse_line/comm-event"
+printf '             a\nb-24461   [001] ...1.   695.588412: tracing_mark_write: m=610a62' >"$out/parse_line/comm-newline"
+printf 'CPU:1 [LOST 9 -24461   [001] ...1.   695.588412: tracing_mark_write: m=1' >"$out/parse_line/comm-lost"
 
 # formats with a record: the first event payload of a captured page
 dd if=$fx/raw/cpu0.raw of="$out/.rec" bs=1 skip=20 count=192 2>/dev/null
