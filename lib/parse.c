@@ -30,15 +30,15 @@ int ftn__line_has_context(const char *line, size_t len)
 	return len > FTN__COMM_W + 1 && line[FTN__COMM_W] == '-' && is_digit(line[FTN__COMM_W + 1]);
 }
 
-/* Digits at *pp into *out (at most 10 of them, an int): the end, or NULL
+/* Digits at p into *out (at most 10 of them, an int): the end, or NULL
  * when there are none or too many */
 static inline char *parse_int(char *p, int *out)
 {
-	long v = 0;
+	uint64_t v = 0;
 	char *s = p;
 
 	while (is_digit(*p) && p - s < 10)
-		v = v * 10 + (*p++ - '0');
+		v = v * 10 + (uint64_t)(*p++ - '0');
 	if (p == s || is_digit(*p) || v > 0x7fffffff)
 		return NULL;
 	*out = (int)v;
