@@ -230,11 +230,12 @@ FTN_EXPORT int ftn_event_u64(const struct ftn_event *ev, const char *name, uint6
  *  FTN_LINE_OTHER   blank, or a '#' comment line;
  *  -EINVAL          anything else: an event line must have the kernel's
  *                   layout, the task name in the first 16 bytes (right-
- *                   aligned, any bytes but a newline) and the '-' before
- *                   the PID at column 16; nothing in a name can move the
- *                   PID, CPU, time or event name read. The padding hides
- *                   a name's leading blanks: ev->comm has none.
- * (ftn_consume counts every line that is neither blank nor understood.)
+ *                   aligned, any bytes) and the '-' before the PID at
+ *                   column 16; nothing in a name can move the PID, CPU,
+ *                   time or event name read. The padding hides a name's
+ *                   leading blanks: ev->comm has none.
+ * (ftn_consume joins the pieces of a line a newline in a task name cut,
+ * and counts every line that is neither blank nor understood.)
  */
 enum ftn_line_kind {
 	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
