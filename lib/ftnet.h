@@ -83,7 +83,12 @@ FTN_EXPORT ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char 
  * not a probe definition file; kprobe_events / uprobe_events / dynamic_events
  * are always opened with O_APPEND whatever the caller says. On failure the
  * kernel's error_log text (when there is one) is available from
- * ftn_error_last(). */
+ * ftn_error_last(). -EINVAL, nothing written, for str with a control
+ * character (below 0x20 but TAB, DEL: a newline would be a second command
+ * to the kernel), with '#' or 0xa0 in a probe definition file, 0xa0 in a
+ * set_* file (ftn_error_last() names the byte); trace_marker takes any
+ * text. Every definition, filter, trigger and glob below goes through
+ * the same check. */
 FTN_EXPORT int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
 		      const char *str, int append);
 /* Does this file exist below the root/instance? */
@@ -93,7 +98,8 @@ FTN_EXPORT int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel
 		     char *buf, size_t size);
 
 /* The last error_log text the kernel gave for a failed write of ours, or ""
- * when it gave none. Valid until the next failed write. */
+ * when it gave none; or why a text was refused before any write (which
+ * byte, ftn_tracefs_write). Valid until the next failed write. */
 FTN_EXPORT const char *ftn_error_last(void);
 
 /* Does the kernel support kprobes (kprobe_events exists)? */
@@ -934,7 +940,9 @@ FTN_EXPORT int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint
  * appended to (never truncated). A stale same-named probe of our group
  * (EEXIST) is replaced once. The probe is recorded in the instance and
  * removed by ftn_instance_destroy. Returns 0 or -errno (-EOPNOTSUPP: no
- * kprobe_events); ftn_error_last() then holds the kernel's explanation.
+ * kprobe_events; -EINVAL, nothing written: a def with a control character
+ * or '#', as ftn_tracefs_write); ftn_error_last() then holds the kernel's
+ * explanation, or ours.
  * The event is not enabled: use ftn_event_enable(inst, group, event).
  */
 FTN_EXPORT int ftn_kprobe_create(struct ftn_instance *inst, const char *event,

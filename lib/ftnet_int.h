@@ -51,9 +51,14 @@ int ftn__undo_push(struct ftn_instance *inst, enum ftn_undo_kind kind,
 void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
 		    const char *sys, const char *event, const char *arg);
 
+/* May a caller's text go into tracefs file rel (a name, a path below the
+ * root or absolute: its last component decides)? 0, or -EINVAL with the
+ * reason, one line naming the byte, in ftn_error_last() (tracefs.c). */
+int ftn__tracefs_text_check(const char *rel, const char *text);
 /* Append one command line to a probe definition file (kprobe_events,
  * uprobe_events; relative to the tracefs root or absolute), never with
- * O_TRUNC. -EOPNOTSUPP when the file does not exist (tracefs.c). */
+ * O_TRUNC. -EOPNOTSUPP when the file does not exist; -EINVAL (nothing
+ * written) for a command ftn__tracefs_text_check refuses (tracefs.c). */
 int ftn__probe_file_append(const char *file, const char *cmd);
 /* Remove a dynamic probe "-:GROUP/EVENT" from file (kprobe_events or
  * uprobe_events), append-only. Used by destroy and stale reaping. */

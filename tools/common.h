@@ -602,7 +602,8 @@ uint64_t tool_report_lost_total(const struct tool_report *r);
  *   "r:..."                return probe
  * A word after FUNC that holds '=' or starts with one of $ % @ + - \ is a
  * fetch arg. GROUP/ and r<MAXACTIVE> are refused: probes live in the run's
- * private group. -EINVAL with out->error (static text) saying why.
+ * private group; so are control characters (tool_text_check) and '#' (a
+ * comment to the kernel). -EINVAL with out->error (static text) saying why.
  */
 struct tool_kprobe_spec {
 	int is_return;
@@ -619,6 +620,13 @@ int tool_tpoint_spec_parse(const char *text, char *sys, size_t syssize,
  * absent (pid <= 0, filter NULL/""), appended to out (grows, never cut).
  * 0 or -ENOMEM. */
 int tool_filter_join_pid(const char *filter, int pid, struct tool_str *out);
+/* Text bound for a tracefs control file (a probe, a filter): a control
+ * character (below 0x20 but TAB, DEL) is refused with one line naming the
+ * byte, never the text ("PROG: bad WHAT: byte 19 is a newline..."), and
+ * -EINVAL: a newline would make the kernel run the rest as a second
+ * command. 0 when the text is free of them (the library checks again at
+ * the write, ftn_error_last() then says why). */
+int tool_text_check(const char *what, const char *text);
 
 /*
  * One print path for any event (kprobe, tpoint).
@@ -723,8 +731,9 @@ int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
  *                                      "sym_16")
  *   "p PATH:0xOFFSET [ARGS]"           a file offset ("u_0x1410")
  *   "r:..."                            return probe ($retval)
- * PATH is a file or a library name (ftn_elf_resolve). GROUP/ is refused.
- * -EINVAL with out->error (static text) saying why.
+ * PATH is a file or a library name (ftn_elf_resolve). GROUP/, control
+ * characters and '#' (a comment to the kernel) are refused. -EINVAL with
+ * out->error (static text) saying why.
  */
 struct tool_uprobe_spec {
 	int is_return;

@@ -224,6 +224,8 @@ static int locate(struct state *st)
 	char args[4096];
 	int err;
 
+	if ((err = tool_text_check("probe", st->spec)))
+		return err;
 	if (tool_uprobe_spec_parse(st->spec, &st->up))
 		return tool_fail(-EINVAL, "bad probe '%s': %s", st->spec, st->up.error);
 	if ((err = resolve(st, st->up.path)))

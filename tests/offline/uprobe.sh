@@ -143,4 +143,31 @@ bad "-l without PATH" "-l needs a PATH" -l
 bad "extra operand" "unexpected argument" "p:$X:ut_int" "a > 1" extra
 bad "bad PID" "invalid PID" -p nope "p:$X:ut_int"
 check "nothing was created in the (empty) tracefs" [ -z "$(ls -A "$tmp/fs")" ]
+
+# a newline in ARGS would be a second command to the kernel (here one
+# removing another tool's uprobe), '#' a comment dropping the rest:
+# refused before anything is made, -n included - exit 2, one line
+# without the control character, uprobe_events unchanged
+tu=$tmp/ctl
+fake_tree "$tu" linux-6.18
+printf 'p:uprobes/other /bin/true:0x1000\n' > "$tu/fs/uprobe_events"
+tree_sum "$tu/fs" > "$tu.before"
+nl='
+'
+for c in newline CR 0x01 '#'; do
+	case $c in
+	newline) spec="p:$X:ut_int a=%di${nl}-:uprobes/other" ;;
+	CR) spec="p:$X:ut_int a=%di$(printf '\r')" ;;
+	0x01) spec="p:$X:ut_int$(printf '\001')a=%di" ;;
+	*) spec="p:$X:ut_int a=%di #" ;;
+	esac
+	for dry in "" -n; do
+		FTNET_TRACEFS=$tu/fs FTNET_FAKE_INSTANCE=$tu/tmpl "$U" $dry -d 1 "$spec" >"$tmp/o" 2>"$tmp/e"; rc=$?
+		check "definition with $c${dry:+ ($dry)}: exit 2, one line, no control character in it (got $rc)" \
+			sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^uprobe: bad probe" "$2" &&
+			       ! LC_ALL=C grep -q "[[:cntrl:]]" "$2" && [ ! -s "$3" ]' sh "$rc" "$tmp/e" "$tmp/o"
+	done
+done
+tree_sum "$tu/fs" > "$tu.after"
+same "control characters: nothing written, no instance (tree as found)" "$tu.before" "$tu.after"
 done_tap

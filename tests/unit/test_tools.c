@@ -325,6 +325,22 @@ static void test_specs(void)
 	is_int(tool_kprobe_spec_parse("r:myret mod:f.isra.0+0x10 $retval", &kp), 0, "kprobe spec: r:NAME");
 	ok(!strcmp(kp.event, "myret") && kp.is_return, "kprobe spec: return probe named");
 	is_int(tool_kprobe_spec_parse("p:g/e f", &kp), -EINVAL, "kprobe spec: GROUP/ refused");
+	/* a newline would be a second kernel command, '#' a comment that
+	 * drops the rest: refused by the parser, with a reason */
+	static const char *const ctl[] = {
+		"p:tcp_sendmsg x=%di\n-:kprobes/other", "p:tcp_sendmsg\r", "p:tcp_sendmsg\x01",
+		"p:tcp_sendmsg x=%di\n", "p:tcp_sendmsg x=%di #c", "p:e tcp_sendmsg\x7f", NULL,
+	};
+	for (int i = 0; ctl[i]; i++) {
+		int r = tool_kprobe_spec_parse(ctl[i], &kp);
+
+		ok(r == -EINVAL && kp.error && !strchr(kp.error, '\n'),
+		   "kprobe spec %d with a control character or '#' refused (%s)", i,
+		   kp.error ? kp.error : "no reason");
+	}
+	is_int(tool_kprobe_spec_parse("p:tcp_sendmsg\tx=%di", &kp), 0, "kprobe spec: a TAB is a blank");
+	is_int(tool_text_check("probe", "p:f x=1\n-:g/e"), -EINVAL, "tool_text_check: newline refused");
+	is_int(tool_text_check("filter", "a == 1\t&& b == \"#\""), 0, "tool_text_check: TAB and '#' taken");
 	is_int(tool_tpoint_spec_parse("tcp:tcp_probe", sys, sizeof(sys), ev, sizeof(ev)), 0,
 	       "tpoint spec: sys:event");
 	is_int(tool_tpoint_spec_parse("toolongsys:e", sys, sizeof(sys), ev, sizeof(ev)),

@@ -41,7 +41,8 @@ static void test_spec(void)
 	static const char *const bad[] = {
 		"", "x:/a:f", "p:", "p:/a", "p:/a:", "p:a/b /x:f", "p:9 /x:f", "p:/x:f+",
 		"p:/x:f+q", "p:/x:0x", "p:/x:0xg", "p:/x:0x10+4", "p:/x:f r=$retval",
-		"p:/x:a-b", NULL,
+		"p:/x:a-b", "p:/x:f a=%ax\n-:uprobes/other", "p:/x:f\r", "p:/x\x01:f",
+		"p:/x:f #c", "p:/x#y:0x10", NULL,
 	};
 	for (int i = 0; bad[i]; i++) {
 		int r = tool_uprobe_spec_parse(bad[i], &s);

@@ -501,6 +501,39 @@ check_tool_kprobe() {
 	signal_check "kprobe -i 3600" kprobe -i 3600 'p:tcp_sendmsg size=%dx'
 }
 
+# A newline in a kprobe definition's arguments would be a second kernel
+# command (issue 22): here the removal of another tool's probe (a stand-in
+# made first, in a group that is not ftnet's) and a probe made outside the
+# run's group. kprobe refuses it: exit 2, one line; the stand-in is still
+# there and kprobe_events holds what it held before.
+check_kprobe_newline() {
+	local og=othertool_$$ mk=madehere_$$ nl='
+'
+	if ! echo "p:$og/ev tcp_recvmsg" >>$T/kprobe_events; then
+		nok "define the stand-in probe $og/ev"
+		return
+	fi
+	cp $T/kprobe_events /tmp/kpnl.before
+	kprobe -d 1 "p:tcp_sendmsg x=%di${nl}-:$og/ev${nl}p:$mk/ev tcp_sendmsg" \
+		>/tmp/kpnl.out 2>/tmp/kpnl.err &
+	end_wait $! 30 "after its -d 1"
+	check "kprobe with a newline in ARGS exits 2 (got $rc)" [ "$rc" = 2 ]
+	check "kprobe with a newline in ARGS: one line on stderr" [ "$(wc -l < /tmp/kpnl.err)" = 1 ]
+	check "the other tool's probe $og/ev still exists" \
+		sh -c "grep -q '^p:$og/ev ' $T/kprobe_events && [ -d $T/events/$og/ev ]"
+	if cmp -s /tmp/kpnl.before $T/kprobe_events; then
+		ok "kprobe_events as before: no probe made outside the run's group"
+	else
+		nok "kprobe_events as before: no probe made outside the run's group"
+		diff /tmp/kpnl.before $T/kprobe_events | sed 's/^/#   /'
+	fi
+	sed 's/^/#   /' /tmp/kpnl.err
+	# ours, whatever happened (a probe the old code made, the stand-in)
+	grep -q "^p:$mk/ev " $T/kprobe_events && echo "-:$mk/ev" >>$T/kprobe_events
+	grep -q "^p:$og/ev " $T/kprobe_events && echo "-:$og/ev" >>$T/kprobe_events
+	check "stand-in and strays removed" sh -c "! grep -q -e '^p:$og/' -e '^p:$mk/' $T/kprobe_events"
+}
+
 # signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends
 # promptly after SIGINT (within SIGNAL_MS, 2000 ms), exits 0 and leaves
 # nothing - on the kernels that have kprobes and hist triggers. The 0.5 s
@@ -1957,6 +1990,7 @@ all_checks() {
 	run_check check_netem_retrans
 	run_check check_tool_tcpretrans
 	run_check check_tool_kprobe
+	run_check check_kprobe_newline
 	run_check check_tool_tcpdrop
 	run_check check_tool_conn
 	run_check check_tool_connect

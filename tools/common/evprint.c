@@ -46,6 +46,30 @@ static int spec_fail(struct tool_kprobe_spec *out, const char *why)
 	return -EINVAL;
 }
 
+/* The first byte of text the kernel would not read as written in a
+ * command line (tool_text_check), or NULL. */
+static const char *control_char(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return (const char *)p;
+	return NULL;
+}
+
+int tool_text_check(const char *what, const char *text)
+{
+	const char *c = text ? control_char(text) : NULL;
+
+	if (!c)
+		return 0;
+	if (*c == '\n')
+		return tool_fail(-EINVAL, "bad %s: byte %zu is a newline: refused like every control "
+				 "character (the kernel may run what follows as another command)",
+				 what, (size_t)(c - text) + 1);
+	return tool_fail(-EINVAL, "bad %s: byte %zu is a control character (0x%02x): refused",
+			 what, (size_t)(c - text) + 1, (unsigned char)*c);
+}
+
 int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out)
 {
 	const char *p, *w1, *w2, *func, *args;
@@ -55,6 +79,13 @@ int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out)
 	memset(out, 0, sizeof(*out));
 	if (!text || (text[0] != 'p' && text[0] != 'r'))
 		return spec_fail(out, "a probe starts with p: (entry) or r: (return)");
+	/* the kernel reads a newline as the end of the command (the rest: a
+	 * second one, outside our group) and '#' as a comment (the rest
+	 * dropped) */
+	if (control_char(text))
+		return spec_fail(out, "control characters are refused (a newline would be a second command)");
+	if (strchr(text, '#'))
+		return spec_fail(out, "'#' starts a comment for the kernel: the rest would be dropped");
 	out->is_return = text[0] == 'r';
 	p = text + 1;
 	if (*p == ':') {
@@ -96,7 +127,7 @@ int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out)
 	while (*args == ' ' || *args == '\t')
 		args++;
 	n = strlen(args);
-	while (n && (args[n - 1] == ' ' || args[n - 1] == '\t' || args[n - 1] == '\n'))
+	while (n && (args[n - 1] == ' ' || args[n - 1] == '\t'))
 		n--;
 	if ((size_t)snprintf(out->def, sizeof(out->def), "%s%s%.*s", out->func,
 			     n ? " " : "", (int)n, args) >= sizeof(out->def))
