@@ -745,7 +745,7 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	tool_prom_set_lost(st->prom, st->lost, st->uncounted);
 	if ((err = tool_prom_write(st->prom)))
-		return tool_fail(err, "cannot write %s: %s", st->o.prom, strerror(-err));
+		return tool_fail(err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(-err));
 	return 0;
 }
 
@@ -859,18 +859,11 @@ static int init(struct state *st)
 	    !(st->resets = tool_counter_new(2, 1)) || !(st->ctrs = tool_counter_new(1, 1)) ||
 	    !(st->pflows = tool_counter_new(2, 1)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
-	if (st->o.prom) {
-		/* an unwritable path fails now, before a minute of sampling */
-		char tmp[4200];
-		FILE *f;
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp", st->o.prom);
-		if (!(f = fopen(tmp, "w")))
-			return tool_fail(-errno, "cannot write %s: %s", tmp, strerror(errno));
-		fclose(f);
-		unlink(tmp);
-		if (!(st->prom = tool_prom_new(st->o.prom, TOOL)))
-			return tool_fail(-errno, "out of memory");
+	/* an unwritable path fails now, before a minute of sampling: the
+	 * tools module's check, a file made and removed in FILE's directory */
+	if (st->o.prom && !(st->prom = tool_prom_new(st->o.prom, TOOL))) {
+		err = errno;
+		return tool_fail(-err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(err));
 	}
 	if ((err = trace_setup(st)))
 		return err;
