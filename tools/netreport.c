@@ -760,19 +760,29 @@ static int report(struct state *st)
 	if (!cr)
 		return tool_fail(-ENOMEM, "out of memory");
 	crosscheck(st, x);
-	if (st->check) {
+	if (st->check)
 		status = tool_check_evaluate(st->th, st->nth, st->secs, check_value, st, &sum, &perf);
-		if (!st->o.json)
-			printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
-			       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
-			       perf.len ? tool_str_get(&perf) ?: "" : "");
+	/* the --prom file before anything is printed: with --check, a file
+	 * not written is the status line's to say (UNKNOWN, the reason
+	 * first), for that line is the only one and the first of stdout */
+	if (st->o.prom && (err = write_prom(st, cr, ncr)) && st->check) {
+		struct tool_str why = { 0 };
+
+		tool_str_addf(&why, "cannot write '%s' (--prom): %s; %s", st->o.prom, strerror(-err),
+			      tool_str_get(&sum) ?: "out of memory");
+		tool_str_free(&sum);
+		sum = why;
+		status = TOOL_CHECK_UNKNOWN;
+		err = 0;
 	}
+	if (st->check && !st->o.json)
+		printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
+		       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
+		       perf.len ? tool_str_get(&perf) ?: "" : "");
 	if (st->o.json)
 		print_json(st, stdout, cr, ncr, x, status, &sum);
 	else
 		print_text(st, stdout, cr, ncr, x);
-	if (st->o.prom)
-		err = write_prom(st, cr, ncr);
 	if (fflush(stdout) && !err)
 		err = tool_fail(-errno, "cannot write the report: %s", strerror(errno));
 	free(cr);

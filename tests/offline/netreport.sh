@@ -108,6 +108,26 @@ chk 3 UNKNOWN "a traced value without tracing" --crit 'traced.drops>1'
 run "$tmp/c" "$tmp/ce" --check --json --crit 'NoPorts>6'
 check "--check --json: exit 2, the state in the document" \
 	sh -c '[ "$1" = 2 ] && grep -q "\"check\":{\"status\":\"CRITICAL\",\"exit\":2," "$2"' sh "$rc" "$tmp/c"
+# a --prom FILE that fails at the end (FILE is a directory: the start-up
+# check, a file created in its directory, passes; the rename over it
+# cannot): one status line, the first, UNKNOWN with the reason, the
+# thresholds' result after it; with --json the document alone, UNKNOWN
+mkdir -p "$tmp/pd/x.prom"
+FTNET_PROC=$P "$BIN/netreport" -n -d 0.2 --check --warn 'NoPorts>1000' --prom "$tmp/pd/x.prom" \
+	>"$tmp/c" 2>"$tmp/ce"; rc=$?
+check "--check, --prom not written: exit 3 (got $rc)" [ "$rc" = 3 ]
+check "--check, --prom not written: one status line, the first, UNKNOWN with why" sh -c '
+	[ "$(grep -c "^NETREPORT " "$1")" = 1 ] &&
+	head -n 1 "$1" | grep -q "^NETREPORT UNKNOWN - cannot write .*x.prom. (--prom): Is a directory; no threshold crossed (1 checked)$"' \
+	sh "$tmp/c"
+check "--check, --prom not written: the report follows" grep -q '^Cross-check: ' "$tmp/c"
+check "--check, --prom not written: said on stderr in one line" sh -c \
+	'[ "$(wc -l <"$1")" = 1 ] && grep -q "^netreport: cannot write .*x.prom. (--prom): Is a directory$" "$1"' sh "$tmp/ce"
+FTNET_PROC=$P "$BIN/netreport" -n -d 0.2 --check --json --prom "$tmp/pd/x.prom" >"$tmp/c" 2>"$tmp/ce"; rc=$?
+check "--check --json, --prom not written: exit 3, the document alone, UNKNOWN" sh -c \
+	'[ "$1" = 3 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "\"check\":{\"status\":\"UNKNOWN\",\"exit\":3,\"summary\":\"cannot write .*(--prom): Is a directory" "$2"' \
+	sh "$rc" "$tmp/c"
+check "--prom not written: no temporary file left" sh -c '[ -z "$(ls -A "$1" | grep -vx x.prom)" ]' sh "$tmp/pd"
 
 # -N PID: FTNET_PROC/PID/net; the process's namespace (ns/net) must be
 # the same at the end, else two namespaces' counters would be subtracted
