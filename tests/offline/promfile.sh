@@ -31,8 +31,9 @@ chmod 0711 "$tmp"       # nobody reaches its directories and the stop file
 
 # planter DIR VICTIM: as nobody, in DIR, until $tmp/stop exists: a
 # symlink loop, and over and over symlinks to VICTIM at FILE.tmp and at
-# dotted names, one to the loop, and (until $tmp/stop.file) one to VICTIM
-# at FILE itself. Returns once DIR/loopb says it began.
+# dotted names, one to the loop, and (until $tmp/stop.file, then
+# DIR/stopped says so) one to VICTIM at FILE itself. Returns once
+# DIR/loopb says it began.
 planter() {
 	as_nobody sh -c '
 		cd "$1" || exit 1
@@ -42,11 +43,18 @@ planter() {
 				ln -sfn "$3" "$n"
 			done
 			ln -sfn loopa x.prom.tmp.loop
-			[ -e "$2/stop.file" ] || ln -sfn "$3" x.prom
+			if [ ! -e "$2/stop.file" ]; then ln -sfn "$3" x.prom
+			elif [ ! -e stopped ]; then : > stopped; fi
 		done' sh "$1" "$tmp" "$2" &
 	planter_pid=$!
 	i=0
-	while [ ! -L "$1/loopb" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+	while [ ! -L "$1/loopb" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
+}
+# FILE planted no more
+planter_file_stop() {
+	touch "$tmp/stop.file"
+	i=0
+	while [ ! -e "$1/stopped" ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
 }
 
 # victim_ok NAME VICTIM: content and mtime as set
@@ -92,8 +100,8 @@ FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl "$BIN/tcpdrop" -i 0.05 --prom "$
 	>"$tmp/o" 2>"$tmp/e" &
 pid=$!
 sleep 1.5
-touch "$tmp/stop.file"  # the tool's next writes replace a planted FILE
-sleep 0.6
+planter_file_stop "$D"  # the tool's next writes replace a planted FILE
+sleep 0.5
 kill -TERM $pid
 wait $pid; rc=$?
 touch "$tmp/stop"
@@ -119,7 +127,7 @@ chmod 1777 "$D"
 echo precious > "$V"
 touch -d '2020-01-01 UTC' "$V"
 planter "$D" "$V"
-touch "$tmp/stop.file"  # netreport writes once: FILE is never planted
+planter_file_stop "$D"  # netreport writes once, at the end: not FILE
 FTNET_PROC=$P "$BIN/netreport" -n -d 0.5 --prom "$D/x.prom" >"$tmp/o" 2>"$tmp/e"; rc=$?
 touch "$tmp/stop"
 wait $planter_pid
