@@ -380,8 +380,11 @@ void tool_counter_reset(struct tool_counter *c);
 /* ------------------------------------------------------------------ */
 
 /*
- * For node_exporter's textfile collector: the whole file is written to
- * FILE.tmp and renamed over FILE, so a reader never sees it partial.
+ * For node_exporter's textfile collector: the whole file is written to a
+ * new file of a random name in FILE's directory (".FILE.XXXXXX", made
+ * with O_EXCL: never a name planted there, mode 0644) and renamed over
+ * FILE, so a reader never sees it partial; a FILE that is a symlink is
+ * replaced, never followed.
  * Contents (man/ftnet.7): every registered counter as
  *   # HELP NAME TEXT / # TYPE NAME counter / NAME{label="v",...} TOTAL
  * with cumulative totals of the run (never per interval), the top rows by
@@ -391,6 +394,9 @@ void tool_counter_reset(struct tool_counter *c);
  *   ftnet_run_info{tool="T",version="V"} 1
  */
 struct tool_prom;
+/* Resolves FILE's directory (once, for the run) and makes and removes a
+ * file there the way every write does: NULL + errno when it cannot
+ * (ENOENT, EACCES, EROFS, EISDIR for a path ending in '/', ENOMEM). */
 struct tool_prom *tool_prom_new(const char *path, const char *tool);
 void tool_prom_free(struct tool_prom *p);
 /* Export a counter: name must end in _total and follow the project's
@@ -483,7 +489,7 @@ enum tool_row_kind {
 struct tool_report;
 /* A report on stdout for the options o (json, no_header, prom, top,
  * duration). With o->prom, whether FILE can be written is checked at once
- * through FILE.tmp (an unwritable path fails here, before tracing starts,
+ * (tool_prom_new: an unwritable path fails here, before tracing starts,
  * with one line). cfg is copied; the column tables it points to must
  * outlive the report (static tables). NULL + errno. */
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,

@@ -745,7 +745,7 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	tool_prom_set_lost(st->prom, st->lost, st->uncounted);
 	if ((err = tool_prom_write(st->prom)))
-		return tool_fail(err, "cannot write %s: %s", st->o.prom, strerror(-err));
+		return tool_fail(err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(-err));
 	return 0;
 }
 
@@ -760,19 +760,29 @@ static int report(struct state *st)
 	if (!cr)
 		return tool_fail(-ENOMEM, "out of memory");
 	crosscheck(st, x);
-	if (st->check) {
+	if (st->check)
 		status = tool_check_evaluate(st->th, st->nth, st->secs, check_value, st, &sum, &perf);
-		if (!st->o.json)
-			printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
-			       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
-			       perf.len ? tool_str_get(&perf) ?: "" : "");
+	/* the --prom file before anything is printed: with --check, a file
+	 * not written is the status line's to say (UNKNOWN, the reason
+	 * first), for that line is the only one and the first of stdout */
+	if (st->o.prom && (err = write_prom(st, cr, ncr)) && st->check) {
+		struct tool_str why = { 0 };
+
+		tool_str_addf(&why, "cannot write '%s' (--prom): %s; %s", st->o.prom, strerror(-err),
+			      tool_str_get(&sum) ?: "out of memory");
+		tool_str_free(&sum);
+		sum = why;
+		status = TOOL_CHECK_UNKNOWN;
+		err = 0;
 	}
+	if (st->check && !st->o.json)
+		printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
+		       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
+		       perf.len ? tool_str_get(&perf) ?: "" : "");
 	if (st->o.json)
 		print_json(st, stdout, cr, ncr, x, status, &sum);
 	else
 		print_text(st, stdout, cr, ncr, x);
-	if (st->o.prom)
-		err = write_prom(st, cr, ncr);
 	if (fflush(stdout) && !err)
 		err = tool_fail(-errno, "cannot write the report: %s", strerror(errno));
 	free(cr);
@@ -859,18 +869,11 @@ static int init(struct state *st)
 	    !(st->resets = tool_counter_new(2, 1)) || !(st->ctrs = tool_counter_new(1, 1)) ||
 	    !(st->pflows = tool_counter_new(2, 1)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
-	if (st->o.prom) {
-		/* an unwritable path fails now, before a minute of sampling */
-		char tmp[4200];
-		FILE *f;
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp", st->o.prom);
-		if (!(f = fopen(tmp, "w")))
-			return tool_fail(-errno, "cannot write %s: %s", tmp, strerror(errno));
-		fclose(f);
-		unlink(tmp);
-		if (!(st->prom = tool_prom_new(st->o.prom, TOOL)))
-			return tool_fail(-errno, "out of memory");
+	/* an unwritable path fails now, before a minute of sampling: the
+	 * tools module's check, a file made and removed in FILE's directory */
+	if (st->o.prom && !(st->prom = tool_prom_new(st->o.prom, TOOL))) {
+		err = errno;
+		return tool_fail(-err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(err));
 	}
 	if ((err = trace_setup(st)))
 		return err;

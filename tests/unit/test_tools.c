@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -105,6 +106,20 @@ static void test_counter(void)
 	   "counter: too many labels refused");
 }
 
+/* entries of dir but . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void test_prom(const char *dir)
 {
 	static const char *const labels[] = { "location", "reason", NULL };
@@ -113,6 +128,7 @@ static void test_prom(const char *dir)
 	char path[PATH_MAX], tmp[PATH_MAX + 8], *out = NULL, *file;
 	struct tool_prom *p;
 	struct stat sb;
+	mode_t mask;
 
 	snprintf(path, sizeof(path), "%s/t.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -155,17 +171,22 @@ static void test_prom(const char *dir)
 	CAPTURE(out, f, tool_prom_print(p, f));
 	ok(out && strstr(out, "reason=\"NO_SOCKET\"} 7\n"), "prom: totals survive the interval reset");
 	free(out);
+	mask = umask(077);      /* the mode is the file's, not the umask's */
 	is_int(tool_prom_write(p), 0, "prom: write");
+	umask(mask);
 	file = tap_slurp(path, NULL);
-	ok(file && strstr(file, "ftnet_run_info{") && stat(tmp, &sb) != 0,
-	   "prom: FILE written through FILE.tmp, no .tmp left");
+	ok(file && strstr(file, "ftnet_run_info{") && stat(tmp, &sb) != 0 && dir_entries(dir) == 1,
+	   "prom: FILE written, no temporary file left");
+	ok(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0644, "prom: FILE mode 0644");
 	free(file);
 	tool_prom_free(p);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/nodir/t.prom", dir);
-	p = tool_prom_new(path, "x");
-	ok(tool_prom_write(p) == -ENOENT, "prom: a missing directory is -ENOENT");
-	tool_prom_free(p);
+	errno = 0;
+	ok(!tool_prom_new(path, "x") && errno == ENOENT, "prom: a missing directory is ENOENT at once");
+	snprintf(path, sizeof(path), "%s/", dir);
+	errno = 0;
+	ok(!tool_prom_new(path, "x") && errno == EISDIR, "prom: a path ending in / is EISDIR");
 	tool_counter_free(c);
 }
 

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prom.c - Prometheus text exposition for node_exporter's textfile
- * collector (--prom FILE). The file is rewritten whole: FILE.tmp is
- * written, flushed and renamed over FILE, so a reader sees the old or the
- * new file, never a part.
+ * collector (--prom FILE). The file is rewritten whole: a new file of a
+ * random dotted name in FILE's directory is written, flushed and renamed
+ * over FILE, so a reader sees the old or the new file, never a part.
  */
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROM_MAX_COUNTERS 8
@@ -23,16 +27,69 @@ struct prom_counter {
 };
 
 struct tool_prom {
-	char *path, *tmp;
+	char *path, *tmp;               /* tmp: ".BASE.XXXXXX", in dirfd */
+	const char *base;               /* FILE's last component, in path */
+	int dirfd;                      /* FILE's directory, resolved once */
 	const char *tool;
 	struct prom_counter counters[PROM_MAX_COUNTERS];
 	int ncounters;
 	uint64_t lost_ring, lost_uncounted;
 };
 
+/*
+ * A new file in FILE's directory under a random dotted name: the textfile
+ * collector reads *.prom only, so it never sees a file being written.
+ * The directory's owner (the exporter's account) may plant anything at
+ * any name there: O_CREAT|O_EXCL never opens what a name already holds,
+ * a symlink included (O_NOFOLLOW only says it again), it only makes the
+ * name be drawn again. Mode 0644 whatever the umask. The descriptor
+ * (p->tmp holds its name), or -errno.
+ */
+static int tmp_create(struct tool_prom *p)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static uint64_t seq;
+	char *x = p->tmp + strlen(p->tmp) - 6;
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[6];
+		int fd, err;
+
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			/* no entropy yet: the names are guessable, which costs
+			 * draws, never safety (O_EXCL is the guard) */
+			struct timespec ts;
+			uint64_t v;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			v = ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ ++seq) * 0x9e3779b97f4a7c15ULL;
+			for (size_t i = 0; i < sizeof(rnd); i++)
+				rnd[i] = (unsigned char)(v >> (8 * i + 8));
+		}
+		for (int i = 0; i < 6; i++)
+			x[i] = set[rnd[i] % (sizeof(set) - 1)];
+		fd = openat(p->dirfd, p->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		if (fchmod(fd, 0644) == 0)
+			return fd;
+		err = -errno;
+		close(fd);
+		unlinkat(p->dirfd, p->tmp, 0);
+		return err;
+	}
+	return -EEXIST;
+}
+
 struct tool_prom *tool_prom_new(const char *path, const char *tool)
 {
 	struct tool_prom *p;
+	const char *slash;
+	char *dir;
+	int fd, err;
 
 	if (!path || !*path || !tool) {
 		errno = EINVAL;
@@ -41,13 +98,45 @@ struct tool_prom *tool_prom_new(const char *path, const char *tool)
 	if (!(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->tool = tool;
-	if (!(p->path = strdup(path)) || asprintf(&p->tmp, "%s.tmp", path) < 0) {
-		p->tmp = NULL;
-		tool_prom_free(p);
-		errno = ENOMEM;
-		return NULL;
+	p->dirfd = -1;
+	if (!(p->path = strdup(path))) {
+		err = ENOMEM;
+		goto fail;
 	}
+	slash = strrchr(p->path, '/');
+	p->base = slash ? slash + 1 : p->path;
+	if (!*p->base || !strcmp(p->base, ".") || !strcmp(p->base, "..")) {
+		err = EISDIR;
+		goto fail;
+	}
+	/* the directory is resolved here, once: the files are made and
+	 * renamed in the directory the path named at the start, even if a
+	 * component of it is replaced later */
+	if (!(dir = slash ? strndup(p->path, slash == p->path ? 1 : (size_t)(slash - p->path)) : strdup(".")) ||
+	    asprintf(&p->tmp, ".%.200s.XXXXXX", p->base) < 0) {
+		p->tmp = NULL;
+		free(dir);
+		err = ENOMEM;
+		goto fail;
+	}
+	p->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	free(dir);
+	if (p->dirfd < 0)
+		goto fail;
+	/* whether FILE can be written, by the same safe creation: never by
+	 * opening FILE or a fixed name next to it */
+	if ((fd = tmp_create(p)) < 0) {
+		err = -fd;
+		goto fail;
+	}
+	close(fd);
+	unlinkat(p->dirfd, p->tmp, 0);
 	return p;
+fail:
+	tool_prom_free(p);
+	errno = err;
+	return NULL;
 }
 
 static void counter_release(struct prom_counter *pc)
@@ -65,6 +154,8 @@ void tool_prom_free(struct tool_prom *p)
 		return;
 	for (int i = 0; i < p->ncounters; i++)
 		counter_release(&p->counters[i]);
+	if (p->dirfd >= 0)
+		close(p->dirfd);
 	free(p->path);
 	free(p->tmp);
 	free(p);
@@ -214,21 +305,31 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 
 int tool_prom_write(struct tool_prom *p)
 {
-	FILE *f = fopen(p->tmp, "w");
-	int err;
+	int fd = tmp_create(p), err;
+	FILE *f;
 
-	if (!f)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	if (!(f = fdopen(fd, "w"))) {
+		err = -errno;
+		close(fd);
+		unlinkat(p->dirfd, p->tmp, 0);
+		return err;
+	}
 	err = tool_prom_print(p, f);
-	/* rename() replaces the file atomically for readers. No fsync: a
-	 * crash loses at most one interval, and the collector reads again */
+	/* rename() replaces the file atomically for readers; a FILE that is
+	 * a symlink is replaced, never followed. No fsync: a crash loses at
+	 * most one interval, and the collector reads again */
 	if (fflush(f) != 0 && !err)
 		err = -errno;
 	if (fclose(f) != 0 && !err)
 		err = -errno;
-	if (!err && rename(p->tmp, p->path) != 0)
+	if (!err && renameat(p->dirfd, p->tmp, p->dirfd, p->base) != 0)
 		err = -errno;
+	/* the name this call made, no other. Should the directory's owner
+	 * have put something else there since, unlinking it removes a name
+	 * of theirs from their directory: no file is written or followed */
 	if (err)
-		unlink(p->tmp);
+		unlinkat(p->dirfd, p->tmp, 0);
 	return err;
 }

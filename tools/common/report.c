@@ -36,34 +36,18 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 	r->o = *o;
 	r->out = stdout;
 	if (o->prom) {
-		char *tmp = NULL;
-		FILE *f = NULL;
-
+		/* an unwritable path is said now, before anything is traced:
+		 * tool_prom_new makes and removes a file in FILE's directory
+		 * the way every write does (never FILE or a fixed name) */
 		r->prom = tool_prom_new(o->prom, cfg->tool);
 		if (!r->prom) {
 			int err = errno;
 
-			tool_fail(-err, "cannot set up '%s' (--prom): %s", o->prom, strerror(err));
+			tool_fail(-err, "cannot write '%s' (--prom): %s", o->prom, strerror(err));
 			free(r);
 			errno = err;
 			return NULL;
 		}
-		/* say an unwritable path now, before anything is traced; the
-		 * probe is FILE.tmp, so FILE itself is only ever replaced whole */
-		if (asprintf(&tmp, "%s.tmp", o->prom) < 0)
-			tmp = NULL;
-		if (!tmp || !(f = fopen(tmp, "w"))) {
-			int err = tmp ? errno : ENOMEM;
-
-			tool_fail(-err, "cannot write '%s' (--prom): %s", o->prom, strerror(err));
-			free(tmp);
-			tool_report_free(r);
-			errno = err;
-			return NULL;
-		}
-		fclose(f);
-		unlink(tmp);
-		free(tmp);
 	}
 	return r;
 }
