@@ -357,6 +357,10 @@ void tool_counter_default_max(size_t max);
 void tool_counter_set_max(struct tool_counter *c, size_t max);
 /* Rows evicted so far (their values are in the rest). */
 uint64_t tool_counter_evicted(const struct tool_counter *c);
+/* Add n and n2 to the rest, with no row: the run's values of keys known
+ * only as a sum (another counter's rest, when a tool counts its rows
+ * again by fewer labels). */
+void tool_counter_fold(struct tool_counter *c, uint64_t n, uint64_t n2);
 /* Add n and n2 to the row of key (created with zero counts and NULL labels
  * when new: *is_new is then 1 and the caller sets the labels). The row
  * pointer is valid until the next add or reset. NULL + ENOMEM: the caller

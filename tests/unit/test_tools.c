@@ -148,6 +148,15 @@ static void test_counter_cap(void)
 	ok(rest[0] == 5 && rest[1] == 50, "cap: the run's rest does not");
 	tool_counter_free(c);
 
+	/* a rest with no row: the run's values of keys known only as a sum */
+	c = tool_counter_new(1, 1);
+	tool_counter_add(c, "a", 1, 3, 1, NULL);
+	tool_counter_fold(c, 4, 2);
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	ok(n == 1 && rest[0] == 4 && rest[1] == 2 && tool_counter_total(c, 0) == 7 &&
+	   tool_counter_total(c, 1) == 3, "fold: into the rest and the totals, no row");
+	tool_counter_free(c);
+
 	/* no cap */
 	c = tool_counter_new(0, 1);
 	tool_counter_set_max(c, 0);

@@ -465,6 +465,18 @@ uint64_t tool_counter_evicted(const struct tool_counter *c)
 	return c->evicted;
 }
 
+void tool_counter_fold(struct tool_counter *c, uint64_t n, uint64_t n2)
+{
+	c->out[0] += n;
+	c->out[1] += n2;
+	c->out_total[0] += n;
+	c->out_total[1] += n2;
+	c->sum[0] += n;
+	c->sum[1] += n2;
+	c->total[0] += n;
+	c->total[1] += n2;
+}
+
 void tool_counter_reset(struct tool_counter *c)
 {
 	c->sum[0] = c->sum[1] = 0;

@@ -190,7 +190,8 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		for (long k = 0; k < n; k++)
 			sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
 		/* "other": what the cut left out and what eviction summed */
-		if ((pc->top && tool_counter_count(pc->c) > pc->top) || tool_counter_evicted(pc->c))
+		if ((pc->top && tool_counter_count(pc->c) > pc->top) || tool_counter_evicted(pc->c) ||
+		    rest[0] || rest[1])
 			sample(f, pc, NULL, rest[pc->which ? 1 : 0]);
 		else if (!n && !pc->labels[0])
 			sample(f, pc, NULL, 0);
