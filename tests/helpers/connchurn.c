@@ -3,7 +3,7 @@
  * connchurn - many short TCP connections with payload, all in one process,
  * for the bounded-memory tests of the top tools (tests/host/bound.sh).
  *
- *   connchurn [-4|-6] -p PORT -n COUNT [-b BYTES] [-a ADDRS] [-W FILE] [-t SECS]
+ *   connchurn [-4|-6] -p PORT -n COUNT [-b BYTES] [-a ADDRS] [-r RATE] [-W FILE] [-t SECS]
  *
  * One process, one thread: it listens on PORT (127.0.0.1, or ::1 with -6)
  * and then, COUNT times: connects a new socket, accepts it, sends BYTES
@@ -15,6 +15,8 @@
  * 127.0.0.1 .. 127.0.0.ADDRS in turn (the port left to connect), so each
  * address's ephemeral ports are reused ADDRS times less often: COUNT
  * connections are that many more distinct tuples (keys of a top tool).
+ * -r RATE: at most RATE connections a second (paced in 1 ms slices; default
+ * as fast as it goes), so that a tracer sharing the machine keeps up.
  * -W FILE: once listening, wait (at most the time limit) for FILE to exist
  * before the first connection, so that a tracer started with this PID
  * sees every call.
@@ -42,7 +44,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: connchurn [-4|-6] -p PORT -n COUNT [-b BYTES] [-a ADDRS] [-W FILE] [-t SECS]\n");
+	fprintf(f, "usage: connchurn [-4|-6] -p PORT -n COUNT [-b BYTES] [-a ADDRS] [-r RATE] [-W FILE]\n"
+		   "                 [-t SECS]\n");
 }
 
 static double now_s(void)
@@ -66,13 +69,13 @@ int main(int argc, char **argv)
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 	long count = 0, made = 0, bytes = 100, addrs = 1;
 	unsigned long long tx = 0, rx = 0;
-	double limit = 120, t0;
+	double limit = 120, rate = 0, t0;
 	int fam = AF_INET, port = 0, c, lfd, one = 1;
 	const char *go = NULL;
 	static char buf[65536];
 	socklen_t sl;
 
-	while ((c = getopt(argc, argv, "46p:n:b:a:W:t:h")) != -1) {
+	while ((c = getopt(argc, argv, "46p:n:b:a:r:W:t:h")) != -1) {
 		switch (c) {
 		case '4': fam = AF_INET; break;
 		case '6': fam = AF_INET6; break;
@@ -80,6 +83,7 @@ int main(int argc, char **argv)
 		case 'n': count = atol(optarg); break;
 		case 'b': bytes = atol(optarg); break;
 		case 'a': addrs = atol(optarg); break;
+		case 'r': rate = atof(optarg); break;
 		case 'W': go = optarg; break;
 		case 't': limit = atof(optarg); break;
 		case 'h': usage(stdout); return 0;
@@ -87,7 +91,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (port <= 0 || port > 65535 || count < 1 || bytes < 1 || bytes > (long)sizeof(buf) ||
-	    addrs < 1 || addrs > 254 || (addrs > 1 && fam != AF_INET) || limit <= 0 || optind != argc) {
+	    addrs < 1 || addrs > 254 || (addrs > 1 && fam != AF_INET) || limit <= 0 || rate < 0 ||
+	    optind != argc) {
 		usage(stderr);
 		return 2;
 	}
@@ -119,10 +124,13 @@ int main(int argc, char **argv)
 		usleep(10000);
 	t0 = now_s();
 	for (; made < count; made++) {
-		int fd = socket(fam, SOCK_STREAM, 0), a;
 		ssize_t n;
+		int fd, a;
 
-		if (fd < 0) {
+		/* paced: ahead of RATE, sleep a millisecond */
+		while (rate > 0 && (double)made > (now_s() - t0) * rate)
+			usleep(1000);
+		if ((fd = socket(fam, SOCK_STREAM, 0)) < 0) {
 			fprintf(stderr, "connchurn: socket: %s\n", strerror(errno));
 			return 1;
 		}
