@@ -22,17 +22,20 @@
 #     client namespace holds none of those addresses and does not forward,
 #     so the SYN-ACKs die there and the server retransmits them (the first
 #     after 1 s). The neighbours are static: a new veth's first seconds of
-#     neighbour discovery lost most SYNs. Kernel defaults only: a listener keeps at most its
-#     backlog (somaxconn, 4096) of pending requests and syncookies answer
-#     the rest (never retransmitted), hence 2,000 a listener. The listeners
-#     are closed after the first round (no more retransmits), then: the
-#     tool's VmHWM under 8 MiB, its segments (every series plus "other")
-#     = the server namespace's TcpRetransSegs delta (nstat), nothing lost,
-#     the stderr line once and ftnet_series_evicted_total.
+#     neighbour discovery lost most SYNs. Kernel defaults only: a listener
+#     keeps at most its backlog (somaxconn, 4096) of pending requests and
+#     syncookies answer the rest (never retransmitted), hence 2,000 a
+#     listener. The listeners are closed after the first round (no more
+#     retransmits), then: the tool's VmHWM under 8 MiB, its segments
+#     (every series plus "other") = the server namespace's TcpRetransSegs
+#     delta (nstat), nothing lost, the stderr line once and
+#     ftnet_series_evicted_total. (-6: a retransmit elsewhere on the
+#     machine would be counted too; IPv6 ones are rare, and the rows shown
+#     from elsewhere are printed.)
 #
 # RSS is not checked under the sanitizer build (its shadow memory is most
-# of the resident set); the totals are. Runs in about 20 s (17 here). Needs root, ip
-# and nstat (iproute2).
+# of the resident set); the totals are. Runs in about 20 s. Needs root,
+# ip and nstat (iproute2).
 
 cd "${FTNET_TOP:=$(pwd)}" || exit 1
 . tests/host/lib.inc
