@@ -341,10 +341,26 @@ struct tool_counter_row {
 };
 struct tool_counter;
 /* keep_rows: keep rows whose interval count is 0 (cumulative totals for
- * --prom); otherwise tool_counter_reset forgets them (memory stays bounded
- * by one interval's keys). NULL + errno. */
+ * --prom); otherwise tool_counter_reset forgets them. Either way a counter
+ * holds at most its max rows (tool_counter_default_max when made): a new
+ * key in a full table evicts the rows of smallest total + total2 (an
+ * eighth of max at once) and sums their values into the rest that
+ * tool_counter_sorted returns, so totals stay exact; the first eviction
+ * of the run says so on stderr. NULL + errno. */
 struct tool_counter *tool_counter_new(int nlabels, int keep_rows);
 void tool_counter_free(struct tool_counter *c);
+/* --max-series: the rows of counters made from now on (0 = no cap) */
+#define TOOL_COUNTER_MAX_DEFAULT 4096
+void tool_counter_default_max(size_t max);
+/* This counter's cap (0 = none: keys the tool bounds itself, such as the
+ * kernel's counter names). */
+void tool_counter_set_max(struct tool_counter *c, size_t max);
+/* Rows evicted so far (their values are in the rest). */
+uint64_t tool_counter_evicted(const struct tool_counter *c);
+/* Add n and n2 to the rest, with no row: the run's values of keys known
+ * only as a sum (another counter's rest, when a tool counts its rows
+ * again by fewer labels). */
+void tool_counter_fold(struct tool_counter *c, uint64_t n, uint64_t n2);
 /* Add n and n2 to the row of key (created with zero counts and NULL labels
  * when new: *is_new is then 1 and the caller sets the labels). The row
  * pointer is valid until the next add or reset. NULL + ENOMEM: the caller
@@ -361,9 +377,9 @@ int tool_counter_set_label(struct tool_counter *c, struct tool_counter_row *row,
  * until the next add or reset): by_total 0 = rows with n > 0 in this
  * interval, by n descending; 1 = every row by total descending; ties by
  * labels, then key bytes, so output is deterministic. At most top rows
- * (0 = all); what the cut leaves out is summed into rest (rest[0] = n or
- * total, rest[1] = n2 or total2; rest may be NULL). Returns the row count,
- * or -ENOMEM.
+ * (0 = all); what the cut leaves out, and what eviction summed, is in
+ * rest (rest[0] = n or total, rest[1] = n2 or total2; rest may be NULL:
+ * then the caller sees neither). Returns the row count, or -ENOMEM.
  */
 long tool_counter_sorted(struct tool_counter *c, int by_total, size_t top,
 			 struct tool_counter_row ***rows, uint64_t rest[2]);

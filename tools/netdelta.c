@@ -261,6 +261,10 @@ static int init(struct state *st)
 	for (int i = 0; st->o.prom && i < P_N; i++) {
 		if (!(st->prom[i] = tool_counter_new(2, 1)))
 			return tool_fail(-ENOMEM, "out of memory");
+		/* keys are the kernel's counter names and this namespace's
+		 * interfaces (a NIC may have a thousand ethtool counters):
+		 * no cap, as no --top */
+		tool_counter_set_max(st->prom[i], 0);
 		if ((err = tool_report_prom_counter(st->r, fam[i].name, fam[i].help, st->prom[i],
 						    0, fam[i].labels, 0)))
 			return tool_fail(err, "cannot export the counters: %s", strerror(-err));

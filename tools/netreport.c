@@ -501,6 +501,13 @@ static int check_value(void *ctx, const char *name, double *v, const char **why)
 	return -ENOENT;
 }
 
+/* rows the top cut leaves out, and those --max-series summed (all in rest) */
+static unsigned long long rows_left_out(const struct tool_counter *c, size_t top)
+{
+	return (top && tool_counter_count(c) > top ? tool_counter_count(c) - top : 0) +
+	       tool_counter_evicted(c);
+}
+
 static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 {
 	struct tool_counter_row **rows;
@@ -520,8 +527,9 @@ static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 			fprintf(f, "  %8llu  %-44s %s\n", (unsigned long long)r->total,
 				r->label[0] ? r->label[0] : "-", r->label[1] ? r->label[1] : "-");
 	}
-	if (top && tool_counter_count(c) > top)
-		fprintf(f, "  %8llu  (%zu more rows)\n", (unsigned long long)rest[0], tool_counter_count(c) - top);
+	if (rows_left_out(c, top))
+		fprintf(f, "  %8llu  (%llu more rows)\n", (unsigned long long)rest[0],
+			(unsigned long long)rows_left_out(c, top));
 	if (!n)
 		fprintf(f, "  (none)\n");
 }
@@ -616,7 +624,7 @@ static void json_rows(struct tool_json *j, struct tool_counter *c, size_t top, i
 		tool_json_obj_end(j);
 	}
 	tool_json_arr_end(j);
-	tool_json_uint(j, "rows_left_out", top && tool_counter_count(c) > top ? tool_counter_count(c) - top : 0);
+	tool_json_uint(j, "rows_left_out", rows_left_out(c, top));
 }
 
 static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t ncr,
@@ -699,12 +707,13 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 	static const char *const lr[] = { "dir", "reason", NULL };
 	size_t top = st->o.top ? st->o.top : 10;
 	struct tool_counter_row **rows, *row;
+	uint64_t rest[2];
 	int is_new, err;
 	long n;
 
 	/* by remote address and owner's comm: a series per run and ephemeral
 	 * port would grow the time series database without bound */
-	n = tool_counter_sorted(st->flows, 1, 0, &rows, NULL);
+	n = tool_counter_sorted(st->flows, 1, 0, &rows, rest);
 	for (long i = 0; i < n; i++) {
 		const char *ep = rows[i]->label[1] ? rows[i]->label[1] : "", *colon = strrchr(ep, ':');
 		char ra[64], key[96];
@@ -723,6 +732,8 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 			tool_counter_set_label(st->pflows, row, 1, rows[i]->label[4]);
 		}
 	}
+	/* flows past --max-series: their segments in "other" */
+	tool_counter_fold(st->pflows, rest[0], rest[1]);
 	for (size_t i = 0; i < ncr; i++) {
 		row = tool_counter_add(st->ctrs, cr[i].key, strlen(cr[i].key),
 				       cr[i].delta > 0 ? (uint64_t)cr[i].delta : 0, 0, &is_new);

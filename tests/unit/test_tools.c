@@ -120,6 +120,217 @@ static int dir_entries(const char *dir)
 	return n;
 }
 
+/* The cap: a full counter evicts its smallest rows (total + total2) into
+ * the rest, exactly. */
+static void test_counter_cap(void)
+{
+	struct tool_counter *c = tool_counter_new(1, 1);
+	struct tool_counter_row **rows, *r;
+	uint64_t rest[2];
+	char key[16];
+	int is_new;
+	long n;
+
+	tool_counter_set_max(c, 8);
+	/* key i: total i+1, total2 10*(i+1); key 0 receive-only (total 0,
+	 * total2 100): it weighs 100, not 0 */
+	tool_counter_add(c, "r0", 2, 0, 100, NULL);
+	for (int i = 1; i < 8; i++) {
+		snprintf(key, sizeof(key), "r%d", i);
+		r = tool_counter_add(c, key, strlen(key), (uint64_t)i + 1, 10 * ((uint64_t)i + 1), &is_new);
+		tool_counter_set_label(c, r, 0, key);
+	}
+	is_int(tool_counter_count(c), 8, "cap: 8 rows fit a counter of max 8");
+	is_int(tool_counter_evicted(c), 0, "cap: nothing evicted yet");
+	r = tool_counter_add(c, "new", 3, 1, 1, &is_new);
+	ok(r && is_new && r->total == 1, "cap: a ninth key still gets its row");
+	/* 1 + 8/8 = 2 evicted: r1 (2+20) and r2 (3+30), not r0 (0+100) */
+	is_int(tool_counter_evicted(c), 2, "cap: a full counter evicts max/8 + 1 rows");
+	is_int(tool_counter_count(c), 7, "cap: 7 rows left");
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	is_int(n, 7, "cap: every row left is sorted");
+	ok(rest[0] == 2 + 3 && rest[1] == 20 + 30, "cap: the two smallest summed into the rest (5, 50)");
+	r = tool_counter_add(c, "r0", 2, 0, 0, &is_new);
+	ok(r && !is_new && r->total2 == 100, "cap: the receive-only row weighs its total2 and stays");
+	r = tool_counter_add(c, "r1", 2, 0, 0, &is_new);
+	ok(r && is_new && r->total == 0, "cap: an evicted key comes back as a new row");
+	n = tool_counter_sorted(c, 0, 0, &rows, rest);
+	ok(rest[0] == 2 + 3 && rest[1] == 20 + 30, "cap: this interval's counts of evicted rows in the interval's rest");
+	tool_counter_reset(c);
+	n = tool_counter_sorted(c, 0, 0, &rows, rest);
+	ok(n == 0 && rest[0] == 0 && rest[1] == 0, "cap: the interval's rest starts again at reset");
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	ok(rest[0] == 5 && rest[1] == 50, "cap: the run's rest does not");
+	tool_counter_free(c);
+
+	/* a rest with no row: the run's values of keys known only as a sum */
+	c = tool_counter_new(1, 1);
+	tool_counter_add(c, "a", 1, 3, 1, NULL);
+	tool_counter_fold(c, 4, 2);
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	ok(n == 1 && rest[0] == 4 && rest[1] == 2 && tool_counter_total(c, 0) == 7 &&
+	   tool_counter_total(c, 1) == 3, "fold: into the rest and the totals, no row");
+	tool_counter_free(c);
+
+	/* no cap */
+	c = tool_counter_new(0, 1);
+	tool_counter_set_max(c, 0);
+	for (int i = 0; i < 10000; i++)
+		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
+	ok(tool_counter_count(c) == 10000 && tool_counter_evicted(c) == 0, "cap: max 0 keeps every row");
+	tool_counter_free(c);
+	/* the default, and --max-series's setter */
+	c = tool_counter_new(0, 1);
+	for (int i = 0; i < 10000; i++)
+		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
+	ok(tool_counter_count(c) <= TOOL_COUNTER_MAX_DEFAULT && tool_counter_evicted(c) > 0,
+	   "cap: TOOL_COUNTER_MAX_DEFAULT rows by default");
+	tool_counter_free(c);
+	tool_counter_default_max(100);
+	c = tool_counter_new(0, 1);
+	tool_counter_default_max(TOOL_COUNTER_MAX_DEFAULT);
+	for (int i = 0; i < 1000; i++)
+		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
+	ok(tool_counter_count(c) <= 100, "cap: tool_counter_default_max sets the cap of counters made after");
+	tool_counter_free(c);
+}
+
+/*
+ * Property test against a reference model: random keys (some hot, most
+ * seen once) with random values into a small counter, intervals reset now
+ * and then, with and without keep_rows. The model keeps each key's values
+ * since its row was made (a key the counter calls new starts again from
+ * 0: its earlier values went to the rest). After every add: every row the
+ * counter holds is found again under its key with the model's values (the
+ * chains are right after many evictions), rows + rest = everything added,
+ * for the interval and (keep_rows) the run, and at most max rows; after every
+ * eviction, no evicted row weighed more than a row kept.
+ */
+#define PM_KEYS 3000
+#define PM_MAX 64
+static void test_counter_model(void)
+{
+	static struct { uint64_t n, n2, t, t2; int present; } m[PM_KEYS];
+	unsigned int seed = 12345;
+	int bad_rows = 0, bad_sums = 0, bad_cap = 0, bad_policy = 0, evictions = 0;
+
+	for (int keep = 0; keep < 2; keep++) {
+		struct tool_counter *c = tool_counter_new(1, keep);
+		uint64_t all[2] = { 0, 0 }, iv[2] = { 0, 0 };
+
+		memset(m, 0, sizeof(m));
+		tool_counter_set_max(c, PM_MAX);
+		for (int step = 0; step < 10000; step++) {
+			unsigned int k = (seed = seed * 1103515245u + 12345u) >> 8;
+			uint64_t n = ((seed = seed * 1103515245u + 12345u) >> 16) % 7;
+			uint64_t n2 = ((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+			struct tool_counter_row **rows, *r;
+			uint64_t rest[2], sn[2] = { 0, 0 }, kept_min = UINT64_MAX, gone_max = 0;
+			size_t before;
+			int is_new, key;
+			long nr;
+
+			/* a fifth of the adds to 20 hot keys */
+			key = (int)(k % 5 ? k % PM_KEYS : k % 20);
+			if (step % 997 == 996) {
+				tool_counter_reset(c);
+				iv[0] = iv[1] = 0;
+				for (int i = 0; i < PM_KEYS; i++) {
+					m[i].n = m[i].n2 = 0;
+					if (!keep)
+						m[i].present = 0;
+				}
+			}
+			/* (an interval lists the rows with n > 0 only: n2 without
+			 * n would be in no row of it) */
+			if (!n)
+				n2 = 0;
+			before = tool_counter_count(c);
+			r = tool_counter_add(c, &key, sizeof(key), n, n2, &is_new);
+			if (!r) {
+				bad_rows++;
+				continue;
+			}
+			if (is_new != !m[key].present)
+				bad_rows++;
+			if (is_new)
+				m[key].n = m[key].n2 = m[key].t = m[key].t2 = 0;
+			m[key].present = 1;
+			m[key].n += n;
+			m[key].n2 += n2;
+			m[key].t += n;
+			m[key].t2 += n2;
+			all[0] += n;
+			all[1] += n2;
+			iv[0] += n;
+			iv[1] += n2;
+			if (tool_counter_count(c) > PM_MAX)
+				bad_cap++;
+			/* every row under its key, with the model's values; the
+			 * run's sums */
+			nr = tool_counter_sorted(c, 1, 0, &rows, rest);
+			for (long i = 0; i < nr; i++) {
+				int rk;
+
+				memcpy(&rk, rows[i]->key, sizeof(rk));
+				if (rows[i]->total != m[rk].t || rows[i]->total2 != m[rk].t2 ||
+				    rows[i]->n != m[rk].n || rows[i]->n2 != m[rk].n2 || !m[rk].present)
+					bad_rows++;
+				sn[0] += rows[i]->total;
+				sn[1] += rows[i]->total2;
+				m[rk].present = 2;      /* seen in the table */
+			}
+			/* (without keep_rows a reset forgets the rows and their
+			 * run totals: only tool_counter_total keeps the run's) */
+			if ((keep && (sn[0] + rest[0] != all[0] || sn[1] + rest[1] != all[1])) ||
+			    tool_counter_total(c, 0) != all[0] || tool_counter_total(c, 1) != all[1])
+				bad_sums++;
+			/* the keys not seen were evicted by this add */
+			if (tool_counter_count(c) < before + is_new) {
+				evictions++;
+				/* an eighth of the table and one, no more */
+				if (tool_counter_count(c) != PM_MAX - PM_MAX / 8)
+					bad_cap++;
+				for (int i = 0; i < PM_KEYS; i++) {
+					uint64_t w = m[i].t + m[i].t2;
+
+					if (m[i].present == 2 && i != key && w < kept_min)
+						kept_min = w;
+					else if (m[i].present == 1 && w > gone_max)
+						gone_max = w;
+				}
+				if (gone_max > kept_min)
+					bad_policy++;
+				for (int i = 0; i < PM_KEYS; i++)
+					m[i].present = m[i].present == 2;
+			} else {
+				for (long i = 0; i < nr; i++) {
+					int rk;
+
+					memcpy(&rk, rows[i]->key, sizeof(rk));
+					m[rk].present = 1;
+				}
+			}
+			/* the interval's sums */
+			sn[0] = sn[1] = 0;
+			nr = tool_counter_sorted(c, 0, 0, &rows, rest);
+			for (long i = 0; i < nr; i++) {
+				sn[0] += rows[i]->n;
+				sn[1] += rows[i]->n2;
+			}
+			if (sn[0] + rest[0] != iv[0] || sn[1] + rest[1] != iv[1] ||
+			    tool_counter_sum(c, 0) != iv[0] || tool_counter_sum(c, 1) != iv[1])
+				bad_sums++;
+		}
+		tool_counter_free(c);
+	}
+	ok(evictions > 1000, "cap model: many evictions (%d)", evictions);
+	is_int(bad_rows, 0, "cap model: every row kept is found under its key with its values (chains)");
+	is_int(bad_sums, 0, "cap model: rows + rest = everything added, run and interval");
+	is_int(bad_cap, 0, "cap model: never more than max rows, max/8 + 1 evicted at a time");
+	is_int(bad_policy, 0, "cap model: no evicted row weighed more than a row kept");
+}
+
 static void test_prom(const char *dir)
 {
 	static const char *const labels[] = { "location", "reason", NULL };
@@ -161,6 +372,9 @@ static void test_prom(const char *dir)
 	       "# TYPE ftnet_lost_events_total counter\n"
 	       "ftnet_lost_events_total{tool=\"tcpdrop\",cause=\"ring_buffer\"} 4\n"
 	       "ftnet_lost_events_total{tool=\"tcpdrop\",cause=\"not_counted\"} 9\n"
+	       "# HELP ftnet_series_evicted_total Series a counter stopped keeping, past --max-series keys: their values are summed into its \"other\" series.\n"
+	       "# TYPE ftnet_series_evicted_total counter\n"
+	       "ftnet_series_evicted_total{tool=\"tcpdrop\",metric=\"ftnet_t_drops_total\"} 0\n"
 	       "# HELP ftnet_run_info An ftnet tool is running (always 1), with its version.\n"
 	       "# TYPE ftnet_run_info gauge\n"
 	       "ftnet_run_info{tool=\"tcpdrop\",version=\"" FTNET_VERSION "\"} 1\n",
@@ -460,6 +674,8 @@ int main(void)
 	tool_init("test_tools", 0);
 	test_json();
 	test_counter();
+	test_counter_cap();
+	test_counter_model();
 	test_prom(dir);
 	test_report();
 	test_values();

@@ -280,7 +280,9 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		head(f, pc->name, pc->help, "counter");
 		for (long k = 0; k < n; k++)
 			sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
-		if (pc->top && tool_counter_count(pc->c) > pc->top)
+		/* "other": what the cut left out and what eviction summed */
+		if ((pc->top && tool_counter_count(pc->c) > pc->top) || tool_counter_evicted(pc->c) ||
+		    rest[0] || rest[1])
 			sample(f, pc, NULL, rest[pc->which ? 1 : 0]);
 		else if (!n && !pc->labels[0])
 			sample(f, pc, NULL, 0);
@@ -294,6 +296,17 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 	fputs("ftnet_lost_events_total{tool=\"", f);
 	tool_prom_escape(f, p->tool);
 	fprintf(f, "\",cause=\"not_counted\"} %llu\n", (unsigned long long)p->lost_uncounted);
+	/* not lost: their counts are in "other"; only the series is gone */
+	if (p->ncounters)
+		head(f, "ftnet_series_evicted_total",
+		     "Series a counter stopped keeping, past --max-series keys: their values are summed into its \"other\" series.",
+		     "counter");
+	for (int i = 0; i < p->ncounters; i++) {
+		fputs("ftnet_series_evicted_total{tool=\"", f);
+		tool_prom_escape(f, p->tool);
+		fprintf(f, "\",metric=\"%s\"} %llu\n", p->counters[i].name,
+			(unsigned long long)tool_counter_evicted(p->counters[i].c));
+	}
 	head(f, "ftnet_run_info", "An ftnet tool is running (always 1), with its version.", "gauge");
 	fputs("ftnet_run_info{tool=\"", f);
 	tool_prom_escape(f, p->tool);
