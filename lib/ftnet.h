@@ -948,8 +948,9 @@ FTN_EXPORT int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint
 FTN_EXPORT int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Same on uprobe_events; def = "/path/to/elf:0xOFFSET [args]" (see
- * ftn_elf_symbol_offset). Uprobes take registers (ftn_probe_arg_reg),
- * not $argN. */
+ * ftn_elf_symbol_offset; the path should be ftn_elf_open's kpath for a
+ * file other users can change). Uprobes take registers
+ * (ftn_probe_arg_reg), not $argN. */
 FTN_EXPORT int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Disable the probe's event in the instance, remove the probe, forget the
@@ -964,13 +965,28 @@ FTN_EXPORT const char *ftn_probe_group(const struct ftn_instance *inst);
  * kernel has no kprobe_profile. */
 FTN_EXPORT uint64_t ftn_probe_missed(const struct ftn_instance *inst);
 
+/* Open the ELF file a uprobe will probe, once, and name it for the kernel.
+ * path is looked up once (symbolic links followed, as the kernel would),
+ * without opening it for reading (O_PATH: no wait on a FIFO, no side
+ * effect of opening a device); only a regular file is then opened for
+ * reading, through that descriptor. kpath gets "/proc/self/fd/N": give it
+ * to ftn_elf_symbols & co (they read this same file) and write it as the
+ * uprobe definition's path: the kernel follows it at the write to this
+ * file's inode and keeps that, whatever the name points to by then (a
+ * name in a directory another user can write may point elsewhere between
+ * two lookups, and the offset read from one file would land in another).
+ * uprobe_events then shows the kpath, not the name. Keep the descriptor
+ * open until the probes are created, then close it. The descriptor
+ * (>= 0), -EINVAL (not a regular file), -ENXIO (/proc/self/fd does not
+ * lead back to the file: no procfs at /proc), -ENAMETOOLONG or -errno. */
+FTN_EXPORT int ftn_elf_open(const char *path, char *kpath, size_t size);
 /* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
  * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
  * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
 FTN_EXPORT int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
 
-/* A defined symbol of an ELF file (elf.c). name points into the mapped
- * file: valid during the callback only. */
+/* A defined symbol of an ELF file (elf.c). name points into a read
+ * buffer: valid during the callback only. */
 struct ftn_elf_sym {
 	const char *name;
 	uint64_t vaddr;         /* st_value (Thumb bit cleared) */
@@ -988,9 +1004,11 @@ enum {
 /* Call cb for each defined symbol with a file offset: those of .symtab,
  * then (with FTN_ELF_BOTH, or when there is no .symtab: a stripped file)
  * those of .dynsym. cb returns nonzero to stop. *tables (may be NULL)
- * says which tables were there. 0, -ENOEXEC (not ELF), -ENOTSUP (foreign
- * byte order), -EPROTO (broken headers), -EINVAL (not a regular file) or
- * -errno. */
+ * says which tables were there. path is opened once as ftn_elf_open does
+ * (a kpath of it reads that open file) and read with pread, never
+ * mapped; names of 64 KiB or more are skipped. 0, -ENOEXEC (not ELF),
+ * -ENOTSUP (foreign byte order), -EPROTO (broken headers), -EINVAL (not
+ * a regular file), -ESTALE (the file shrank during the read) or -errno. */
 FTN_EXPORT int ftn_elf_symbols(const char *path, unsigned int flags,
 		    int (*cb)(void *ctx, const struct ftn_elf_sym *s), void *ctx,
 		    unsigned int *tables);
@@ -1003,15 +1021,19 @@ FTN_EXPORT int ftn_elf_symbol_find(const char *path, const char *sym,
  * sym that makes system call nr (x86_64: %ax then holds the return value
  * and the argument registers still hold the arguments). Up to max offsets
  * into offs; the count (0: none found), -ENOENT (no such symbol), -ENOTSUP
- * (not x86_64), -ENOSPC (more than max), or as ftn_elf_symbols. */
+ * (not x86_64), -ERANGE (no code, or more than 64 KiB of it), -ENOSPC
+ * (more than max), or as ftn_elf_symbols. */
 FTN_EXPORT int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 				     uint64_t *offs, int max);
-/* The file a uprobe PATH names: a name with a '/' as is (it must exist);
- * else, for a library name ("libc", "c", "libc.so.6", "libssl.so"), the
- * first file mapped by process pid answering to it (pid > 0; as
- * /proc/PID/root/FILE, the process's view), then /etc/ld.so.cache
- * ($FTNET_LDSO_CACHE overrides), then the standard library directories,
- * then $PATH (a program's name). *how (may be NULL) names the step that
+/* The file a uprobe PATH names: a name with a '/' as is (it must exist;
+ * a relative one made absolute); else, for a library name ("libc", "c",
+ * "libc.so.6", "libssl.so"), the first file mapped by process pid
+ * answering to it (pid > 0; as /proc/PID/root/FILE, the process's view,
+ * or /proc/PID/map_files/START-END when the maps line does not say which
+ * file it is: a deleted file, a newline or backslash in the name), then
+ * /etc/ld.so.cache ($FTNET_LDSO_CACHE overrides), then the standard
+ * library directories, then $PATH (a program's name). Give the answer to
+ * ftn_elf_open (a name may lead elsewhere by the time it is used). *how (may be NULL) names the step that
  * answered: "path", "maps", "ld.so.cache", "libdirs", "PATH". 0,
  * -ENOENT, -ENAMETOOLONG or -errno. */
 FTN_EXPORT int ftn_elf_resolve(const char *name, pid_t pid, char *out, size_t size,

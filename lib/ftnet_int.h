@@ -83,6 +83,24 @@ void ftn__test_step(const char *what, const char *detail);
 int64_t ftn__clock_ns(clockid_t id);
 /* "/proc", or $FTNET_PROC (tests: a fake /proc). */
 const char *ftn__proc_root(void);
+/* elf.c: the parsers of what names a uprobe's file (fuzzed:
+ * tests/fuzz/fuzz_maps.c, fuzz_ldcache.c). One /proc/PID/maps line of
+ * len bytes (a trailing newline allowed): 0 and *e for a line mapping a
+ * file (e->path points into line, e->len bytes without " (deleted)";
+ * e->odd: the path may not be the file's name - an escaped or backslash
+ * byte, a deleted file), -EINVAL for any other line. */
+struct ftn__maps_ent {
+	uint64_t start, end;
+	const char *path;
+	size_t len;
+	int odd;
+};
+int ftn__maps_line(const char *line, size_t len, struct ftn__maps_ent *e);
+/* ld.so.cache bytes m[0..len): the value of the first entry whose key
+ * answers to name and that ok (NULL: any) accepts, into out. 0, -ENOENT,
+ * -ENAMETOOLONG. */
+int ftn__ldcache_find(const unsigned char *m, size_t len, const char *name,
+		      int (*ok)(const char *path), char *out, size_t size);
 /* TEST HOOK (netdelta.c): when set, the SIOCETHTOOL requests of the
  * NIC statistics source go here instead of to the kernel (data: the
  * struct ethtool_* of the request), also under a fake proc root.

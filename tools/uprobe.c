@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TOOL "uprobe"
 
@@ -32,10 +33,13 @@ struct state {
 	struct tool_uprobe_spec up;
 	char path[PATH_MAX];    /* the file probed */
 	const char *how;        /* how PATH was found */
+	int fd;                 /* the file, opened once (ftn_elf_open) */
+	char kpath[64];         /* its name for the kernel: /proc/self/fd/N */
 	uint64_t off;           /* file offset probed */
 	int dynsym;             /* the symbol came from .dynsym */
 	int stripped;           /* the file has no .symtab */
-	char def[8192];         /* "PATH:0xOFF ARGS" */
+	char def[8192];         /* "KPATH:0xOFF ARGS": what the kernel gets */
+	char shown[8192];       /* "PATH:0xOFF ARGS": what the user is shown */
 	struct tool_str filter; /* FILTER with the PID's threads */
 	const char *pid_how;    /* -p: how the kernel filters it */
 	int list;               /* -l */
@@ -139,7 +143,17 @@ static const char *elf_why(int err)
 {
 	return err == -ENOEXEC ? "not an ELF file" : err == -ENOTSUP ?
 	       "ELF of the other byte order" : err == -EPROTO ? "broken ELF headers" :
-	       strerror(-err);
+	       err == -EINVAL ? "not a regular file" : err == -ESTALE ?
+	       "the file shrank while it was read" : err == -ENXIO ?
+	       "/proc/self/fd does not lead back to it (no procfs at /proc?)" : strerror(-err);
+}
+
+/* A file's open or read failed: a file that is not one to probe is the
+ * user's (exit 2); the rest (gone, not permitted, shrank...) as such. */
+static int elf_exit(int err)
+{
+	return err == -ENOEXEC || err == -ENOTSUP || err == -EPROTO || err == -EINVAL ||
+	       err == -ERANGE ? -EINVAL : err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -188,6 +202,7 @@ static int list(struct state *st)
 
 	if ((err = resolve(st, st->list_path)))
 		return err;
+	/* opened once inside, never mapped (a FIFO or device is refused) */
 	err = ftn_elf_symbols(st->path, 0, list_cb, &l, &tables);
 	if (!err && l.err)
 		err = l.err;
@@ -208,9 +223,7 @@ static int list(struct state *st)
 	for (size_t i = 0; i < l.n; i++)
 		free(l.names[i]);
 	free(l.names);
-	if (err == -ENOEXEC || err == -ENOTSUP || err == -EPROTO || err == -EINVAL)
-		return -EINVAL;
-	return err;
+	return elf_exit(err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -230,17 +243,24 @@ static int locate(struct state *st)
 		return tool_fail(-EINVAL, "bad probe '%s': %s", st->spec, st->up.error);
 	if ((err = resolve(st, st->up.path)))
 		return err;
+	/* Opened once: the symbols are read from this descriptor and the
+	 * kernel is given /proc/self/fd/N, the same inode, never the name
+	 * again (lib/elf.c, ftn_elf_open: another user's directory may be
+	 * pointed elsewhere between two lookups by name). */
+	st->fd = ftn_elf_open(st->path, st->kpath, sizeof(st->kpath));
+	if (st->fd < 0)
+		return tool_fail(elf_exit(st->fd), "cannot open %s: %s", st->path, elf_why(st->fd));
 	if (st->up.is_offset) {
 		st->off = st->up.offset;
 	} else {
-		err = ftn_elf_symbol_find(st->path, st->up.sym, &s, &tables);
+		err = ftn_elf_symbol_find(st->kpath, st->up.sym, &s, &tables);
 		if (err == -ENOENT)
 			return tool_fail(-EINVAL, "no symbol '%s' in %s (%s)", st->up.sym, st->path,
 					 !(tables & FTN_ELF_SYMTAB) ?
 					 "stripped: only .dynsym was there" : ".symtab and .dynsym");
 		if (err)
-			return tool_fail(err == -ENOENT || err == -EACCES || err == -EPERM ? err : -EINVAL,
-					 "cannot read the symbols of %s: %s", st->path, elf_why(err));
+			return tool_fail(elf_exit(err), "cannot read the symbols of %s: %s", st->path,
+					 elf_why(err));
 		if (st->up.symoff && s.size && st->up.symoff >= s.size)
 			return tool_fail(-EINVAL, "%s+%llu is past the end of %s (%llu bytes)",
 					 st->up.sym, (unsigned long long)st->up.symoff,
@@ -258,8 +278,10 @@ static int locate(struct state *st)
 				 err == -ENOSPC ? "ARGS are too long" :
 				 err == -ERANGE ? "$argN: that argument is not in a register" :
 				 "$argN: no argument registers known for this machine");
-	if ((size_t)snprintf(st->def, sizeof(st->def), "%s:0x%llx%s%s", st->path,
-			     (unsigned long long)st->off, args[0] ? " " : "", args) >= sizeof(st->def))
+	if ((size_t)snprintf(st->def, sizeof(st->def), "%s:0x%llx%s%s", st->kpath,
+			     (unsigned long long)st->off, args[0] ? " " : "", args) >= sizeof(st->def) ||
+	    (size_t)snprintf(st->shown, sizeof(st->shown), "%s:0x%llx%s%s", st->path,
+			     (unsigned long long)st->off, args[0] ? " " : "", args) >= sizeof(st->shown))
 		return tool_fail(-EINVAL, "bad probe '%s': too long", st->spec);
 	return 0;
 }
@@ -313,7 +335,8 @@ static int init(struct state *st)
 	st->t.what = st->up.is_return ? "uretprobe" : "uprobe";
 	st->t.name = st->up.event;
 	if (st->dry) {
-		printf("%c:%s %s\n", st->up.is_return ? 'r' : 'p', st->up.event, st->def);
+		/* the file's name: /proc/self/fd/N means nothing after exit */
+		printf("%c:%s %s\n", st->up.is_return ? 'r' : 'p', st->up.event, st->shown);
 		return 1;
 	}
 	if ((err = tool_tracefs()))
@@ -323,8 +346,11 @@ static int init(struct state *st)
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
 	err = ftn_uprobe_create(st->inst, st->up.event, st->def, st->up.is_return);
+	/* the kernel holds the inode now (or refused it) */
+	close(st->fd);
+	st->fd = -1;
 	if (err)
-		return tool_tracer_create_fail(&st->t, err, st->def);
+		return tool_tracer_create_fail(&st->t, err, st->shown);
 	if (st->t.pid > 0 && (err = pid_filter(st)))
 		return err;
 	if (st->t.view)   /* where the probe went, then the format */
@@ -387,6 +413,7 @@ int main(int argc, char **argv)
 	int err;
 
 	memset(&st, 0, sizeof(st));
+	st.fd = -1;
 	opts_parse(&st, argc, argv);
 	if (st.list)
 		return tool_exit_code(list(&st));

@@ -8,7 +8,7 @@ set -eu
 out=${1:?usage: seeds.sh OUTDIR}
 fx=tests/fixtures
 rm -rf "$out"
-for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec; do
+for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec maps ldcache; do
 	mkdir -p "$out/$h"
 done
 
@@ -111,4 +111,23 @@ for s in 'p:/bin/true:main' 'r:libc:malloc $retval' 'p:rl bash:readline+0x4 a=%d
 	i=$((i + 1))
 	printf '%s' "$s" >"$out/uspec/$i"
 done
+# /proc/PID/maps (uprobe -p, sockio -x): this shell's own lines, and the
+# paths that do not say which file they are (a blank, an escaped newline,
+# a deleted file), a 32-bit style line, a pseudo mapping
+if [ -r /proc/self/maps ]; then
+	cp /proc/self/maps "$out/maps/self"
+fi
+printf '%s\n' \
+	'7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1234                       /usr/lib/x86_64-linux-gnu/libc.so.6' \
+	'00400000-00401000 r-xp 00000000 fd:00 42                                 /tmp/sp ace/utarget' \
+	'00401000-00402000 r-xp 00001000 fd:00 42                                 /tmp/new\012line/utarget' \
+	'7f00000000-7f00001000 r-xp 00000000 fd:00 43                             /tmp/gone/utarget (deleted)' \
+	'7ffd1000-7ffd2000 rw-p 00000000 00:00 0                          [stack]' >"$out/maps/odd"
+# ld.so.cache: this machine's, and its first 4 KiB (entries cut off)
+if [ -f /etc/ld.so.cache ]; then
+	cp /etc/ld.so.cache "$out/ldcache/cache"
+	head -c 4096 /etc/ld.so.cache >"$out/ldcache/cut"
+else
+	printf 'glibc-ld.so.cache1.1' >"$out/ldcache/magic"
+fi
 rm -f "$out/.rec"
