@@ -502,7 +502,7 @@ static void test_prom(const char *dir)
 	is_str(out,
 	       "# HELP ftnet_t_drops_total Drops.\\nBy \\\\ place.\n"
 	       "# TYPE ftnet_t_drops_total counter\n"
-	       "ftnet_t_drops_total{location=\"f\\\"o\\\\o\\nbar\",reason=\"NO_SOCKET\"} 7\n"
+	       "ftnet_t_drops_total{location=\"f\\\"o\\\\x5co\\\\x0abar\",reason=\"NO_SOCKET\"} 7\n"
 	       "ftnet_t_drops_total{location=\"g\",reason=\"\"} 3\n"
 	       "ftnet_t_drops_total{location=\"other\",reason=\"other\"} 3\n"
 	       "# HELP ftnet_lost_events_total Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).\n"
@@ -539,6 +539,13 @@ static void test_prom(const char *dir)
 	errno = 0;
 	ok(!tool_prom_new(path, "x") && errno == EISDIR, "prom: a path ending in / is EISDIR");
 	tool_counter_free(c);
+
+	/* issue 22: a label value is the text form (valid UTF-8 whatever
+	 * the name), then the format's \\ and \" */
+	CAPTURE(out, f, tool_prom_escape(f, "\x1b]0;x\x07\"\xff\xc0\x80\xed\xa0\x80\xc3\xa9\\\n|"));
+	is_str(out, "\\\\x1b]0;x\\\\x07\\\"\\\\xff\\\\xc0\\\\x80\\\\xed\\\\xa0\\\\x80\xc3\xa9\\\\x5c\\\\x0a|",
+	       "prom: label values: controls, invalid UTF-8, backslash, newline in the text form");
+	free(out);
 }
 
 enum { C_NAME, C_VAL };
