@@ -667,13 +667,13 @@ static void test_report_escape(void)
 	tool_report_int(r, 1, 3);
 	tool_report_row_end(r);
 	fclose(f);
+	tool_report_free(r);
 	p = want + sprintf(want, "\\x1b]0;x\\x07  1\n\t=> f\\x1b[2J\nab\\x5c    2\n");
 	for (int i = 0; i < 300; i++)
 		p += sprintf(p, "\\x01");
 	sprintf(p, "  3\n");
 	is_str(out, want, "report text: names, frames and a long field escaped, padded by the escaped width");
 	free(out);
-	tool_report_free(r);
 
 	/* a failure line quoting someone's bytes stays one safe line; the
 	 * library's lines too */
@@ -683,6 +683,9 @@ static void test_report_escape(void)
 	dup2(fileno(tmp), 2);
 	tool_fail(-EINVAL, "bad '%s'", "\x1b]0;x\x07\n\\");
 	ftn_log(FTN_LOG_WARN, "stale %s", "\x9b\xc2\x9b");
+	r = tool_report_new(&cfg, &o);
+	tool_report_start(r, 0, "Tracing %s.", "a\x1b[2Jb");
+	tool_report_free(r);
 	fflush(stderr);
 	dup2(save, 2);
 	close(save);
@@ -690,8 +693,8 @@ static void test_report_escape(void)
 	len = fread(want, 1, sizeof(want) - 1, tmp);
 	want[len] = 0;
 	fclose(tmp);
-	is_str(want, "test_tools: bad '\\x1b]0;x\\x07\\x0a\\x5c'\ntest_tools: stale \\x9b\\xc2\\x9b\n",
-	       "stderr: tool_fail and library lines escaped");
+	is_str(want, "test_tools: bad '\\x1b]0;x\\x07\\x0a\\x5c'\ntest_tools: stale \\x9b\\xc2\\x9b\n"
+	       "Tracing a\\x1b[2Jb.\n", "stderr: tool_fail, library and start lines escaped");
 }
 
 static void test_values(void)

@@ -127,6 +127,24 @@ void tool_report_header(struct tool_report *r)
 		header_cols(r, r->cfg.cols, r->cfg.ncols);
 }
 
+/* The start line: names and filters in it escaped as on every stderr
+ * line (tools/common.h), the line in one write */
+static void say_start(const char *msg, const char *tail)
+{
+	size_t n = strlen(msg), lt = strlen(tail);
+	char *line = malloc(TOOL_ESC_MAX(n) + lt);
+
+	if (!line) {
+		tool_esc_write(stderr, msg, n, 0);
+		fputs(tail, stderr);
+		return;
+	}
+	n = tool_esc(line, msg, n, 0);
+	memcpy(line + n, tail, lt);
+	fwrite(line, 1, n + lt, stderr);
+	free(line);
+}
+
 int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -136,7 +154,7 @@ int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	fprintf(stderr, "%s%s\n", msg ? msg : fmt, r->o.duration > 0 ? "" : " Ctrl-C to end.");
+	say_start(msg ? msg : fmt, r->o.duration > 0 ? "\n" : " Ctrl-C to end.\n");
 	free(msg);
 	r->started = 1;
 	if (events)
