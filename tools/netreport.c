@@ -508,8 +508,18 @@ static unsigned long long rows_left_out(const struct tool_counter *c, size_t top
 	       tool_counter_evicted(c);
 }
 
+/* A name in the text report: escaped (tools/common.h), '|' too: the
+ * report is --check's long output, where '|' would start performance
+ * data (and a newline a line) */
+static void name_col(FILE *f, const char *s, int width, int sep)
+{
+	tool_esc_pad(f, s, width, TOOL_ESC_PIPE);
+	putc(sep, f);
+}
+
 static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 {
+	static const int w[5] = { -28, -28, -12, -7, 0 };
 	struct tool_counter_row **rows;
 	uint64_t rest[2] = { 0, 0 };
 	long n = tool_counter_sorted(c, 1, top, &rows, rest);
@@ -517,15 +527,16 @@ static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 	for (long i = 0; i < n; i++) {
 		const struct tool_counter_row *r = rows[i];
 
-		if (which == S_RETRANS)
-			fprintf(f, "  %6llu %6llu  %-28s %-28s %-12s %-7s %s\n",
-				(unsigned long long)r->total, (unsigned long long)r->total2,
-				r->label[0] ? r->label[0] : "-", r->label[1] ? r->label[1] : "-",
-				r->label[2] ? r->label[2] : "-", r->label[3] ? r->label[3] : "-",
-				r->label[4] ? r->label[4] : "-");
-		else
-			fprintf(f, "  %8llu  %-44s %s\n", (unsigned long long)r->total,
-				r->label[0] ? r->label[0] : "-", r->label[1] ? r->label[1] : "-");
+		if (which == S_RETRANS) {
+			fprintf(f, "  %6llu %6llu  ", (unsigned long long)r->total,
+				(unsigned long long)r->total2);
+			for (int k = 0; k < 5; k++)
+				name_col(f, r->label[k], w[k], k < 4 ? ' ' : '\n');
+		} else {
+			fprintf(f, "  %8llu  ", (unsigned long long)r->total);
+			name_col(f, r->label[0], -44, ' ');
+			name_col(f, r->label[1], 0, '\n');
+		}
 	}
 	if (rows_left_out(c, top))
 		fprintf(f, "  %8llu  (%llu more rows)\n", (unsigned long long)rest[0],
@@ -556,7 +567,9 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 			zero++;
 			continue;
 		}
-		fprintf(f, "  %-12s %-32s %+10lld  (%.1f/s)\n", cr[i].sec, cr[i].key, (long long)cr[i].delta,
+		fprintf(f, "  %-12s ", cr[i].sec);
+		name_col(f, cr[i].key, -32, ' ');
+		fprintf(f, "%+10lld  (%.1f/s)\n", (long long)cr[i].delta,
 			st->secs > 0 ? (double)cr[i].delta / st->secs : 0.0);
 	}
 	fprintf(f, "  (%zu other loss counters did not change)\n", zero);
@@ -568,7 +581,8 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 	for (int s = 0; s < S_N; s++) {
 		fprintf(f, "%s:\n", heads[s]);
 		if (!st->have[s]) {
-			fprintf(f, "  missing: %s\n", st->why[s]);
+			fputs("  missing: ", f);
+			name_col(f, st->why[s], 0, '\n');
 			continue;
 		}
 		if (s == S_RETRANS)
@@ -597,8 +611,10 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 		fprintf(f, ", not counted %llu", (unsigned long long)st->uncounted);
 	fprintf(f, "\n");
 	for (int s = 0; s < S_N; s++)
-		if (!st->have[s])
-			fprintf(f, "Missing section: %s: %s\n", sec_name[s], st->why[s]);
+		if (!st->have[s]) {
+			fprintf(f, "Missing section: %s: ", sec_name[s]);
+			name_col(f, st->why[s], 0, '\n');
+		}
 }
 
 static void json_rows(struct tool_json *j, struct tool_counter *c, size_t top, int s)

@@ -210,15 +210,18 @@ static int list(struct state *st)
 		tool_fail(err, "cannot read the symbols of %s: %s", st->path, elf_why(err));
 	} else {
 		if (!(tables & FTN_ELF_SYMTAB))
-			fprintf(stderr, "%s: %s has no .symtab (stripped): %s\n", TOOL, st->path,
-				tables & FTN_ELF_DYNSYM ? "only the exported functions of .dynsym"
-							: "and no .dynsym: no functions");
+			tool_fail(0, "%s has no .symtab (stripped): %s", st->path,
+				  tables & FTN_ELF_DYNSYM ? "only the exported functions of .dynsym"
+							  : "and no .dynsym: no functions");
 		/* one name per line, sorted, each once (aliases share names
 		 * across .symtab entries of local and global binding) */
 		qsort(l.names, l.n, sizeof(*l.names), cmp_str);
 		for (size_t i = 0; i < l.n; i++)
-			if (!i || strcmp(l.names[i], l.names[i - 1]))
-				printf("%s\n", l.names[i]);
+			if (!i || strcmp(l.names[i], l.names[i - 1])) {
+				/* the file's owner chose the names: escaped */
+				tool_esc_pad(stdout, l.names[i], 0, 0);
+				putchar('\n');
+			}
 	}
 	for (size_t i = 0; i < l.n; i++)
 		free(l.names[i]);
@@ -269,8 +272,8 @@ static int locate(struct state *st)
 		st->dynsym = s.dynsym;
 		st->stripped = !(tables & FTN_ELF_SYMTAB);
 		if (st->stripped)
-			fprintf(stderr, "%s: %s has no .symtab (stripped): %s found in .dynsym\n",
-				TOOL, st->path, st->up.sym);
+			tool_fail(0, "%s has no .symtab (stripped): %s found in .dynsym",
+				  st->path, st->up.sym);
 	}
 	err = tool_uprobe_args_regs(st->up.args, args, sizeof(args));
 	if (err)
@@ -354,11 +357,11 @@ static int init(struct state *st)
 	if (st->t.pid > 0 && (err = pid_filter(st)))
 		return err;
 	if (st->t.view)   /* where the probe went, then the format */
-		fprintf(stderr, "%s: %s at offset 0x%llx of %s (file found by %s, %s%s%s)\n",
-			TOOL, st->up.is_offset ? "probe" : st->up.sym, (unsigned long long)st->off,
-			st->path, st->how, st->up.is_offset ? "offset given" :
-			st->dynsym ? "symbol from .dynsym" : "symbol from .symtab",
-			st->pid_how ? ", -p by " : "", st->pid_how ? st->pid_how : "");
+		tool_fail(0, "%s at offset 0x%llx of %s (file found by %s, %s%s%s)",
+			  st->up.is_offset ? "probe" : st->up.sym, (unsigned long long)st->off,
+			  st->path, st->how, st->up.is_offset ? "offset given" :
+			  st->dynsym ? "symbol from .dynsym" : "symbol from .symtab",
+			  st->pid_how ? ", -p by " : "", st->pid_how ? st->pid_how : "");
 	return 0;
 }
 

@@ -49,6 +49,143 @@ static void test_json(void)
 	is_str(out, "\"\xc3\xa9-\\u00ff-\xe2\x82\xac-\\u00c0\\u00af-\\u007f\"",
 	       "json: valid UTF-8 kept, stray/overlong bytes and DEL escaped");
 	free(out);
+
+	/* issue 22: C1 controls (NEL, CSI) as escapes of the same code
+	 * point; a surrogate, beyond U+10FFFF and a cut sequence byte by
+	 * byte; U+00A0 kept */
+	CAPTURE(out, f, tool_json_escape(f, "\xc2\x85\xc2\x9b\xc2\xa0\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82"));
+	is_str(out, "\"\\u0085\\u009b\xc2\xa0\\u00ed\\u00a0\\u0080\\u00f4\\u0090\\u0080\\u0080"
+	       "\\u00e2\\u0082\"", "json: C1 controls escaped, surrogates and cut sequences byte by byte");
+	free(out);
+}
+
+/* \xNN back to the byte (the text form's reading) */
+static size_t unescape(const char *s, char *out)
+{
+	size_t n = 0;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
+			char h[3] = { s[2], s[3], 0 };
+
+			out[n++] = (char)strtoul(h, NULL, 16);
+			s += 4;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	return n;
+}
+
+/* The text has no control character (C0, DEL, C1) and is valid UTF-8 */
+static int text_safe(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n; ) {
+		unsigned int c = p[i], k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+					(c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+
+		if (!k || i + k > n || c < 0x20 || c == 0x7f || (c == 0xc2 && p[i + 1] < 0xa0))
+			return 0;
+		for (unsigned int j = 1; j < k; j++)
+			if ((p[i + j] & 0xc0) != 0x80)
+				return 0;
+		i += k;
+	}
+	return 1;
+}
+
+static char *esc_str(const char *s, size_t n, int flags)
+{
+	char *out = malloc(TOOL_ESC_MAX(n) + 1);
+	size_t m = tool_esc(out, s, n, flags);
+
+	out[m] = 0;
+	return out;
+}
+
+#define ESC_STR(lit, flags) esc_str(lit, sizeof(lit) - 1, flags)
+
+/* issue 22: other users' bytes in text output */
+static void test_escape(void)
+{
+	static const char addr[] = "192.168.100.200:54321";
+	static const unsigned char bad[] = { 0x00, 0x01, 0x09, 0x0a, 0x1b, 0x1f, 0x5c, 0x7f, 0x80, 0xc2, 0xff };
+	static const unsigned char good[] = { 0x20, 0x21, 0x22, 0x5b, 0x5d, 0x7c, 0x7e };
+	char b[64], *out = NULL, *e, rt[4096], raw[1024];
+	int all = 1, exact = 1, round = 1;
+	unsigned int seed = 1;
+
+	/* every byte alone, and each bad byte at every place of a field of
+	 * 1..21 bytes: the word-at-a-time test finds exactly the first */
+	for (int c = 0; c < 256; c++) {
+		b[0] = (char)c;
+		if (tool_esc_clean(b, 1, 0) != (c >= 0x20 && c < 0x7f && c != '\\'))
+			all = 0;
+	}
+	ok(all, "escape: a byte alone goes out as it is only when printable ASCII but \\");
+	for (size_t len = 1; len <= sizeof(addr) - 1; len++)
+		for (size_t at = 0; at < len; at++) {
+			for (size_t k = 0; k < sizeof(bad); k++) {
+				memcpy(b, addr, len);
+				b[at] = (char)bad[k];
+				if (tool_esc_clean(b, len, 0) != at)
+					exact = 0;
+			}
+			for (size_t k = 0; k < sizeof(good); k++) {
+				memcpy(b, addr, len);
+				b[at] = (char)good[k];
+				if (tool_esc_clean(b, len, 0) != len)
+					exact = 0;
+			}
+		}
+	ok(exact, "escape: the clean prefix is exact at every place of fields of 1..21 bytes");
+
+	e = ESC_STR("\x1b]0;pwned\x07", 0);
+	is_str(e, "\\x1b]0;pwned\\x07", "escape: a title-setting OSC and its BEL");
+	free(e);
+	e = ESC_STR("\xff\xc0\x80\xed\xa0\x80\xf4\x90\x80\x80\xc3\xa9\xf0\x9f\x98\x80", 0);
+	is_str(e, "\\xff\\xc0\\x80\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\xc3\xa9\xf0\x9f\x98\x80",
+	       "escape: stray, overlong, surrogate, beyond U+10FFFF byte by byte; valid UTF-8 kept");
+	free(e);
+	e = ESC_STR("a|b\rc\x0b\xc2\x85\xc2\x9b\xc2\xa0\\\xe2\x82", 0);
+	is_str(e, "a|b\\x0dc\\x0b\\xc2\\x85\\xc2\\x9b\xc2\xa0\\x5c\\xe2\\x82",
+	       "escape: CR, VT, C1 NEL and CSI, the backslash, a cut sequence; NBSP kept");
+	free(e);
+	e = ESC_STR("a|\"b", TOOL_ESC_PIPE | TOOL_ESC_QUOTE);
+	is_str(e, "a\\x7c\\x22b", "escape: '|' and '\"' when asked");
+	free(e);
+	is_int(tool_esc_clean("\xc3\xa9t\xc3", 4, 0), 3, "escape: a sequence cut by the field's end");
+
+	/* random bytes: the text is safe and reads back to them */
+	for (int t = 0; t < 2000; t++) {
+		size_t len = (size_t)(rand_r(&seed) % 40);
+		size_t m;
+
+		for (size_t i = 0; i < len; i++) {
+			int r = rand_r(&seed);
+
+			/* mostly bytes near the edges of UTF-8 and ASCII */
+			raw[i] = (char)(r & 1 ? 0x70 + (r >> 1) % 0x60 : r >> 1);
+		}
+		e = esc_str(raw, len, 0);
+		m = strlen(e);
+		if (tool_esc_len(raw, len, 0) != m || !text_safe(e, m) ||
+		    unescape(e, rt) != len || memcmp(rt, raw, len))
+			round = 0;
+		CAPTURE(out, f, tool_esc_write(f, raw, len, 0));
+		if (strcmp(out, e))
+			round = 0;
+		free(out);
+		free(e);
+	}
+	ok(round, "escape: 2000 random fields: valid UTF-8 without controls, length, write, read back");
+
+	CAPTURE(out, f, { tool_esc_pad(f, "\x1b", 6, 0); tool_esc_pad(f, "\x1b", -6, 0);
+			  tool_esc_pad(f, NULL, 2, 0); tool_esc_pad(f, "ab", 0, 0); });
+	is_str(out, "  \\x1b\\x1b   -ab", "escape: padded by the escaped width, NULL as -");
+	free(out);
 }
 
 static void test_counter(void)
@@ -365,7 +502,7 @@ static void test_prom(const char *dir)
 	is_str(out,
 	       "# HELP ftnet_t_drops_total Drops.\\nBy \\\\ place.\n"
 	       "# TYPE ftnet_t_drops_total counter\n"
-	       "ftnet_t_drops_total{location=\"f\\\"o\\\\o\\nbar\",reason=\"NO_SOCKET\"} 7\n"
+	       "ftnet_t_drops_total{location=\"f\\\"o\\\\x5co\\\\x0abar\",reason=\"NO_SOCKET\"} 7\n"
 	       "ftnet_t_drops_total{location=\"g\",reason=\"\"} 3\n"
 	       "ftnet_t_drops_total{location=\"other\",reason=\"other\"} 3\n"
 	       "# HELP ftnet_lost_events_total Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).\n"
@@ -402,6 +539,13 @@ static void test_prom(const char *dir)
 	errno = 0;
 	ok(!tool_prom_new(path, "x") && errno == EISDIR, "prom: a path ending in / is EISDIR");
 	tool_counter_free(c);
+
+	/* issue 22: a label value is the text form (valid UTF-8 whatever
+	 * the name), then the format's \\ and \" */
+	CAPTURE(out, f, tool_prom_escape(f, "\x1b]0;x\x07\"\xff\xc0\x80\xed\xa0\x80\xc3\xa9\\\n|"));
+	is_str(out, "\\\\x1b]0;x\\\\x07\\\"\\\\xff\\\\xc0\\\\x80\\\\xed\\\\xa0\\\\x80\xc3\xa9\\\\x5c\\\\x0a|",
+	       "prom: label values: controls, invalid UTF-8, backslash, newline in the text form");
+	free(out);
 }
 
 enum { C_NAME, C_VAL };
@@ -487,6 +631,70 @@ static void test_report(void)
 	ok(out && !strncmp(out, want, strlen(want)) && strstr(out, "\",\"events\":9,\"lost\":5}\n"),
 	   "report JSON: event head, lost records, rows keys first then values, totals, end");
 	free(out);
+}
+
+/* issue 22: the report's text rows and frames, and stderr lines */
+static void test_report_escape(void)
+{
+	static const struct tool_col cols[] = {
+		{ "COMM", "comm", -8, TOOL_COL_STR, 0, 0 },
+		{ "N", "n", 2, TOOL_COL_INT, 0, 0 },
+	};
+	struct tool_report_cfg cfg = { .tool = "t", .cols = cols, .ncols = 2 };
+	struct tool_opts o = { .duration = 1, .no_header = 1 };
+	struct tool_report *r = tool_report_new(&cfg, &o);
+	const char *frames[] = { "f\x1b[2J" };
+	char big[301], want[2048], *out = NULL, *p;
+	size_t len;
+	FILE *f = open_memstream(&out, &len), *tmp;
+	int save;
+
+	memset(big, 1, 300);
+	big[300] = 0;
+	tool_report_set_file(r, f);
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_str(r, 0, "\x1b]0;x\x07");
+	tool_report_int(r, 1, 1);
+	tool_report_stack(r, frames, 1);
+	tool_report_row_end(r);
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_strn(r, 0, "ab\\cd", 3);
+	tool_report_int(r, 1, 2);
+	tool_report_row_end(r);
+	/* 1200 bytes once escaped: longer than the row's buffer */
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_str(r, 0, big);
+	tool_report_int(r, 1, 3);
+	tool_report_row_end(r);
+	fclose(f);
+	tool_report_free(r);
+	p = want + sprintf(want, "\\x1b]0;x\\x07  1\n\t=> f\\x1b[2J\nab\\x5c    2\n");
+	for (int i = 0; i < 300; i++)
+		p += sprintf(p, "\\x01");
+	sprintf(p, "  3\n");
+	is_str(out, want, "report text: names, frames and a long field escaped, padded by the escaped width");
+	free(out);
+
+	/* a failure line quoting someone's bytes stays one safe line; the
+	 * library's lines too */
+	fflush(stderr);
+	save = dup(2);
+	tmp = tmpfile();
+	dup2(fileno(tmp), 2);
+	tool_fail(-EINVAL, "bad '%s'", "\x1b]0;x\x07\n\\");
+	ftn_log(FTN_LOG_WARN, "stale %s", "\x9b\xc2\x9b");
+	r = tool_report_new(&cfg, &o);
+	tool_report_start(r, 0, "Tracing %s.", "a\x1b[2Jb");
+	tool_report_free(r);
+	fflush(stderr);
+	dup2(save, 2);
+	close(save);
+	rewind(tmp);
+	len = fread(want, 1, sizeof(want) - 1, tmp);
+	want[len] = 0;
+	fclose(tmp);
+	is_str(want, "test_tools: bad '\\x1b]0;x\\x07\\x0a\\x5c'\ntest_tools: stale \\x9b\\xc2\\x9b\n"
+	       "Tracing a\\x1b[2Jb.\n", "stderr: tool_fail, library and start lines escaped");
 }
 
 static void test_values(void)
@@ -678,6 +886,8 @@ int main(void)
 	test_counter_model();
 	test_prom(dir);
 	test_report();
+	test_escape();
+	test_report_escape();
 	test_values();
 	test_filters();
 	test_specs();

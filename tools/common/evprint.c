@@ -197,40 +197,61 @@ const char tool_ftrace_header[] =
 	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 	"#              | |         |   |||||     |         |\n";
 
+/* The event as the kernel prints it, with what other users wrote (the
+ * task name, string fields, symbol names) escaped (tools/common.h) */
 static void print_text(FILE *f, const struct ftn_event *ev)
 {
-	fprintf(f, "%16s-%-7d ", ev->comm ? ev->comm : "<...>", ev->pid);
+	tool_esc_pad(f, ev->comm ? ev->comm : "<...>", 16, 0);
+	fprintf(f, "-%-7d ", ev->pid);
 	if (ev->tgid >= 0)
 		fprintf(f, "(%7d) ", ev->tgid);
 	fprintf(f, "[%03d] ", ev->cpu);
-	if (ev->flags && *ev->flags)
-		fprintf(f, "%s ", ev->flags);
-	fprintf(f, "%5llu.%06llu: %s:", (unsigned long long)(ev->ts_ns / 1000000000ull),
-		(unsigned long long)(ev->ts_ns % 1000000000ull / 1000), ev->name);
+	if (ev->flags && *ev->flags) {
+		tool_esc_pad(f, ev->flags, 0, 0);
+		putc(' ', f);
+	}
+	fprintf(f, "%5llu.%06llu: ", (unsigned long long)(ev->ts_ns / 1000000000ull),
+		(unsigned long long)(ev->ts_ns % 1000000000ull / 1000));
+	tool_esc_pad(f, ev->name, 0, 0);
+	putc(':', f);
 	if (ev->probe == FTN_PROBE_ENTRY) {
 		/* the head as the kernel printed it, from the event's own
 		 * fields: "(func+0x0/0xf0)", or "(func+0x0)" without a size */
-		fprintf(f, " (%s+0x%lx", ev->probe_func ? ev->probe_func : "?", ev->probe_off);
+		fputs(" (", f);
+		tool_esc_pad(f, ev->probe_func ? ev->probe_func : "?", 0, 0);
+		fprintf(f, "+0x%lx", ev->probe_off);
 		if (ev->probe_size)
 			fprintf(f, "/0x%lx", ev->probe_size);
 		putc(')', f);
 	} else if (ev->probe == FTN_PROBE_RETURN) {
-		fprintf(f, " (%s <- %s)", ev->probe_caller ? ev->probe_caller : "?",
-			ev->probe_func ? ev->probe_func : "?");
+		fputs(" (", f);
+		tool_esc_pad(f, ev->probe_caller ? ev->probe_caller : "?", 0, 0);
+		fputs(" <- ", f);
+		tool_esc_pad(f, ev->probe_func ? ev->probe_func : "?", 0, 0);
+		putc(')', f);
 	}
 	for (int i = 0; i < ev->nfields; i++) {
 		const char *v = ev->fields[i].val;
 
+		putc(' ', f);
+		tool_esc_pad(f, ev->fields[i].name, 0, 0);
+		putc('=', f);
 		/* quoted like the kernel quotes probe strings, when needed
-		 * to read the line back */
-		if (!*v || strpbrk(v, " \t\""))
-			fprintf(f, " %s=\"%s\"", ev->fields[i].name, v);
-		else
-			fprintf(f, " %s=%s", ev->fields[i].name, v);
+		 * to read the line back; a quote inside is \x22 then */
+		if (!*v || strpbrk(v, " \t\"")) {
+			putc('"', f);
+			tool_esc_pad(f, v, 0, TOOL_ESC_QUOTE);
+			putc('"', f);
+		} else {
+			tool_esc_pad(f, v, 0, 0);
+		}
 	}
 	putc('\n', f);
-	for (int i = 0; i < ev->nframes; i++)
-		fprintf(f, " => %s\n", ev->frames[i]);
+	for (int i = 0; i < ev->nframes; i++) {
+		fputs(" => ", f);
+		tool_esc_pad(f, ev->frames[i], 0, 0);
+		putc('\n', f);
+	}
 }
 
 void tool_event_print(struct tool_report *r, const struct ftn_instance *inst,

@@ -212,17 +212,28 @@ void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted
 	p->lost_uncounted = not_counted;
 }
 
+/* A label value: the text output's form of the name (tools/common.h:
+ * controls, C1 controls, bytes that are not UTF-8 and the backslash as
+ * \xNN), so the file is valid UTF-8 whatever the names (Prometheus
+ * rejects a whole textfile over one invalid byte) and two names never
+ * make one series; then the format's own escapes of that form: its
+ * backslashes as \\ and a quote as \" (a newline is \x0a by then). */
 void tool_prom_escape(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '"')
+	size_t n = s ? strlen(s) : 0;
+
+	while (n) {
+		size_t k = tool_esc_clean(s, n, TOOL_ESC_QUOTE);
+
+		fwrite(s, 1, k, f);
+		if (k == n)
+			break;
+		if (s[k] == '"')
 			fputs("\\\"", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
 		else
-			putc(*s, f);
+			fprintf(f, "\\\\x%02x", (unsigned char)s[k]);
+		s += k + 1;
+		n -= k + 1;
 	}
 }
 
