@@ -117,6 +117,9 @@ static inline uint64_t ftn__mix64(uint64_t x)
 	x ^= x >> 31;
 	return x;
 }
+/* util.c: the process's random hash key, for tables keyed by data remote
+ * peers choose (never 0, the same for the process's life) */
+uint64_t ftn__hash_key(void);
 /* 1 when the tracefs root is the kernel's mount (found or mounted), not
  * one named by ftn_tracefs_set_root() or $FTNET_TRACEFS (test trees). */
 int ftn__tracefs_is_kernel(void);
