@@ -65,7 +65,7 @@ static int exit_code(int err)
 
 int main(int argc, char **argv)
 {
-	struct ftn_consumer_ops ops = { on_event, on_lost, on_batch, NULL };
+	struct ftn_consumer_ops ops = { on_event, on_lost, on_batch, NULL, NULL };
 	struct ftn_consumer_opts opts = { .period_s = 1.0 };
 	struct counter c = { 0, 0 };
 	struct ftn_instance *inst;

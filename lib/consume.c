@@ -8,7 +8,12 @@
  * allocation is said (ftn_log) and counted: an event that cannot be held
  * is reported lost on its CPU, a stack that cannot be stored whole ends
  * in a "[frames missing: out of memory]" frame. "CPU:N [LOST M EVENTS]" markers and
- * the per-CPU stats go to the shared loss accounting (loss.c). */
+ * the per-CPU stats go to the shared loss accounting (loss.c). A line the
+ * parser does not understand may have been an event: it is counted and
+ * reported (ops->unparsed, else ops->lost), never skipped in silence. A
+ * task name may hold a newline, which cuts its event's line in pieces:
+ * the pieces (shorter than the 16-byte comm field) are held until the
+ * next line says whether it completes them, and the line is joined. */
 #include "ftnet_int.h"
 
 #include <errno.h>
@@ -62,6 +67,14 @@ struct consumer {
 	size_t have;            /* bytes of an unfinished line in buf */
 	int discard;            /* skipping the rest of an oversized line */
 	unsigned long nomem;    /* allocations that failed */
+	/* pieces of a line cut by newlines in a task name: lines shorter
+	 * than the comm field, joined by '\n', not handled yet */
+	char piece[FTN__COMM_W];
+	size_t piecelen;
+	int pieces;
+	char *join;             /* the joined line */
+	size_t joincap;
+	uint64_t unparsed;      /* lines not understood, not reported yet */
 	int procfd;             /* /proc for "<...>" tasks' names, -1: none */
 	int comm_pid;           /* comm holds its name (this read only) */
 	char comm[16];          /* TASK_COMM_LEN */
@@ -227,7 +240,8 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 	int kind;
 
 	if (c->want_stacks) {
-		if (len >= 3 && line[0] == ' ' && line[1] == '=' && line[2] == '>') {
+		if (len >= 3 && line[0] == ' ' && line[1] == '=' && line[2] == '>' &&
+		    !ftn__line_has_context(line, len)) {
 			if (ftn_parse_line(line, len, &ev, &lost) == FTN_LINE_FRAME)
 				add_frame(c, ev.frames[0]);
 			return;
@@ -275,6 +289,8 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 			ftn__loss_stream(c->loss, ev.cpu, lost);
 			break;
 		default:
+			if (kind < 0 || (kind == FTN_LINE_OTHER && line[0]))
+				c->unparsed++;
 			break;
 		}
 		free(copy);
@@ -286,6 +302,103 @@ static void handle_line(struct consumer *c, char *line, size_t len)
 		deliver(c, &ev);
 	else if (kind == FTN_LINE_LOST)
 		ftn__loss_stream(c->loss, ev.cpu, lost);
+	else if (kind < 0 || (kind == FTN_LINE_OTHER && line[0]))
+		/* not blank, not understood: maybe an event */
+		c->unparsed++;
+}
+
+/* The held pieces, each handled as the line it is (a short frame, a blank
+ * line, or something not understood: counted) */
+static void flush_pieces(struct consumer *c)
+{
+	char one[FTN__COMM_W + 1];
+	size_t at = 0;
+
+	for (int i = 0; i < c->pieces; i++) {
+		char *nl = memchr(c->piece + at, '\n', c->piecelen - at);
+		size_t n = nl ? (size_t)(nl - (c->piece + at)) : c->piecelen - at;
+
+		memcpy(one, c->piece + at, n);
+		one[n] = '\0';
+		handle_line(c, one, n);
+		at += n + 1;
+	}
+	c->pieces = 0;
+	c->piecelen = 0;
+}
+
+/* A whole line read from trace_pipe. A task name with a newline (any byte
+ * is allowed in one, and the kernel prints it raw) cuts its line in two
+ * or more: the first pieces are shorter than the comm field, which they
+ * are the start of, and the last piece has its '-' before the PID where
+ * the joined line puts it at column 16. Short lines wait for the next one
+ * (no piece alone is mistaken for an event, a frame or a loss marker);
+ * a line that completes them is handled joined, else each is handled as
+ * it is. */
+static void take_line(struct consumer *c, char *line, size_t len)
+{
+	if (c->pieces) {
+		size_t k = c->piecelen + 1, n = k + len;        /* pieces and '\n' */
+
+		if (!ftn__line_has_context(line, len) && len > FTN__COMM_W + 1 - k &&
+		    line[FTN__COMM_W - k] == '-' && line[FTN__COMM_W + 1 - k] >= '0' &&
+		    line[FTN__COMM_W + 1 - k] <= '9') {
+			if (n + 1 > c->joincap) {
+				char *b = c_realloc(c->join, n + 1);
+
+				if (!b) {
+					/* an event (its head says so) we cannot
+					 * put together: counted */
+					nomem(c, "a line cut by a task name's newline (counted)");
+					c->unparsed++;
+					c->pieces = 0;
+					c->piecelen = 0;
+					return;
+				}
+				c->join = b;
+				c->joincap = n + 1;
+			}
+			memcpy(c->join, c->piece, c->piecelen);
+			c->join[c->piecelen] = '\n';
+			memcpy(c->join + k, line, len);
+			c->join[n] = '\0';
+			c->pieces = 0;
+			c->piecelen = 0;
+			handle_line(c, c->join, n);
+			return;
+		}
+		if (k + len < FTN__COMM_W) {
+			/* another piece: "a\n\nb" */
+			c->piece[c->piecelen] = '\n';
+			memcpy(c->piece + k, line, len);
+			c->piecelen = k + len;
+			c->pieces++;
+			return;
+		}
+		flush_pieces(c);
+	}
+	if (len < FTN__COMM_W) {
+		memcpy(c->piece, line, len);
+		c->piecelen = len;
+		c->pieces = 1;
+		return;
+	}
+	handle_line(c, line, len);
+}
+
+/* What was not understood since the last report, at a batch's end */
+static void report_unparsed(struct consumer *c)
+{
+	uint64_t n = c->unparsed;
+
+	if (!n)
+		return;
+	c->unparsed = 0;
+	c->inst->lost_total += n;
+	if (c->ops->unparsed)
+		c->ops->unparsed(c->ctx, n);
+	else if (c->ops->lost)
+		c->ops->lost(c->ctx, -1, n);
 }
 
 /* A line that does not fit in MAX_LINE (or in memory): dropped whole,
@@ -301,8 +414,12 @@ static void drop_long_line(struct consumer *c)
 	memcpy(head, c->buf, n);
 	head[n] = '\0';
 	ftn_log(FTN_LOG_WARN, "a trace_pipe line longer than %zu bytes was dropped", c->have);
+	if (c->pieces)
+		flush_pieces(c);
 	if (ftn_parse_line(head, n, &ev, &lost) == FTN_LINE_EVENT)
 		ftn__loss_local(c->loss, ev.cpu, 1);
+	else
+		c->unparsed++;
 	c->have = 0;
 	c->discard = 1;
 }
@@ -346,7 +463,7 @@ static int c_take(void *ctx)
 	}
 	s = c->buf;
 	while ((nl = memchr(scan, '\n', (size_t)(e - scan))) != NULL) {
-		handle_line(c, s, (size_t)(nl - s));
+		take_line(c, s, (size_t)(nl - s));
 		s = scan = nl + 1;
 	}
 	c->have = (size_t)(e - s);
@@ -388,8 +505,13 @@ static int c_boundary(void *ctx, int64_t now_wall_ns)
 
 	if (r < 0)
 		return r;
+	/* a line is never cut across reads of trace_pipe (the kernel gives
+	 * whole entries): what is held is short lines of their own */
+	if (c->pieces)
+		flush_pieces(c);
 	if (c->want_stacks)
 		pending_flush(c, 1);
+	report_unparsed(c);
 	ftn__loss_poll(c->loss);
 	if (c->ops->batch && c->ops->batch(c->ctx, now_wall_ns))
 		c->stop = 1;
@@ -457,9 +579,12 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	else if (r == FTN__BATCH_SIGNAL && !c->stop)
 		err = c_drain(c);
 	if (c->have)
-		handle_line(c, c->buf, c->have);
+		take_line(c, c->buf, c->have);
+	if (c->pieces)
+		flush_pieces(c);
 	if (c->want_stacks)
 		pending_flush(c, 1);
+	report_unparsed(c);
 	ftn__loss_poll(c->loss);
 	if (!err && (r == FTN__BATCH_SIGNAL || r == FTN__BATCH_DURATION) && !c->stop)
 		ftn__loss_unread(c->loss, ops->unread);
@@ -473,6 +598,7 @@ out:
 	for (int i = 0; i < MAX_PENDING; i++)
 		pending_free(&c->pend[i]);
 	ftn__loss_free(c->loss);
+	free(c->join);
 	if (c->procfd >= 0)
 		close(c->procfd);
 	free(c->buf);

@@ -83,7 +83,12 @@ FTN_EXPORT ssize_t ftn_tracefs_read(const struct ftn_instance *inst, const char 
  * not a probe definition file; kprobe_events / uprobe_events / dynamic_events
  * are always opened with O_APPEND whatever the caller says. On failure the
  * kernel's error_log text (when there is one) is available from
- * ftn_error_last(). */
+ * ftn_error_last(). -EINVAL, nothing written, for str with a control
+ * character (below 0x20 but TAB, DEL: a newline would be a second command
+ * to the kernel), with '#' or 0xa0 in a probe definition file, 0xa0 in a
+ * set_* file (ftn_error_last() names the byte); trace_marker takes any
+ * text. Every definition, filter, trigger and glob below goes through
+ * the same check. */
 FTN_EXPORT int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
 		      const char *str, int append);
 /* Does this file exist below the root/instance? */
@@ -93,7 +98,8 @@ FTN_EXPORT int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel
 		     char *buf, size_t size);
 
 /* The last error_log text the kernel gave for a failed write of ours, or ""
- * when it gave none. Valid until the next failed write. */
+ * when it gave none; or why a text was refused before any write (which
+ * byte, ftn_tracefs_write). Valid until the next failed write. */
 FTN_EXPORT const char *ftn_error_last(void);
 
 /* Does the kernel support kprobes (kprobe_events exists)? */
@@ -236,8 +242,15 @@ FTN_EXPORT int ftn_event_u64(const struct ftn_event *ev, const char *name, uint6
  *  FTN_LINE_STACK   a "<stack trace>" record head (ev has the header);
  *  FTN_LINE_FRAME   a " => frame" line (ev->frames[0] is the frame);
  *  FTN_LINE_LOST    "CPU:N [LOST M EVENTS]" (ev->cpu, *lost = M);
- *  FTN_LINE_OTHER   blank or unrecognised (skipped by the consumer);
- *  -EINVAL          a line that looks like an event but is malformed.
+ *  FTN_LINE_OTHER   blank, or a '#' comment line;
+ *  -EINVAL          anything else: an event line must have the kernel's
+ *                   layout, the task name in the first 16 bytes (right-
+ *                   aligned, any bytes) and the '-' before the PID at
+ *                   column 16; nothing in a name can move the PID, CPU,
+ *                   time or event name read. The padding hides a name's
+ *                   leading blanks: ev->comm has none.
+ * (ftn_consume joins the pieces of a line a newline in a task name cut,
+ * and counts every line that is neither blank nor understood.)
  */
 enum ftn_line_kind {
 	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
@@ -264,6 +277,12 @@ struct ftn_consumer_ops {
 	 * they are reported through lost. Not called when a callback
 	 * stopped the run (the caller wanted no more). */
 	void (*unread)(void *ctx, int cpu, uint64_t count);
+	/* Text (ftn_consume) only: lines of trace_pipe that are not blank
+	 * and not understood (ftn_parse_line: -EINVAL or FTN_LINE_OTHER).
+	 * Each may have been an event, so each is counted, and said at the
+	 * end of the batch it was read in. NULL: they are reported through
+	 * lost, with cpu -1. */
+	void (*unparsed)(void *ctx, uint64_t lines);
 };
 
 struct ftn_consumer_opts {
@@ -291,7 +310,8 @@ struct ftn_consumer_opts {
 FTN_EXPORT int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 		const struct ftn_consumer_ops *ops, void *ctx);
 
-/* Total events lost so far in this instance, as reported via ops->lost. */
+/* Total events lost so far in this instance, as reported via ops->lost
+ * (and ops->unread, ops->unparsed). */
 FTN_EXPORT uint64_t ftn_instance_lost(const struct ftn_instance *inst);
 
 /* ------------------------------------------------------------------ */
@@ -929,14 +949,17 @@ FTN_EXPORT int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint
  * appended to (never truncated). A stale same-named probe of our group
  * (EEXIST) is replaced once. The probe is recorded in the instance and
  * removed by ftn_instance_destroy. Returns 0 or -errno (-EOPNOTSUPP: no
- * kprobe_events); ftn_error_last() then holds the kernel's explanation.
+ * kprobe_events; -EINVAL, nothing written: a def with a control character
+ * or '#', as ftn_tracefs_write); ftn_error_last() then holds the kernel's
+ * explanation, or ours.
  * The event is not enabled: use ftn_event_enable(inst, group, event).
  */
 FTN_EXPORT int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Same on uprobe_events; def = "/path/to/elf:0xOFFSET [args]" (see
- * ftn_elf_symbol_offset). Uprobes take registers (ftn_probe_arg_reg),
- * not $argN. */
+ * ftn_elf_symbol_offset; the path should be ftn_elf_open's kpath for a
+ * file other users can change). Uprobes take registers
+ * (ftn_probe_arg_reg), not $argN. */
 FTN_EXPORT int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Disable the probe's event in the instance, remove the probe, forget the
@@ -951,13 +974,28 @@ FTN_EXPORT const char *ftn_probe_group(const struct ftn_instance *inst);
  * kernel has no kprobe_profile. */
 FTN_EXPORT uint64_t ftn_probe_missed(const struct ftn_instance *inst);
 
+/* Open the ELF file a uprobe will probe, once, and name it for the kernel.
+ * path is looked up once (symbolic links followed, as the kernel would),
+ * without opening it for reading (O_PATH: no wait on a FIFO, no side
+ * effect of opening a device); only a regular file is then opened for
+ * reading, through that descriptor. kpath gets "/proc/self/fd/N": give it
+ * to ftn_elf_symbols & co (they read this same file) and write it as the
+ * uprobe definition's path: the kernel follows it at the write to this
+ * file's inode and keeps that, whatever the name points to by then (a
+ * name in a directory another user can write may point elsewhere between
+ * two lookups, and the offset read from one file would land in another).
+ * uprobe_events then shows the kpath, not the name. Keep the descriptor
+ * open until the probes are created, then close it. The descriptor
+ * (>= 0), -EINVAL (not a regular file), -ENXIO (/proc/self/fd does not
+ * lead back to the file: no procfs at /proc), -ENAMETOOLONG or -errno. */
+FTN_EXPORT int ftn_elf_open(const char *path, char *kpath, size_t size);
 /* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
  * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
  * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
 FTN_EXPORT int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
 
-/* A defined symbol of an ELF file (elf.c). name points into the mapped
- * file: valid during the callback only. */
+/* A defined symbol of an ELF file (elf.c). name points into a read
+ * buffer: valid during the callback only. */
 struct ftn_elf_sym {
 	const char *name;
 	uint64_t vaddr;         /* st_value (Thumb bit cleared) */
@@ -975,9 +1013,11 @@ enum {
 /* Call cb for each defined symbol with a file offset: those of .symtab,
  * then (with FTN_ELF_BOTH, or when there is no .symtab: a stripped file)
  * those of .dynsym. cb returns nonzero to stop. *tables (may be NULL)
- * says which tables were there. 0, -ENOEXEC (not ELF), -ENOTSUP (foreign
- * byte order), -EPROTO (broken headers), -EINVAL (not a regular file) or
- * -errno. */
+ * says which tables were there. path is opened once as ftn_elf_open does
+ * (a kpath of it reads that open file) and read with pread, never
+ * mapped; names of 64 KiB or more are skipped. 0, -ENOEXEC (not ELF),
+ * -ENOTSUP (foreign byte order), -EPROTO (broken headers), -EINVAL (not
+ * a regular file), -ESTALE (the file shrank during the read) or -errno. */
 FTN_EXPORT int ftn_elf_symbols(const char *path, unsigned int flags,
 		    int (*cb)(void *ctx, const struct ftn_elf_sym *s), void *ctx,
 		    unsigned int *tables);
@@ -990,15 +1030,19 @@ FTN_EXPORT int ftn_elf_symbol_find(const char *path, const char *sym,
  * sym that makes system call nr (x86_64: %ax then holds the return value
  * and the argument registers still hold the arguments). Up to max offsets
  * into offs; the count (0: none found), -ENOENT (no such symbol), -ENOTSUP
- * (not x86_64), -ENOSPC (more than max), or as ftn_elf_symbols. */
+ * (not x86_64), -ERANGE (no code, or more than 64 KiB of it), -ENOSPC
+ * (more than max), or as ftn_elf_symbols. */
 FTN_EXPORT int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 				     uint64_t *offs, int max);
-/* The file a uprobe PATH names: a name with a '/' as is (it must exist);
- * else, for a library name ("libc", "c", "libc.so.6", "libssl.so"), the
- * first file mapped by process pid answering to it (pid > 0; as
- * /proc/PID/root/FILE, the process's view), then /etc/ld.so.cache
- * ($FTNET_LDSO_CACHE overrides), then the standard library directories,
- * then $PATH (a program's name). *how (may be NULL) names the step that
+/* The file a uprobe PATH names: a name with a '/' as is (it must exist;
+ * a relative one made absolute); else, for a library name ("libc", "c",
+ * "libc.so.6", "libssl.so"), the first file mapped by process pid
+ * answering to it (pid > 0; as /proc/PID/root/FILE, the process's view,
+ * or /proc/PID/map_files/START-END when the maps line does not say which
+ * file it is: a deleted file, a newline or backslash in the name), then
+ * /etc/ld.so.cache ($FTNET_LDSO_CACHE overrides), then the standard
+ * library directories, then $PATH (a program's name). Give the answer to
+ * ftn_elf_open (a name may lead elsewhere by the time it is used). *how (may be NULL) names the step that
  * answered: "path", "maps", "ld.so.cache", "libdirs", "PATH". 0,
  * -ENOENT, -ENAMETOOLONG or -errno. */
 FTN_EXPORT int ftn_elf_resolve(const char *name, pid_t pid, char *out, size_t size,

@@ -51,9 +51,14 @@ int ftn__undo_push(struct ftn_instance *inst, enum ftn_undo_kind kind,
 void ftn__undo_drop(struct ftn_instance *inst, enum ftn_undo_kind kind,
 		    const char *sys, const char *event, const char *arg);
 
+/* May a caller's text go into tracefs file rel (a name, a path below the
+ * root or absolute: its last component decides)? 0, or -EINVAL with the
+ * reason, one line naming the byte, in ftn_error_last() (tracefs.c). */
+int ftn__tracefs_text_check(const char *rel, const char *text);
 /* Append one command line to a probe definition file (kprobe_events,
  * uprobe_events; relative to the tracefs root or absolute), never with
- * O_TRUNC. -EOPNOTSUPP when the file does not exist (tracefs.c). */
+ * O_TRUNC. -EOPNOTSUPP when the file does not exist; -EINVAL (nothing
+ * written) for a command ftn__tracefs_text_check refuses (tracefs.c). */
 int ftn__probe_file_append(const char *file, const char *cmd);
 /* Remove a dynamic probe "-:GROUP/EVENT" from file (kprobe_events or
  * uprobe_events), append-only. Used by destroy and stale reaping. */
@@ -78,6 +83,24 @@ void ftn__test_step(const char *what, const char *detail);
 int64_t ftn__clock_ns(clockid_t id);
 /* "/proc", or $FTNET_PROC (tests: a fake /proc). */
 const char *ftn__proc_root(void);
+/* elf.c: the parsers of what names a uprobe's file (fuzzed:
+ * tests/fuzz/fuzz_maps.c, fuzz_ldcache.c). One /proc/PID/maps line of
+ * len bytes (a trailing newline allowed): 0 and *e for a line mapping a
+ * file (e->path points into line, e->len bytes without " (deleted)";
+ * e->odd: the path may not be the file's name - an escaped or backslash
+ * byte, a deleted file), -EINVAL for any other line. */
+struct ftn__maps_ent {
+	uint64_t start, end;
+	const char *path;
+	size_t len;
+	int odd;
+};
+int ftn__maps_line(const char *line, size_t len, struct ftn__maps_ent *e);
+/* ld.so.cache bytes m[0..len): the value of the first entry whose key
+ * answers to name and that ok (NULL: any) accepts, into out. 0, -ENOENT,
+ * -ENAMETOOLONG. */
+int ftn__ldcache_find(const unsigned char *m, size_t len, const char *name,
+		      int (*ok)(const char *path), char *out, size_t size);
 /* TEST HOOK (netdelta.c): when set, the SIOCETHTOOL requests of the
  * NIC statistics source go here instead of to the kernel (data: the
  * struct ethtool_* of the request), also under a fake proc root.
@@ -94,6 +117,9 @@ static inline uint64_t ftn__mix64(uint64_t x)
 	x ^= x >> 31;
 	return x;
 }
+/* util.c: the process's random hash key, for tables keyed by data remote
+ * peers choose (never 0, the same for the process's life) */
+uint64_t ftn__hash_key(void);
 /* 1 when the tracefs root is the kernel's mount (found or mounted), not
  * one named by ftn_tracefs_set_root() or $FTNET_TRACEFS (test trees). */
 int ftn__tracefs_is_kernel(void);
@@ -276,6 +302,14 @@ struct ftn__rec_reader {
 	const char *(*str)(const struct ftn_event *ev, const char *name);
 	int (*u64)(const struct ftn_event *ev, const char *name, uint64_t *out);
 };
+
+/* parse.c: a trace_pipe line of len bytes has the kernel's context
+ * layout (the '-' before the PID at column 16, after the 16-byte comm
+ * field): 1, or 0 (a frame, a loss marker, a piece of a line a newline
+ * in a task name cut, something else). Reads nothing past line[len]. */
+int ftn__line_has_context(const char *line, size_t len);
+/* The comm field's width: "%16s" of a name of at most TASK_COMM_LEN - 1 */
+#define FTN__COMM_W 16
 
 /* Stacks (stack.c), the same for the text and the binary consumer. */
 enum { FTN__STACK_TOP = 0, FTN__STACK_TRIMMED, FTN__STACK_KEEPING };

@@ -25,10 +25,19 @@
 #include <string.h>
 
 /* Kernel filter commands (":mod:", ":traceoff") and negation ("!") are
- * not globs: the caller's patterns are plain function globs. */
+ * not globs: the caller's patterns are plain function globs. The kernel
+ * splits what is written into globs at its isspace() (blanks, \n \r \v
+ * \f, 0xa0): one of those would make one glob two ("tcp\r*" adds "*",
+ * every function), so a glob has no blank, and no other control
+ * character (tracefs.c refuses those in any write). */
 static int glob_valid(const char *g)
 {
-	return *g && *g != '!' && !strpbrk(g, ": \t\n");
+	if (!*g || *g == '!' || strchr(g, ':'))
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)g; *p; p++)
+		if (*p <= ' ' || *p == 0x7f || *p == 0xa0)
+			return 0;
+	return 1;
 }
 
 int ftn_ftrace_filter_count(const char *const *globs, size_t *each, size_t *total)
@@ -74,8 +83,12 @@ int ftn_ftrace_filter_add(struct ftn_instance *inst, const char *glob)
 
 	if (!inst)
 		return -EINVAL;         /* never the top level's filter */
-	if (!glob_valid(glob))
+	if ((err = ftn__tracefs_text_check("set_ftrace_filter", glob)))
+		return err;
+	if (!glob_valid(glob)) {
+		ftn__error_set("not a plain function glob (no ':', '!' or blanks)");
 		return -EINVAL;
+	}
 	/* the first glob replaces what the filter held (a new instance's is
 	 * empty); the next ones are added to it */
 	inst->ftrace |= 1;

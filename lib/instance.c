@@ -500,6 +500,9 @@ int ftn_event_set_filter(struct ftn_instance *inst, const char *sys,
 
 	if ((err = event_file(sys, event, "filter", rel, sizeof(rel))))
 		return err;
+	/* refused text leaves no undo record behind */
+	if (!clear && (err = ftn__tracefs_text_check(rel, filter)))
+		return err;
 	if (!clear && (err = ftn__undo_push(inst, FTN_UNDO_FILTER, sys, event, NULL)))
 		return err;
 	err = ftn_tracefs_write(inst, rel, clear ? "0" : filter, 0);
@@ -515,6 +518,8 @@ int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
 	int err;
 
 	if ((err = event_file(sys, event, "trigger", rel, sizeof(rel))))
+		return err;
+	if ((err = ftn__tracefs_text_check(rel, trigger)))
 		return err;
 	if ((err = ftn__undo_push(inst, FTN_UNDO_TRIGGER, sys, event, trigger)))
 		return err;

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* parse.c - the trace_pipe text parser.
  *
- * A line is  TASK-PID [(TGID)] [CPU] [FLAGS] SECS.USECS: EVENT: BODY
- * where TASK may hold spaces and dashes ("ksoftirqd/1-21", "<...>-96"),
- * the TGID column exists with record-tgid, FLAGS has 4 or 5 characters or
- * is absent, and BODY is "key=value ..." optionally after a kprobe head
+ * A line is  COMM-PID [(TGID)] [CPU] [FLAGS] SECS.USECS: EVENT: BODY
+ * as the kernel prints it (trace_print_context, the same from 2.6 to 6.18):
+ * "%16s-%-7d " (PID in 5 columns before 5.14), "(%7d) " or "(-------) "
+ * with record-tgid ("(%5d) " / "(-----) " before), "[%03d] ", the irq
+ * flags (4 or 5 characters, absent without irq-info), " %5lu.%06lu: ".
+ * COMM is any task name: up to 15 bytes of anything (prctl PR_SET_NAME
+ * takes spaces, dashes, brackets, digits, colons, control bytes; 6.18
+ * prints them raw, a newline too), right-aligned in 16 columns. So the
+ * first 16 bytes are the name and nothing else, and the '-' before the PID
+ * is always at column 16: the parser reads the context from there and
+ * never searches for it, so no name can move the PID, CPU, time or event
+ * name it finds. A line without that layout is not guessed at: -EINVAL,
+ * counted by the consumer (consume.c joins a line a newline in a name cut
+ * in two). BODY is "key=value ..." optionally after a kprobe head
  * "(func+off/size)" or kretprobe head "(caller+off/size <- func)".
- * We parse by structure, never by column widths, in one pass and in place
- * (no allocation): the parser runs once per event. */
+ * One pass, in place (no allocation): the parser runs once per event. */
 #include "ftnet_int.h"
 
 #include <errno.h>
@@ -16,36 +25,34 @@
 
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Find " [NNN] " (the CPU column); returns the '[' or NULL. Task names
- * that themselves contain "[digits] " are vanishingly rare; the first
- * match after a PID-looking token wins. */
-static char *find_cpu(char *s, char *end)
+int ftn__line_has_context(const char *line, size_t len)
 {
-	for (char *p = s; p < end; p++) {
-		char *q;
-
-		p = memchr(p, '[', (size_t)(end - p));
-		if (!p)
-			return NULL;
-		if (p == s || p[-1] != ' ' || !is_digit(p[1]))
-			continue;
-		q = p + 1;
-		while (q < end && is_digit(*q))
-			q++;
-		if (q < end && *q == ']' && (q + 1 == end || q[1] == ' '))
-			return p;
-	}
-	return NULL;
+	return len > FTN__COMM_W + 1 && line[FTN__COMM_W] == '-' && is_digit(line[FTN__COMM_W + 1]);
 }
 
-static inline uint64_t parse_ts(const char *p, const char *end, int *ok)
+/* Digits at p into *out (at most 10 of them, an int): the end, or NULL
+ * when there are none or too many */
+static inline char *parse_int(char *p, int *out)
+{
+	uint64_t v = 0;
+	char *s = p;
+
+	while (is_digit(*p) && p - s < 10)
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	if (p == s || is_digit(*p) || v > 0x7fffffff)
+		return NULL;
+	*out = (int)v;
+	return p;
+}
+
+/* SECS[.FRAC] then ':' at p: the ':', or NULL */
+static inline char *parse_ts(char *p, const char *end, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0;
 	int digits = 0;
 
-	*ok = 0;
 	if (p >= end || !is_digit(*p))
-		return 0;
+		return NULL;
 	while (p < end && is_digit(*p))
 		sec = sec * 10 + (uint64_t)(*p++ - '0');
 	if (p < end && *p == '.') {
@@ -62,8 +69,8 @@ static inline uint64_t parse_ts(const char *p, const char *end, int *ok)
 		frac *= 10;
 		digits++;
 	}
-	*ok = (p < end && *p == ':');
-	return sec * 1000000000ull + frac;
+	*ns = sec * 1000000000ull + frac;
+	return p < end && *p == ':' ? p : NULL;
 }
 
 /* Strip trailing blanks in [s, *end). */
@@ -164,10 +171,28 @@ static char *parse_probe_head(char *p, char *end, struct ftn_event *ev)
 	return close + 1;
 }
 
+/* "CPU:N [LOST M EVENTS]" exactly (the kernel's marker): 1, or 0 */
+static int parse_lost(char *line, struct ftn_event *ev, uint64_t *lost)
+{
+	char *p = line + 4, *q;
+	unsigned long long n;
+
+	if (strncmp(line, "CPU:", 4) || !(p = parse_int(p, &ev->cpu)) || strncmp(p, " [LOST ", 7))
+		return 0;
+	p += 7;
+	if (!is_digit(*p))
+		return 0;
+	n = strtoull(p, &q, 10);
+	if (strcmp(q, " EVENTS]"))
+		return 0;
+	if (lost)
+		*lost = n;
+	return 1;
+}
+
 int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 {
-	char *end = line + len, *cpu, *p, *q, *task_end, *dash;
-	int ok;
+	char *end = line + len, *p, *q;
 
 	ev->nfields = 0;
 	ev->nframes = 0;
@@ -182,69 +207,63 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 	if (end == line)
 		return FTN_LINE_OTHER;
 
-	if (line[0] == ' ' && line[1] == '=' && line[2] == '>') {
-		p = line + 3;
-		while (*p == ' ')
-			p++;
-		ev->frames[0] = p;
-		ev->nframes = 1;
-		return FTN_LINE_FRAME;
-	}
-	if (!strncmp(line, "CPU:", 4)) {
-		char *m = strstr(line, "[LOST ");
-
-		if (m) {
-			ev->cpu = atoi(line + 4);
-			if (lost)
-				*lost = strtoull(m + 6, NULL, 10);
+	if (!ftn__line_has_context(line, (size_t)(end - line))) {
+		/* a frame's symbol never has a '-' at column 16 */
+		if (line[0] == ' ' && line[1] == '=' && line[2] == '>') {
+			p = line + 3;
+			while (*p == ' ')
+				p++;
+			ev->frames[0] = p;
+			ev->nframes = 1;
+			return FTN_LINE_FRAME;
+		}
+		if (parse_lost(line, ev, lost))
 			return FTN_LINE_LOST;
-		}
+		return line[0] == '#' ? FTN_LINE_OTHER : -EINVAL;
 	}
 
-	cpu = find_cpu(line, end);
-	if (!cpu)
-		return FTN_LINE_OTHER;
-
-	/* TASK-PID [(TGID)] before the CPU column */
-	task_end = cpu - 1;
-	while (task_end > line && task_end[-1] == ' ')
-		task_end--;
-	if (task_end > line && task_end[-1] == ')') {
-		q = task_end - 1;
-		while (q > line && q[-1] != '(')
-			q--;
-		if (q > line) {
-			char *t = q;
-
-			while (*t == ' ')
-				t++;
-			ev->tgid = is_digit(*t) ? atoi(t) : -1;
-			task_end = q - 1;
-			while (task_end > line && task_end[-1] == ' ')
-				task_end--;
-		}
-	}
-	dash = task_end;
-	while (dash > line && is_digit(dash[-1]))
-		dash--;
-	if (dash == task_end || dash == line || dash[-1] != '-')
-		return -EINVAL;
-	ev->pid = atoi(dash);
-	dash[-1] = '\0';
+	/* COMM: the first 16 bytes, less the padding */
+	line[FTN__COMM_W] = '\0';
 	p = line;
 	while (*p == ' ')
 		p++;
 	ev->comm = p;
 
-	ev->cpu = atoi(cpu + 1);
-	p = strchr(cpu, ']') + 1;
-	while (p < end && *p == ' ')
+	/* -PID, then (TGID) with record-tgid: "(   1200)", "(-------)" */
+	p = parse_int(line + FTN__COMM_W + 1, &ev->pid);
+	if (!p || *p != ' ')
+		return -EINVAL;
+	while (*p == ' ')
+		p++;
+	if (*p == '(') {
+		p++;
+		while (*p == ' ')
+			p++;
+		if (is_digit(*p)) {
+			if (!(p = parse_int(p, &ev->tgid)))
+				return -EINVAL;
+		} else {
+			while (*p == '-')
+				p++;
+		}
+		if (*p != ')' || p[1] != ' ')
+			return -EINVAL;
+		p += 2;
+		while (*p == ' ')
+			p++;
+	}
+
+	/* [CPU] */
+	if (*p != '[' || !(p = parse_int(p + 1, &ev->cpu)) || *p != ']' || p[1] != ' ')
+		return -EINVAL;
+	p += 2;
+	while (*p == ' ')
 		p++;
 
 	/* optional flags, then the timestamp ending in ':' */
 	ev->flags = "";
-	ev->ts_ns = parse_ts(p, end, &ok);
-	if (!ok) {
+	q = parse_ts(p, end, &ev->ts_ns);
+	if (!q) {
 		q = p;
 		while (q < end && *q != ' ')
 			q++;
@@ -253,26 +272,27 @@ int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost)
 		*q++ = '\0';
 		ev->flags = p;
 		p = q;
-		while (p < end && *p == ' ')
+		while (*p == ' ')
 			p++;
-		ev->ts_ns = parse_ts(p, end, &ok);
-		if (!ok)
+		if (!(q = parse_ts(p, end, &ev->ts_ns)))
 			return -EINVAL;
 	}
-	p = (char *)memchr(p, ':', (size_t)(end - p)) + 1;
-	while (p < end && *p == ' ')
+	p = q + 1;
+	if (*p != ' ')
+		return -EINVAL;
+	while (*p == ' ')
 		p++;
 
-	/* EVENT: (or "<stack trace>") */
-	if (*p == '<' && !strncmp(p, "<stack trace>", 13)) {
+	/* EVENT: (or "<stack trace>"), one word */
+	if (*p == '<' && !strcmp(p, "<stack trace>")) {
 		ev->name = "<stack trace>";
 		return FTN_LINE_STACK;
 	}
 	ev->name = p;
 	q = p;
-	while (q < end && !(*q == ':' && (q + 1 == end || q[1] == ' ')))
+	while (q < end && *q != ' ' && !(*q == ':' && (q + 1 == end || q[1] == ' ')))
 		q++;
-	if (q >= end) {
+	if (q == p || q >= end || *q != ':') {
 		/* "<user stack trace>" and other bodies without a name */
 		return -EINVAL;
 	}

@@ -51,6 +51,11 @@ static int probe_create(struct ftn_instance *inst, const char *file,
 
 	if (!inst || !valid_name(event) || !def || !*def || !inst->group[0])
 		return -EINVAL;
+	/* a newline would make the rest a second command of the kernel's
+	 * (another group's probe made or removed): refused before anything
+	 * is written, the reason in ftn_error_last() */
+	if ((err = ftn__tracefs_text_check(file, def)))
+		return err;
 	if ((size_t)snprintf(cmd, sizeof(cmd), "%c:%s/%s %s", is_return ? 'r' : 'p',
 			     inst->group, event, def) >= sizeof(cmd))
 		return -E2BIG;

@@ -72,9 +72,10 @@ static const unsigned char *addr_bytes(const struct ftn_addr *a, size_t *len)
 static uint64_t tuple_hash(const struct ftn_addr *la, uint16_t lp,
 			   const struct ftn_addr *ra, uint16_t rp)
 {
-	/* FNV-1a over the bytes that matter for the family; the union's
-	 * unused tail in an AF_INET key may hold anything. */
-	uint64_t h = 0xcbf29ce484222325ULL;
+	/* FNV-1a over the bytes that matter for the family (the union's
+	 * unused tail in an AF_INET key may hold anything), from and mixed
+	 * with the process's random key: remote peers choose these bytes */
+	uint64_t key = ftn__hash_key(), h = 0xcbf29ce484222325ULL ^ key;
 	const unsigned char *b;
 	size_t len, i;
 
@@ -85,7 +86,7 @@ static uint64_t tuple_hash(const struct ftn_addr *la, uint16_t lp,
 	for (i = 0; i < len; i++)
 		h = (h ^ b[i]) * 0x100000001b3ULL;
 	h ^= ((uint64_t)lp << 32) | ((uint64_t)rp << 16) | (uint64_t)la->family;
-	return mix64(h);
+	return mix64(h ^ key);
 }
 
 static int addr_eq(const struct ftn_addr *a, const struct ftn_addr *b)

@@ -18,7 +18,9 @@
  *                           way a bug would: SEGV (a store to a page
  *                           without access), BUS (a read of a mapped
  *                           file's page past its end), ABRT (abort()),
- *                           STACK (recursion until the stack overflows).
+ *                           STACK (recursion until the stack overflows);
+ *   FTNET_TEST_STOP_STEP=N  SIGSTOP it right after step N (a test changes
+ *                           something between two steps, then SIGCONTs).
  *
  * Without them a step costs one branch on a static. Documented in
  * ftnet(7), ENVIRONMENT; tests/host/killstep.sh and the VM check
@@ -36,7 +38,7 @@
 
 static int mode = -1;           /* -1 not read yet, 0 off, 1 on */
 static int print_steps;
-static long kill_at;
+static long kill_at, stop_at;
 static long steps;
 
 /* Deep enough to overflow any stack limit: every frame keeps its array. */
@@ -85,9 +87,11 @@ void ftn__test_step(const char *what, const char *detail)
 	if (mode < 0) {
 		v = getenv("FTNET_TEST_KILL_STEP");
 		kill_at = v && *v ? strtol(v, NULL, 10) : 0;
+		v = getenv("FTNET_TEST_STOP_STEP");
+		stop_at = v && *v ? strtol(v, NULL, 10) : 0;
 		v = getenv("FTNET_TEST_STEPS");
 		print_steps = v && *v && *v != '0';
-		mode = kill_at > 0 || print_steps;
+		mode = kill_at > 0 || stop_at > 0 || print_steps;
 	}
 	if (!mode)
 		return;
@@ -95,6 +99,10 @@ void ftn__test_step(const char *what, const char *detail)
 	if (print_steps)
 		fprintf(stderr, "ftnet: test step %ld: %s%s%s\n", steps, what,
 			detail ? " " : "", detail ? detail : "");
+	if (steps == stop_at) {
+		fflush(NULL);
+		raise(SIGSTOP);         /* until the test's SIGCONT */
+	}
 	if (steps == kill_at) {
 		const char *how = getenv("FTNET_TEST_KILL_SIG");
 

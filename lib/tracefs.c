@@ -213,6 +213,76 @@ int ftn__tracefs_slurp_max(const struct ftn_instance *inst, const char *rel,
 	return ftn__file_slurp_max(path, max, out, len);
 }
 
+static const char *base_name(const char *rel)
+{
+	const char *base = strrchr(rel, '/');
+
+	return base ? base + 1 : rel;
+}
+
+/* Files whose lines the kernel runs as commands (trace_parse_run_command:
+ * one per line, '#' to the end of the line a comment, words split by
+ * argv_split on the kernel's isspace()). */
+static int is_probe_file(const char *rel)
+{
+	const char *base = base_name(rel);
+
+	return !strcmp(base, "kprobe_events") || !strcmp(base, "uprobe_events") ||
+	       !strcmp(base, "dynamic_events");
+}
+
+/*
+ * What a caller's text may not carry into a tracefs control file. Every
+ * write of one passes here (ftn_tracefs_write, ftn__probe_file_append),
+ * before anything is opened or written:
+ *  - a control character (below 0x20, and DEL), anywhere. A newline ends
+ *    a command where the kernel takes several in one write: the rest of a
+ *    kprobe definition would run as a second command, creating a probe
+ *    outside the run's group (never reaped) or removing another tool's
+ *    ("-:group/event"). \r \v \f are blanks to the kernel's parsers (one
+ *    glob or PID becomes two); the others have no use in a definition,
+ *    filter, trigger or glob. A TAB is taken: every parser reads it
+ *    exactly as a space, which the text may hold anyway.
+ *  - in probe definition files also '#' (the kernel drops the rest of
+ *    the line as a comment: another probe than the one asked for, a path
+ *    cut short) and 0xa0, a blank to the kernel's ctype: it would split a
+ *    word (a path) in two;
+ *  - in the set_* files (set_ftrace_filter, set_event_pid...), whose
+ *    words the kernel splits on the same isspace(), also 0xa0: a glob
+ *    "tcp\xa0*" would add "*", every function.
+ * The data file trace_marker (and trace_marker_raw) takes any bytes: what
+ * is written there is an event's text, not a command.
+ */
+int ftn__tracefs_text_check(const char *rel, const char *text)
+{
+	const char *base = base_name(rel);
+	int probe = is_probe_file(rel), words = probe || !strncmp(base, "set_", 4);
+	const unsigned char *p;
+	const char *why = NULL;
+	char msg[160];
+
+	if (!strncmp(base, "trace_marker", 12))
+		return 0;
+	for (p = (const unsigned char *)text; *p && !why; p++) {
+		if (*p == '\n')
+			why = "a newline: the kernel would run what follows as another command";
+		else if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			why = "a control character";
+		else if (probe && *p == '#')
+			why = "'#': the kernel would drop the rest of the line as a comment";
+		else if (words && *p == 0xa0)
+			why = "0xa0, a blank to the kernel: it would split the word there";
+	}
+	if (!why)
+		return 0;
+	p--;
+	snprintf(msg, sizeof(msg), "byte %zu (0x%02x) is %s; nothing written to %s",
+		 (size_t)(p - (const unsigned char *)text) + 1, *p, why, base);
+	ftn__error_set(msg);
+	ftn_log(FTN_LOG_DEBUG, "refused for %s: %s", base, msg);
+	return -EINVAL;
+}
+
 /* One write() per command: the kernel parses what one write gives it, and
  * a newline keeps a regular file (a fake tree) readable. -EOPNOTSUPP when
  * the file itself does not exist (no kprobes/uprobes in this kernel), so
@@ -235,6 +305,9 @@ int ftn__probe_file_append(const char *file, const char *cmd)
 		if (err < 0)
 			return err;
 	}
+	/* our newline ends the one command: cmd carries none */
+	if ((err = ftn__tracefs_text_check(file, cmd)))
+		return err;
 	len = (size_t)snprintf(line, sizeof(line), "%s\n", cmd);
 	if (len >= sizeof(line))
 		return -E2BIG;      /* the kernel limit is < 4096 per line */
@@ -286,21 +359,14 @@ static int explains_errors(const char *rel)
 	       !strcmp(base, "trigger") || !strcmp(base, "synthetic_events");
 }
 
-static int is_probe_file(const char *rel)
-{
-	const char *base = strrchr(rel, '/');
-
-	base = base ? base + 1 : rel;
-	return !strcmp(base, "kprobe_events") || !strcmp(base, "uprobe_events") ||
-	       !strcmp(base, "dynamic_events");
-}
-
 int ftn_tracefs_write(const struct ftn_instance *inst, const char *rel,
 		      const char *str, int append)
 {
 	char path[PATH_MAX];
 	int flags, err;
 
+	if ((err = ftn__tracefs_text_check(rel, str)))
+		return err;
 	err = ftn_tracefs_path(inst, rel, path, sizeof(path));
 	if (err)
 		return err;

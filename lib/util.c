@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 static ftn_log_fn log_fn;
 static int log_verbose;
@@ -146,4 +149,31 @@ int ftn__kernel_at_least(int maj, int min)
 	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
 		return -1;
 	return a > maj || (a == maj && b >= min);
+}
+
+/* The process's hash key: a table keyed by what remote peers choose
+ * (addresses and ports in a socket snapshot: spoofed SYNs put tens of
+ * thousands of SYN_RECV rows there) hashes with it, so nobody can pick
+ * keys that pile up in one probe run (linear probing made such a table's
+ * build quadratic). getrandom, else the clock and the PID (no entropy
+ * yet, early at boot): unknown to a remote sender either way. Set once,
+ * the same for every table of the process. */
+uint64_t ftn__hash_key(void)
+{
+	static uint64_t key;
+	uint64_t k = __atomic_load_n(&key, __ATOMIC_RELAXED), want = 0;
+	struct timespec ts;
+
+	if (k)
+		return k;
+	if (getrandom(&k, sizeof(k), GRND_NONBLOCK) != (ssize_t)sizeof(k)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k = ftn__mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+			       ((uint64_t)getpid() << 20));
+	}
+	k |= 1;         /* never 0: 0 means not set yet */
+	/* two first callers at once: one key wins, both return it */
+	if (!__atomic_compare_exchange_n(&key, &want, k, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		k = want;
+	return k;
 }

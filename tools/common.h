@@ -313,6 +313,42 @@ int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *eve
 		     const char *filter, int stacks, const char *name);
 
 /* ------------------------------------------------------------------ */
+/* Text of other users' bytes                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Task names (16 bytes of anything), string fields, paths, interface and
+ * symbol names come from anyone on the box. Text output writes them with
+ * every byte that could drive a terminal or be misread as \xNN (two
+ * lowercase hex digits): control characters (< 0x20, 0x7f), each byte of
+ * a C1 control (U+0080..U+009F, C2 80..C2 9F), each byte that is not part
+ * of valid UTF-8 (stray, overlong, surrogate, beyond U+10FFFF, cut), and
+ * the backslash itself (\x5c), so the text reads back to the bytes.
+ * Valid UTF-8 otherwise goes out as it is. man/ftnet.7 states the rule;
+ * the report's text rows, the event printer, --prom label values and
+ * every tool_fail() line go through it.
+ */
+#define TOOL_ESC_PIPE   1       /* also '|' (netreport --check: performance data) */
+#define TOOL_ESC_QUOTE  2       /* also '"' (a value printed in quotes) */
+/* The most bytes tool_esc() writes for n bytes. */
+#define TOOL_ESC_MAX(n) (4 * (n))
+
+/* How many bytes at s (of n) go out as they are: n when none needs
+ * escaping (the fast path: one pass, no copy). */
+size_t tool_esc_clean(const char *s, size_t n, int flags);
+/* The length of the n bytes at s once escaped. */
+size_t tool_esc_len(const char *s, size_t n, int flags);
+/* The n bytes at s escaped into out (room for TOOL_ESC_MAX(n)), no NUL
+ * added; returns the bytes written. */
+size_t tool_esc(char *out, const char *s, size_t n, int flags);
+/* The n bytes at s escaped to f. */
+void tool_esc_write(FILE *f, const char *s, size_t n, int flags);
+/* s (NUL-terminated, NULL as "-") escaped to f in a field of width
+ * columns, printf's way: > 0 right-aligned, < 0 left-aligned, 0 none;
+ * the escaped form is what is padded. */
+void tool_esc_pad(FILE *f, const char *s, int width, int flags);
+
+/* ------------------------------------------------------------------ */
 /* JSON writer                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -370,10 +406,26 @@ struct tool_counter_row {
 };
 struct tool_counter;
 /* keep_rows: keep rows whose interval count is 0 (cumulative totals for
- * --prom); otherwise tool_counter_reset forgets them (memory stays bounded
- * by one interval's keys). NULL + errno. */
+ * --prom); otherwise tool_counter_reset forgets them. Either way a counter
+ * holds at most its max rows (tool_counter_default_max when made): a new
+ * key in a full table evicts the rows of smallest total + total2 (an
+ * eighth of max at once) and sums their values into the rest that
+ * tool_counter_sorted returns, so totals stay exact; the first eviction
+ * of the run says so on stderr. NULL + errno. */
 struct tool_counter *tool_counter_new(int nlabels, int keep_rows);
 void tool_counter_free(struct tool_counter *c);
+/* --max-series: the rows of counters made from now on (0 = no cap) */
+#define TOOL_COUNTER_MAX_DEFAULT 4096
+void tool_counter_default_max(size_t max);
+/* This counter's cap (0 = none: keys the tool bounds itself, such as the
+ * kernel's counter names). */
+void tool_counter_set_max(struct tool_counter *c, size_t max);
+/* Rows evicted so far (their values are in the rest). */
+uint64_t tool_counter_evicted(const struct tool_counter *c);
+/* Add n and n2 to the rest, with no row: the run's values of keys known
+ * only as a sum (another counter's rest, when a tool counts its rows
+ * again by fewer labels). */
+void tool_counter_fold(struct tool_counter *c, uint64_t n, uint64_t n2);
 /* Add n and n2 to the row of key (created with zero counts and NULL labels
  * when new: *is_new is then 1 and the caller sets the labels). The row
  * pointer is valid until the next add or reset. NULL + ENOMEM: the caller
@@ -390,9 +442,9 @@ int tool_counter_set_label(struct tool_counter *c, struct tool_counter_row *row,
  * until the next add or reset): by_total 0 = rows with n > 0 in this
  * interval, by n descending; 1 = every row by total descending; ties by
  * labels, then key bytes, so output is deterministic. At most top rows
- * (0 = all); what the cut leaves out is summed into rest (rest[0] = n or
- * total, rest[1] = n2 or total2; rest may be NULL). Returns the row count,
- * or -ENOMEM.
+ * (0 = all); what the cut leaves out, and what eviction summed, is in
+ * rest (rest[0] = n or total, rest[1] = n2 or total2; rest may be NULL:
+ * then the caller sees neither). Returns the row count, or -ENOMEM.
  */
 long tool_counter_sorted(struct tool_counter *c, int by_total, size_t top,
 			 struct tool_counter_row ***rows, uint64_t rest[2]);
@@ -409,8 +461,11 @@ void tool_counter_reset(struct tool_counter *c);
 /* ------------------------------------------------------------------ */
 
 /*
- * For node_exporter's textfile collector: the whole file is written to
- * FILE.tmp and renamed over FILE, so a reader never sees it partial.
+ * For node_exporter's textfile collector: the whole file is written to a
+ * new file of a random name in FILE's directory (".FILE.XXXXXX", made
+ * with O_EXCL: never a name planted there, mode 0644) and renamed over
+ * FILE, so a reader never sees it partial; a FILE that is a symlink is
+ * replaced, never followed.
  * Contents (man/ftnet.7): every registered counter as
  *   # HELP NAME TEXT / # TYPE NAME counter / NAME{label="v",...} TOTAL
  * with cumulative totals of the run (never per interval), the top rows by
@@ -420,6 +475,9 @@ void tool_counter_reset(struct tool_counter *c);
  *   ftnet_run_info{tool="T",version="V"} 1
  */
 struct tool_prom;
+/* Resolves FILE's directory (once, for the run) and makes and removes a
+ * file there the way every write does: NULL + errno when it cannot
+ * (ENOENT, EACCES, EROFS, EISDIR for a path ending in '/', ENOMEM). */
 struct tool_prom *tool_prom_new(const char *path, const char *tool);
 void tool_prom_free(struct tool_prom *p);
 /* Export a counter: name must end in _total and follow the project's
@@ -512,7 +570,7 @@ enum tool_row_kind {
 struct tool_report;
 /* A report on stdout for the options o (json, no_header, prom, top,
  * duration). With o->prom, whether FILE can be written is checked at once
- * through FILE.tmp (an unwritable path fails here, before tracing starts,
+ * (tool_prom_new: an unwritable path fails here, before tracing starts,
  * with one line). cfg is copied; the column tables it points to must
  * outlive the report (static tables). NULL + errno. */
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
@@ -631,7 +689,8 @@ uint64_t tool_report_lost_total(const struct tool_report *r);
  *   "r:..."                return probe
  * A word after FUNC that holds '=' or starts with one of $ % @ + - \ is a
  * fetch arg. GROUP/ and r<MAXACTIVE> are refused: probes live in the run's
- * private group. -EINVAL with out->error (static text) saying why.
+ * private group; so are control characters (tool_text_check) and '#' (a
+ * comment to the kernel). -EINVAL with out->error (static text) saying why.
  */
 struct tool_kprobe_spec {
 	int is_return;
@@ -648,6 +707,13 @@ int tool_tpoint_spec_parse(const char *text, char *sys, size_t syssize,
  * absent (pid <= 0, filter NULL/""), appended to out (grows, never cut).
  * 0 or -ENOMEM. */
 int tool_filter_join_pid(const char *filter, int pid, struct tool_str *out);
+/* Text bound for a tracefs control file (a probe, a filter): a control
+ * character (below 0x20 but TAB, DEL) is refused with one line naming the
+ * byte, never the text ("PROG: bad WHAT: byte 19 is a newline..."), and
+ * -EINVAL: a newline would make the kernel run the rest as a second
+ * command. 0 when the text is free of them (the library checks again at
+ * the write, ftn_error_last() then says why). */
+int tool_text_check(const char *what, const char *text);
 
 /*
  * One print path for any event (kprobe, tpoint).
@@ -752,8 +818,9 @@ int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
  *                                      "sym_16")
  *   "p PATH:0xOFFSET [ARGS]"           a file offset ("u_0x1410")
  *   "r:..."                            return probe ($retval)
- * PATH is a file or a library name (ftn_elf_resolve). GROUP/ is refused.
- * -EINVAL with out->error (static text) saying why.
+ * PATH is a file or a library name (ftn_elf_resolve). GROUP/, control
+ * characters and '#' (a comment to the kernel) are refused. -EINVAL with
+ * out->error (static text) saying why.
  */
 struct tool_uprobe_spec {
 	int is_return;

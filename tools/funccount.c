@@ -153,7 +153,7 @@ static int count_funcs(struct state *st)
 		return tool_fail(-ENOMEM, "cannot count functions: %s", strerror(ENOMEM));
 	err = ftn_ftrace_filter_count((const char *const *)st->globs, each, &st->nfuncs);
 	if (err == -EINVAL)
-		err = tool_fail(-EINVAL, "invalid glob (plain function globs only, no ':' '!' or blanks)");
+		err = tool_fail(-EINVAL, "invalid glob (plain function globs only: no ':' '!', blanks or control characters)");
 	else if (err)
 		err = tool_fail(err, "cannot read available_filter_functions: %s%s", strerror(-err),
 				err == -EPERM || err == -EACCES ?

@@ -72,6 +72,8 @@ static int init(struct state *st)
 {
 	int err;
 
+	if ((err = tool_text_check("probe", st->spec)))
+		return err;
 	if (tool_kprobe_spec_parse(st->spec, &st->kp))
 		return tool_fail(-EINVAL, "bad probe '%s': %s", st->spec, st->kp.error);
 	st->t.what = st->kp.is_return ? "kretprobe" : "kprobe";

@@ -141,15 +141,19 @@ static void print_text(struct state *st, FILE *f, const struct ftn_netdelta *d, 
 {
 	const struct ftn_netctr *c = d->ctr;
 
+	/* the key holds an interface's name: anyone's in its own
+	 * namespace (-N PID), escaped (tools/common.h) */
+	fputs("  ", f);
+	tool_esc_pad(f, c->key, -44, 0);
 	if (d->state == FTN_NETDELTA_NEW)
-		fprintf(f, "  %-44s %12s  (now %llu)\n", c->key, "new", (unsigned long long)c->value);
+		fprintf(f, " %12s  (now %llu)\n", "new", (unsigned long long)c->value);
 	else if (d->state == FTN_NETDELTA_GONE)
-		fprintf(f, "  %-44s %12s\n", c->key, "gone");
+		fprintf(f, " %12s\n", "gone");
 	else if (c->gauge)
-		fprintf(f, "  %-44s %+12lld  (now %lld)\n", c->key, (long long)d->delta,
+		fprintf(f, " %+12lld  (now %lld)\n", (long long)d->delta,
 			c->bits == 32 ? (long long)(int32_t)c->value : (long long)c->value);
 	else
-		fprintf(f, "  %-44s %+12lld  (%.1f/s)\n", c->key, (long long)d->delta,
+		fprintf(f, " %+12lld  (%.1f/s)\n", (long long)d->delta,
 			secs > 0 ? (double)d->delta / secs : 0.0);
 }
 
@@ -262,6 +266,10 @@ static int init(struct state *st)
 	for (int i = 0; st->o.prom && i < P_N; i++) {
 		if (!(st->prom[i] = tool_counter_new(2, 1)))
 			return tool_fail(-ENOMEM, "out of memory");
+		/* keys are the kernel's counter names and this namespace's
+		 * interfaces (a NIC may have a thousand ethtool counters):
+		 * no cap, as no --top */
+		tool_counter_set_max(st->prom[i], 0);
 		if ((err = tool_report_prom_counter(st->r, fam[i].name, fam[i].help, st->prom[i],
 						    0, fam[i].labels, 0)))
 			return tool_fail(err, "cannot export the counters: %s", strerror(-err));

@@ -274,6 +274,16 @@ static void on_unread(void *ctx, int cpu, uint64_t n)
 		  (unsigned long long)n, cpu);
 }
 
+/* -C text: lines not understood may each have been an event: counted in
+ * the cross-check's lost, said with their own cause (not a ring buffer) */
+static void on_unparsed(void *ctx, uint64_t n)
+{
+	struct state *st = ctx;
+
+	st->lost += n;
+	tool_fail(0, "trace_pipe lines not parsed: %llu events not counted", (unsigned long long)n);
+}
+
 static int on_batch(void *ctx, int64_t now_wall)
 {
 	struct state *st = ctx;
@@ -376,7 +386,8 @@ static int trace_setup(struct state *st)
 static int sample(struct state *st)
 {
 	struct ftn_consumer_opts co = { .period_s = 1, .duration_s = st->o.duration };
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread, .batch = on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread,
+				      .unparsed = on_unparsed, .batch = on_batch };
 	int err = 0, nerr, tracing = st->have[S_RETRANS] || st->have[S_DROPS] || st->have[S_RESETS];
 	struct tool_netns ns = { .fd = -1 };
 
@@ -504,8 +515,25 @@ static int check_value(void *ctx, const char *name, double *v, const char **why)
 	return -ENOENT;
 }
 
+/* rows the top cut leaves out, and those --max-series summed (all in rest) */
+static unsigned long long rows_left_out(const struct tool_counter *c, size_t top)
+{
+	return (top && tool_counter_count(c) > top ? tool_counter_count(c) - top : 0) +
+	       tool_counter_evicted(c);
+}
+
+/* A name in the text report: escaped (tools/common.h), '|' too: the
+ * report is --check's long output, where '|' would start performance
+ * data (and a newline a line) */
+static void name_col(FILE *f, const char *s, int width, int sep)
+{
+	tool_esc_pad(f, s, width, TOOL_ESC_PIPE);
+	putc(sep, f);
+}
+
 static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 {
+	static const int w[5] = { -28, -28, -12, -7, 0 };
 	struct tool_counter_row **rows;
 	uint64_t rest[2] = { 0, 0 };
 	long n = tool_counter_sorted(c, 1, top, &rows, rest);
@@ -513,18 +541,20 @@ static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 	for (long i = 0; i < n; i++) {
 		const struct tool_counter_row *r = rows[i];
 
-		if (which == S_RETRANS)
-			fprintf(f, "  %6llu %6llu  %-28s %-28s %-12s %-7s %s\n",
-				(unsigned long long)r->total, (unsigned long long)r->total2,
-				r->label[0] ? r->label[0] : "-", r->label[1] ? r->label[1] : "-",
-				r->label[2] ? r->label[2] : "-", r->label[3] ? r->label[3] : "-",
-				r->label[4] ? r->label[4] : "-");
-		else
-			fprintf(f, "  %8llu  %-44s %s\n", (unsigned long long)r->total,
-				r->label[0] ? r->label[0] : "-", r->label[1] ? r->label[1] : "-");
+		if (which == S_RETRANS) {
+			fprintf(f, "  %6llu %6llu  ", (unsigned long long)r->total,
+				(unsigned long long)r->total2);
+			for (int k = 0; k < 5; k++)
+				name_col(f, r->label[k], w[k], k < 4 ? ' ' : '\n');
+		} else {
+			fprintf(f, "  %8llu  ", (unsigned long long)r->total);
+			name_col(f, r->label[0], -44, ' ');
+			name_col(f, r->label[1], 0, '\n');
+		}
 	}
-	if (top && tool_counter_count(c) > top)
-		fprintf(f, "  %8llu  (%zu more rows)\n", (unsigned long long)rest[0], tool_counter_count(c) - top);
+	if (rows_left_out(c, top))
+		fprintf(f, "  %8llu  (%llu more rows)\n", (unsigned long long)rest[0],
+			(unsigned long long)rows_left_out(c, top));
 	if (!n)
 		fprintf(f, "  (none)\n");
 }
@@ -551,7 +581,9 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 			zero++;
 			continue;
 		}
-		fprintf(f, "  %-12s %-32s %+10lld  (%.1f/s)\n", cr[i].sec, cr[i].key, (long long)cr[i].delta,
+		fprintf(f, "  %-12s ", cr[i].sec);
+		name_col(f, cr[i].key, -32, ' ');
+		fprintf(f, "%+10lld  (%.1f/s)\n", (long long)cr[i].delta,
 			st->secs > 0 ? (double)cr[i].delta / st->secs : 0.0);
 	}
 	fprintf(f, "  (%zu other loss counters did not change)\n", zero);
@@ -563,7 +595,8 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 	for (int s = 0; s < S_N; s++) {
 		fprintf(f, "%s:\n", heads[s]);
 		if (!st->have[s]) {
-			fprintf(f, "  missing: %s\n", st->why[s]);
+			fputs("  missing: ", f);
+			name_col(f, st->why[s], 0, '\n');
 			continue;
 		}
 		if (s == S_RETRANS)
@@ -592,8 +625,10 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 		fprintf(f, ", not counted %llu", (unsigned long long)st->uncounted);
 	fprintf(f, "\n");
 	for (int s = 0; s < S_N; s++)
-		if (!st->have[s])
-			fprintf(f, "Missing section: %s: %s\n", sec_name[s], st->why[s]);
+		if (!st->have[s]) {
+			fprintf(f, "Missing section: %s: ", sec_name[s]);
+			name_col(f, st->why[s], 0, '\n');
+		}
 }
 
 static void json_rows(struct tool_json *j, struct tool_counter *c, size_t top, int s)
@@ -619,7 +654,7 @@ static void json_rows(struct tool_json *j, struct tool_counter *c, size_t top, i
 		tool_json_obj_end(j);
 	}
 	tool_json_arr_end(j);
-	tool_json_uint(j, "rows_left_out", top && tool_counter_count(c) > top ? tool_counter_count(c) - top : 0);
+	tool_json_uint(j, "rows_left_out", rows_left_out(c, top));
 }
 
 static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t ncr,
@@ -702,12 +737,13 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 	static const char *const lr[] = { "dir", "reason", NULL };
 	size_t top = st->o.top ? st->o.top : 10;
 	struct tool_counter_row **rows, *row;
+	uint64_t rest[2];
 	int is_new, err;
 	long n;
 
 	/* by remote address and owner's comm: a series per run and ephemeral
 	 * port would grow the time series database without bound */
-	n = tool_counter_sorted(st->flows, 1, 0, &rows, NULL);
+	n = tool_counter_sorted(st->flows, 1, 0, &rows, rest);
 	for (long i = 0; i < n; i++) {
 		const char *ep = rows[i]->label[1] ? rows[i]->label[1] : "", *colon = strrchr(ep, ':');
 		char ra[64], key[96];
@@ -726,6 +762,8 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 			tool_counter_set_label(st->pflows, row, 1, rows[i]->label[4]);
 		}
 	}
+	/* flows past --max-series: their segments in "other" */
+	tool_counter_fold(st->pflows, rest[0], rest[1]);
 	for (size_t i = 0; i < ncr; i++) {
 		row = tool_counter_add(st->ctrs, cr[i].key, strlen(cr[i].key),
 				       cr[i].delta > 0 ? (uint64_t)cr[i].delta : 0, 0, &is_new);
@@ -748,7 +786,7 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	tool_prom_set_lost(st->prom, st->lost, st->uncounted);
 	if ((err = tool_prom_write(st->prom)))
-		return tool_fail(err, "cannot write %s: %s", st->o.prom, strerror(-err));
+		return tool_fail(err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(-err));
 	return 0;
 }
 
@@ -763,19 +801,29 @@ static int report(struct state *st)
 	if (!cr)
 		return tool_fail(-ENOMEM, "out of memory");
 	crosscheck(st, x);
-	if (st->check) {
+	if (st->check)
 		status = tool_check_evaluate(st->th, st->nth, st->secs, check_value, st, &sum, &perf);
-		if (!st->o.json)
-			printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
-			       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
-			       perf.len ? tool_str_get(&perf) ?: "" : "");
+	/* the --prom file before anything is printed: with --check, a file
+	 * not written is the status line's to say (UNKNOWN, the reason
+	 * first), for that line is the only one and the first of stdout */
+	if (st->o.prom && (err = write_prom(st, cr, ncr)) && st->check) {
+		struct tool_str why = { 0 };
+
+		tool_str_addf(&why, "cannot write '%s' (--prom): %s; %s", st->o.prom, strerror(-err),
+			      tool_str_get(&sum) ?: "out of memory");
+		tool_str_free(&sum);
+		sum = why;
+		status = TOOL_CHECK_UNKNOWN;
+		err = 0;
 	}
+	if (st->check && !st->o.json)
+		printf("NETREPORT %s - %s%s%s\n", tool_check_status_name(status),
+		       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
+		       perf.len ? tool_str_get(&perf) ?: "" : "");
 	if (st->o.json)
 		print_json(st, stdout, cr, ncr, x, status, &sum);
 	else
 		print_text(st, stdout, cr, ncr, x);
-	if (st->o.prom)
-		err = write_prom(st, cr, ncr);
 	if (fflush(stdout) && !err)
 		err = tool_fail(-errno, "cannot write the report: %s", strerror(errno));
 	free(cr);
@@ -862,18 +910,11 @@ static int init(struct state *st)
 	    !(st->resets = tool_counter_new(2, 1)) || !(st->ctrs = tool_counter_new(1, 1)) ||
 	    !(st->pflows = tool_counter_new(2, 1)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
-	if (st->o.prom) {
-		/* an unwritable path fails now, before a minute of sampling */
-		char tmp[4200];
-		FILE *f;
-
-		snprintf(tmp, sizeof(tmp), "%s.tmp", st->o.prom);
-		if (!(f = fopen(tmp, "w")))
-			return tool_fail(-errno, "cannot write %s: %s", tmp, strerror(errno));
-		fclose(f);
-		unlink(tmp);
-		if (!(st->prom = tool_prom_new(st->o.prom, TOOL)))
-			return tool_fail(-errno, "out of memory");
+	/* an unwritable path fails now, before a minute of sampling: the
+	 * tools module's check, a file made and removed in FILE's directory */
+	if (st->o.prom && !(st->prom = tool_prom_new(st->o.prom, TOOL))) {
+		err = errno;
+		return tool_fail(-err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(err));
 	}
 	if ((err = trace_setup(st)))
 		return err;

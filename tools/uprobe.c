@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TOOL "uprobe"
 
@@ -32,10 +33,13 @@ struct state {
 	struct tool_uprobe_spec up;
 	char path[PATH_MAX];    /* the file probed */
 	const char *how;        /* how PATH was found */
+	int fd;                 /* the file, opened once (ftn_elf_open) */
+	char kpath[64];         /* its name for the kernel: /proc/self/fd/N */
 	uint64_t off;           /* file offset probed */
 	int dynsym;             /* the symbol came from .dynsym */
 	int stripped;           /* the file has no .symtab */
-	char def[8192];         /* "PATH:0xOFF ARGS" */
+	char def[8192];         /* "KPATH:0xOFF ARGS": what the kernel gets */
+	char shown[8192];       /* "PATH:0xOFF ARGS": what the user is shown */
 	struct tool_str filter; /* FILTER with the PID's threads */
 	const char *pid_how;    /* -p: how the kernel filters it */
 	int list;               /* -l */
@@ -139,7 +143,17 @@ static const char *elf_why(int err)
 {
 	return err == -ENOEXEC ? "not an ELF file" : err == -ENOTSUP ?
 	       "ELF of the other byte order" : err == -EPROTO ? "broken ELF headers" :
-	       strerror(-err);
+	       err == -EINVAL ? "not a regular file" : err == -ESTALE ?
+	       "the file shrank while it was read" : err == -ENXIO ?
+	       "/proc/self/fd does not lead back to it (no procfs at /proc?)" : strerror(-err);
+}
+
+/* A file's open or read failed: a file that is not one to probe is the
+ * user's (exit 2); the rest (gone, not permitted, shrank...) as such. */
+static int elf_exit(int err)
+{
+	return err == -ENOEXEC || err == -ENOTSUP || err == -EPROTO || err == -EINVAL ||
+	       err == -ERANGE ? -EINVAL : err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -188,6 +202,7 @@ static int list(struct state *st)
 
 	if ((err = resolve(st, st->list_path)))
 		return err;
+	/* opened once inside, never mapped (a FIFO or device is refused) */
 	err = ftn_elf_symbols(st->path, 0, list_cb, &l, &tables);
 	if (!err && l.err)
 		err = l.err;
@@ -195,22 +210,23 @@ static int list(struct state *st)
 		tool_fail(err, "cannot read the symbols of %s: %s", st->path, elf_why(err));
 	} else {
 		if (!(tables & FTN_ELF_SYMTAB))
-			fprintf(stderr, "%s: %s has no .symtab (stripped): %s\n", TOOL, st->path,
-				tables & FTN_ELF_DYNSYM ? "only the exported functions of .dynsym"
-							: "and no .dynsym: no functions");
+			tool_fail(0, "%s has no .symtab (stripped): %s", st->path,
+				  tables & FTN_ELF_DYNSYM ? "only the exported functions of .dynsym"
+							  : "and no .dynsym: no functions");
 		/* one name per line, sorted, each once (aliases share names
 		 * across .symtab entries of local and global binding) */
 		qsort(l.names, l.n, sizeof(*l.names), cmp_str);
 		for (size_t i = 0; i < l.n; i++)
-			if (!i || strcmp(l.names[i], l.names[i - 1]))
-				printf("%s\n", l.names[i]);
+			if (!i || strcmp(l.names[i], l.names[i - 1])) {
+				/* the file's owner chose the names: escaped */
+				tool_esc_pad(stdout, l.names[i], 0, 0);
+				putchar('\n');
+			}
 	}
 	for (size_t i = 0; i < l.n; i++)
 		free(l.names[i]);
 	free(l.names);
-	if (err == -ENOEXEC || err == -ENOTSUP || err == -EPROTO || err == -EINVAL)
-		return -EINVAL;
-	return err;
+	return elf_exit(err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -224,21 +240,30 @@ static int locate(struct state *st)
 	char args[4096];
 	int err;
 
+	if ((err = tool_text_check("probe", st->spec)))
+		return err;
 	if (tool_uprobe_spec_parse(st->spec, &st->up))
 		return tool_fail(-EINVAL, "bad probe '%s': %s", st->spec, st->up.error);
 	if ((err = resolve(st, st->up.path)))
 		return err;
+	/* Opened once: the symbols are read from this descriptor and the
+	 * kernel is given /proc/self/fd/N, the same inode, never the name
+	 * again (lib/elf.c, ftn_elf_open: another user's directory may be
+	 * pointed elsewhere between two lookups by name). */
+	st->fd = ftn_elf_open(st->path, st->kpath, sizeof(st->kpath));
+	if (st->fd < 0)
+		return tool_fail(elf_exit(st->fd), "cannot open %s: %s", st->path, elf_why(st->fd));
 	if (st->up.is_offset) {
 		st->off = st->up.offset;
 	} else {
-		err = ftn_elf_symbol_find(st->path, st->up.sym, &s, &tables);
+		err = ftn_elf_symbol_find(st->kpath, st->up.sym, &s, &tables);
 		if (err == -ENOENT)
 			return tool_fail(-EINVAL, "no symbol '%s' in %s (%s)", st->up.sym, st->path,
 					 !(tables & FTN_ELF_SYMTAB) ?
 					 "stripped: only .dynsym was there" : ".symtab and .dynsym");
 		if (err)
-			return tool_fail(err == -ENOENT || err == -EACCES || err == -EPERM ? err : -EINVAL,
-					 "cannot read the symbols of %s: %s", st->path, elf_why(err));
+			return tool_fail(elf_exit(err), "cannot read the symbols of %s: %s", st->path,
+					 elf_why(err));
 		if (st->up.symoff && s.size && st->up.symoff >= s.size)
 			return tool_fail(-EINVAL, "%s+%llu is past the end of %s (%llu bytes)",
 					 st->up.sym, (unsigned long long)st->up.symoff,
@@ -247,8 +272,8 @@ static int locate(struct state *st)
 		st->dynsym = s.dynsym;
 		st->stripped = !(tables & FTN_ELF_SYMTAB);
 		if (st->stripped)
-			fprintf(stderr, "%s: %s has no .symtab (stripped): %s found in .dynsym\n",
-				TOOL, st->path, st->up.sym);
+			tool_fail(0, "%s has no .symtab (stripped): %s found in .dynsym",
+				  st->path, st->up.sym);
 	}
 	err = tool_uprobe_args_regs(st->up.args, args, sizeof(args));
 	if (err)
@@ -256,8 +281,10 @@ static int locate(struct state *st)
 				 err == -ENOSPC ? "ARGS are too long" :
 				 err == -ERANGE ? "$argN: that argument is not in a register" :
 				 "$argN: no argument registers known for this machine");
-	if ((size_t)snprintf(st->def, sizeof(st->def), "%s:0x%llx%s%s", st->path,
-			     (unsigned long long)st->off, args[0] ? " " : "", args) >= sizeof(st->def))
+	if ((size_t)snprintf(st->def, sizeof(st->def), "%s:0x%llx%s%s", st->kpath,
+			     (unsigned long long)st->off, args[0] ? " " : "", args) >= sizeof(st->def) ||
+	    (size_t)snprintf(st->shown, sizeof(st->shown), "%s:0x%llx%s%s", st->path,
+			     (unsigned long long)st->off, args[0] ? " " : "", args) >= sizeof(st->shown))
 		return tool_fail(-EINVAL, "bad probe '%s': too long", st->spec);
 	return 0;
 }
@@ -311,7 +338,8 @@ static int init(struct state *st)
 	st->t.what = st->up.is_return ? "uretprobe" : "uprobe";
 	st->t.name = st->up.event;
 	if (st->dry) {
-		printf("%c:%s %s\n", st->up.is_return ? 'r' : 'p', st->up.event, st->def);
+		/* the file's name: /proc/self/fd/N means nothing after exit */
+		printf("%c:%s %s\n", st->up.is_return ? 'r' : 'p', st->up.event, st->shown);
 		return 1;
 	}
 	if ((err = tool_tracefs()))
@@ -321,16 +349,19 @@ static int init(struct state *st)
 	if (!(st->inst = tool_instance(TOOL)))
 		return -errno;
 	err = ftn_uprobe_create(st->inst, st->up.event, st->def, st->up.is_return);
+	/* the kernel holds the inode now (or refused it) */
+	close(st->fd);
+	st->fd = -1;
 	if (err)
-		return tool_tracer_create_fail(&st->t, err, st->def);
+		return tool_tracer_create_fail(&st->t, err, st->shown);
 	if (st->t.pid > 0 && (err = pid_filter(st)))
 		return err;
 	if (st->t.view)   /* where the probe went, then the format */
-		fprintf(stderr, "%s: %s at offset 0x%llx of %s (file found by %s, %s%s%s)\n",
-			TOOL, st->up.is_offset ? "probe" : st->up.sym, (unsigned long long)st->off,
-			st->path, st->how, st->up.is_offset ? "offset given" :
-			st->dynsym ? "symbol from .dynsym" : "symbol from .symtab",
-			st->pid_how ? ", -p by " : "", st->pid_how ? st->pid_how : "");
+		tool_fail(0, "%s at offset 0x%llx of %s (file found by %s, %s%s%s)",
+			  st->up.is_offset ? "probe" : st->up.sym, (unsigned long long)st->off,
+			  st->path, st->how, st->up.is_offset ? "offset given" :
+			  st->dynsym ? "symbol from .dynsym" : "symbol from .symtab",
+			  st->pid_how ? ", -p by " : "", st->pid_how ? st->pid_how : "");
 	return 0;
 }
 
@@ -385,6 +416,7 @@ int main(int argc, char **argv)
 	int err;
 
 	memset(&st, 0, sizeof(st));
+	st.fd = -1;
 	opts_parse(&st, argc, argv);
 	if (st.list)
 		return tool_exit_code(list(&st));

@@ -2,7 +2,9 @@
 /* fuzz_parse_line - the trace_pipe text line parser (ftn_parse_line) and
  * the field readers on what it returns. The line gets exactly len + 1
  * bytes: ftn_parse_line writes its terminating NUL at line[len] (ftnet.h),
- * and ASan reports any byte past that. */
+ * and ASan reports any byte past that. An event's task name is the
+ * line's first 16 bytes (less the padding) whatever they hold: nothing in
+ * a name moves the context the parser reads after it. */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -17,6 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&ev, 0, sizeof(ev));
 	kind = ftn_parse_line(line, size, &ev, &lost);
 	if (kind == FTN_LINE_EVENT || kind == FTN_LINE_STACK) {
+		if (size <= 16 || line[16] != '\0' || ev.comm < line || ev.comm > line + 16 ||
+		    ev.pid < 0 || ev.cpu < 0)
+			__builtin_trap();       /* the context was not at column 16 */
 		fuzz_touch(ev.comm);
 		fuzz_touch(ev.flags);
 		fuzz_touch(ev.name);

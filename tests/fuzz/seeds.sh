@@ -8,7 +8,7 @@ set -eu
 out=${1:?usage: seeds.sh OUTDIR}
 fx=tests/fixtures
 rm -rf "$out"
-for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec netdelta scall; do
+for h in parse_line format rbpage socktab btf ksyms hist spec elf uspec maps ldcache netdelta scall; do
 	mkdir -p "$out/$h"
 done
 
@@ -25,9 +25,15 @@ for f in $fx/linux-6.1/trace_pipe.txt $fx/linux-6.18/trace_pipe.txt $fx/raw/trac
 done
 printf 'CPU:1 [LOST 42 EVENTS]' >"$out/parse_line/lost"
 printf ' => tcp_v4_rcv+0x1a/0x40' >"$out/parse_line/frame"
-printf '  <idle>-0 (    0) [001] d.s2. 12.345678: p_tcp_v4_rcv_0: (tcp_v4_rcv+0x0/0x10) sk=0xffff8880 len=60' \
+printf '          <idle>-0       (      0) [001] d.s2.    12.345678: p_tcp_v4_rcv_0: (tcp_v4_rcv+0x0/0x10) sk=0xffff8880 len=60' \
 	>"$out/parse_line/kprobe"
-printf '  curl-7 [000] ..... 1.000001: r_f: (tcp_sendmsg+0x12e/0x300 <- f) ret=0x0' >"$out/parse_line/kretprobe"
+printf '            curl-7       [000] .....     1.000001: r_f: (tcp_sendmsg+0x12e/0x300 <- f) ret=0x0' >"$out/parse_line/kretprobe"
+# task names anyone can set (prctl PR_SET_NAME), as the kernel prints them;
+# a newline in one cuts the line (the consumer joins the pieces)
+printf '        x-1 [0] -24461   [001] ...1.   695.628902: tracing_mark_write: m=1' >"$out/parse_line/comm-cpu"
+printf '  a-1 [2] 3: e: -24461   (-------) [001] ...1.   695.628902: e: m=1' >"$out/parse_line/comm-event"
+printf '             a\nb-24461   [001] ...1.   695.588412: tracing_mark_write: m=610a62' >"$out/parse_line/comm-newline"
+printf 'CPU:1 [LOST 9 -24461   [001] ...1.   695.588412: tracing_mark_write: m=1' >"$out/parse_line/comm-lost"
 
 # formats with a record: the first event payload of a captured page
 dd if=$fx/raw/cpu0.raw of="$out/.rec" bs=1 skip=20 count=192 2>/dev/null
@@ -105,6 +111,26 @@ for s in 'p:/bin/true:main' 'r:libc:malloc $retval' 'p:rl bash:readline+0x4 a=%d
 	i=$((i + 1))
 	printf '%s' "$s" >"$out/uspec/$i"
 done
+# /proc/PID/maps (uprobe -p, sockio -x): this shell's own lines, and the
+# paths that do not say which file they are (a blank, an escaped newline,
+# a deleted file), a 32-bit style line, a pseudo mapping
+if [ -r /proc/self/maps ]; then
+	cp /proc/self/maps "$out/maps/self"
+fi
+printf '%s\n' \
+	'7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1234                       /usr/lib/x86_64-linux-gnu/libc.so.6' \
+	'00400000-00401000 r-xp 00000000 fd:00 42                                 /tmp/sp ace/utarget' \
+	'00401000-00402000 r-xp 00001000 fd:00 42                                 /tmp/new\012line/utarget' \
+	'7f00000000-7f00001000 r-xp 00000000 fd:00 43                             /tmp/gone/utarget (deleted)' \
+	'7ffd1000-7ffd2000 rw-p 00000000 00:00 0                          [stack]' >"$out/maps/odd"
+# ld.so.cache: this machine's, and its first 4 KiB (entries cut off)
+if [ -f /etc/ld.so.cache ]; then
+	cp /etc/ld.so.cache "$out/ldcache/cache"
+	head -c 4096 /etc/ld.so.cache >"$out/ldcache/cut"
+else
+	printf 'glibc-ld.so.cache1.1' >"$out/ldcache/magic"
+fi
+
 # netdelta's counter files (captured on this host, tests/fixtures/netdelta):
 # the source's byte (0 snmp, 1 netstat, 2 snmp6, 3 sockstat, 4 sockstat6,
 # 5 softnet_stat, 6 dev), the older file, NUL, the newer one

@@ -23,7 +23,7 @@
 #     left;
 #  7. --prom on a full disk (a full 4 KiB tmpfs in a private mount
 #     namespace): one line "cannot write ... No space left on device",
-#     the run goes on and ends with exit 1, no FILE.tmp, instance removed;
+#     the run goes on and ends with exit 1, no temporary file, instance removed;
 #  8. each allocation of a tpoint run failing in turn (LD_PRELOAD shim):
 #     exit 0 or 1 with one clear line, nothing left in tracefs.
 # Runs in about 25 s. Needs root, unshare (util-linux), readelf.
@@ -259,7 +259,7 @@ t_is "$(grep -c "^tcpdrop: cannot write '$tmp/full/drops.prom' (--prom): No spac
 	"--prom on a full disk: said once, in one line"
 t_check "--prom on a full disk: the run went on to its end" grep -q '^Ending tracing' "$tmp/t7.err"
 t_is "$(grep -v -e '^\.*$' -e '^fill$' "$tmp/t7.ls" | tr '\n' ' ')" "" \
-	"--prom on a full disk: neither FILE nor FILE.tmp left on the full tmpfs"
+	"--prom on a full disk: neither FILE nor a temporary file left on the full tmpfs"
 t_is "$(host_instances_new | tr '\n' ' ')" "" "--prom on a full disk: the instance is removed"
 sed 's/^/#   /' "$tmp/t7.err"
 

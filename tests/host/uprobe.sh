@@ -11,7 +11,9 @@
 #    library name resolved through the process's maps) exactly N times;
 #  - a stripped copy: found through .dynsym, said on stderr, same values;
 #  - a bad filter and a definition the kernel refuses: exit 2, one line
-#    (with error_log's text);
+#    (with error_log's text); a newline in ARGS (a second command to the
+#    kernel: another tool's uprobe removed, one made outside our group):
+#    exit 2, one line, neither happens;
 #  - SIGINT ends a run with 0; non-root exits 3;
 #  - after every run nothing of it is left in uprobe_events or instances/;
 #  - kill -9 at each step of a run (lib/teststep.c; uprobe_events append
@@ -193,6 +195,29 @@ t_check "bad filter: the kernel's error_log text is in the line" grep -q "Invali
 err_run "refused fetch arg" "cannot create uprobe" "p:$X:ut_int a=%nosuchreg"
 t_check "refused fetch arg: the kernel's error_log text is in the line" \
 	grep -qi "reg\|invalid\|bad" "$tmp/e.err"
+
+# a newline in ARGS would be a second kernel command (issue 22): here the
+# removal of another tool's uprobe (a stand-in, in a group not ftnet's)
+# and a uprobe made outside the run's group. Refused: exit 2, one line,
+# the stand-in kept, nothing made.
+off=$("$U" -n "p:$X:ut_int" 2>/dev/null | sed 's/.*:0x/0x/')
+og=othertool_$$ mk=madehere_$$
+nl='
+'
+if echo "p:$og/ev $X:$off" >>"$HOST_TRACEFS/uprobe_events"; then
+	err_run "newline in ARGS" "bad probe: byte" "p:$X:ut_int a=%di${nl}-:$og/ev${nl}p:$mk/ev $X:$off"
+	t_check "newline in ARGS: the other tool's uprobe $og/ev is still there" \
+		grep -q "^p:$og/ev " "$HOST_TRACEFS/uprobe_events"
+	t_check "newline in ARGS: no uprobe made outside the run's group" \
+		sh -c '! grep -q "^p:$1/" "$2"' sh "$mk" "$HOST_TRACEFS/uprobe_events"
+	for g in "$mk" "$og"; do
+		grep -q "^p:$g/ev " "$HOST_TRACEFS/uprobe_events" && echo "-:$g/ev" >>"$HOST_TRACEFS/uprobe_events"
+	done
+	t_check "newline in ARGS: stand-in (and any stray) removed" \
+		sh -c '! grep -q -e "^p:$1/" -e "^p:$2/" "$3"' sh "$og" "$mk" "$HOST_TRACEFS/uprobe_events"
+else
+	t_fail "define the stand-in uprobe $og/ev ($X:$off)"
+fi
 
 # ------------------------------------------------------------ kill -9 at each step
 state() { trace_state "$HOST_TRACEFS" | sed '/^instance: /{/^instance: ftnet-/!d;}'; }

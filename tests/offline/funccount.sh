@@ -213,6 +213,22 @@ printf 'blk function nop\n' > "$R/fs/available_tracers"
 run_fc "$tmp/o" "$tmp/e" 2>/dev/null
 check "no glob: usage, exit 2 (got $rc)" [ "$rc" = 2 ]
 
+# a glob with a control character (\r \v \f split one glob into two for
+# the kernel: "tcp_*\r*" would add "*") is refused before anything is
+# made: exit 2, one line without the glob's bytes (the tree check below)
+for c in CR newline VT; do
+	case $c in
+	CR) g="tcp_*$(printf '\r')*" ;;
+	newline) g="tcp_sendmsg
+udp_*" ;;
+	*) g="tcp_*$(printf '\v')" ;;
+	esac
+	run_fc "$tmp/o" "$tmp/e" -d 1 "$g"
+	check "glob with $c: exit 2, one line saying so, no control character in it (got $rc)" \
+		sh -c '[ "$1" = 2 ] && [ "$(grep -vc "test step" "$2")" = 1 ] &&
+		       grep -q "^funccount: invalid glob" "$2" && ! LC_ALL=C grep -q "[[:cntrl:]]" "$2"' sh "$rc" "$tmp/e"
+done
+
 tree_sum "$R/fs" > "$tmp/after"
 same "the fake tree is left as found (no instance)" "$tmp/before" "$tmp/after"
 

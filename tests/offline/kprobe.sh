@@ -56,6 +56,35 @@ for spec in 'x:tcp_sendmsg' 'p:' 'p' 'p: ' 'p:grp/ev tcp_sendmsg' 'r5:tcp_sendms
 		sh "$rc" "$tmp/e"
 done
 
+# a newline in a definition would be a second command to the kernel
+# (here: removing another tool's probe), '#' a comment dropping the rest,
+# other control characters too: refused before anything is made - exit
+# 2, one line without the control character, kprobe_events unchanged
+tc=$tmp/ctl
+fake_tree "$tc" linux-6.1 sock/inet_sock_set_state
+printf 'p:kprobes/other do_sys_open\n' > "$tc/fs/kprobe_events"
+tree_sum "$tc/fs" > "$tc.before"
+nl='
+'
+for c in newline CR 0x01 '#'; do
+	case $c in
+	newline) spec="p:tcp_sendmsg x=%di${nl}-:kprobes/other" ;;
+	CR) spec="p:tcp_sendmsg x=%di$(printf '\r')" ;;
+	0x01) spec="p:tcp_sendmsg$(printf '\001')x=%di" ;;
+	*) spec='p:tcp_sendmsg x=%di # comment' ;;
+	esac
+	FTNET_TRACEFS=$tc/fs FTNET_FAKE_INSTANCE=$tc/tmpl "$KP" -d 1 "$spec" >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "definition with $c: exit 2, one line naming the byte, no control character in it (got $rc)" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^kprobe: bad probe" "$2" &&
+		       ! LC_ALL=C grep -q "[[:cntrl:]]" "$2"' sh "$rc" "$tmp/e"
+done
+FTNET_TRACEFS=$tc/fs FTNET_FAKE_INSTANCE=$tc/tmpl "$KP" -d 1 'p:tcp_sendmsg x=%di' "common_pid == 1${nl}x" >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "a filter with a newline: exit 2, one line (got $rc)" \
+	sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^kprobe: bad filter: byte 16 is a newline" "$2" &&
+	       ! LC_ALL=C grep -q "[[:cntrl:]]" "$2"' sh "$rc" "$tmp/e"
+tree_sum "$tc/fs" > "$tc.after"
+same "control characters: nothing written, no instance (tree as found)" "$tc.before" "$tc.after"
+
 # ------------------------------------------------------------ with kprobes
 tk=$tmp/kp
 fake_tree "$tk" linux-6.1 sock/inet_sock_set_state

@@ -81,7 +81,7 @@ else
 fi
 check "--prom: the NoPorts delta" grep -qx 'ftnet_netreport_stat_delta_total{stat="Udp.NoPorts"} 7' "$tmp/p.prom"
 check "--prom: no traced series without tracing" sh -c '! grep -q "^ftnet_netreport_\(retransmit\|drops\|resets\)" "$1"' sh "$tmp/p.prom"
-check "--prom: no temporary file left" test ! -e "$tmp/p.prom.tmp"
+check "--prom: no temporary file left" sh -c '[ -z "$(ls -A "$1" | grep "^\.p\.prom\.")" ] && test ! -e "$1/p.prom.tmp"' sh "$tmp"
 if command -v promtool >/dev/null 2>&1; then
 	check "--prom: promtool check metrics" sh -c 'promtool check metrics <"$1" >/dev/null 2>&1' sh "$tmp/p.prom"
 fi
@@ -108,6 +108,26 @@ chk 3 UNKNOWN "a traced value without tracing" --crit 'traced.drops>1'
 run "$tmp/c" "$tmp/ce" --check --json --crit 'NoPorts>6'
 check "--check --json: exit 2, the state in the document" \
 	sh -c '[ "$1" = 2 ] && grep -q "\"check\":{\"status\":\"CRITICAL\",\"exit\":2," "$2"' sh "$rc" "$tmp/c"
+# a --prom FILE that fails at the end (FILE is a directory: the start-up
+# check, a file created in its directory, passes; the rename over it
+# cannot): one status line, the first, UNKNOWN with the reason, the
+# thresholds' result after it; with --json the document alone, UNKNOWN
+mkdir -p "$tmp/pd/x.prom"
+FTNET_PROC=$P "$BIN/netreport" -n -d 0.2 --check --warn 'NoPorts>1000' --prom "$tmp/pd/x.prom" \
+	>"$tmp/c" 2>"$tmp/ce"; rc=$?
+check "--check, --prom not written: exit 3 (got $rc)" [ "$rc" = 3 ]
+check "--check, --prom not written: one status line, the first, UNKNOWN with why" sh -c '
+	[ "$(grep -c "^NETREPORT " "$1")" = 1 ] &&
+	head -n 1 "$1" | grep -q "^NETREPORT UNKNOWN - cannot write .*x.prom. (--prom): Is a directory; no threshold crossed (1 checked)$"' \
+	sh "$tmp/c"
+check "--check, --prom not written: the report follows" grep -q '^Cross-check: ' "$tmp/c"
+check "--check, --prom not written: said on stderr in one line" sh -c \
+	'[ "$(wc -l <"$1")" = 1 ] && grep -q "^netreport: cannot write .*x.prom. (--prom): Is a directory$" "$1"' sh "$tmp/ce"
+FTNET_PROC=$P "$BIN/netreport" -n -d 0.2 --check --json --prom "$tmp/pd/x.prom" >"$tmp/c" 2>"$tmp/ce"; rc=$?
+check "--check --json, --prom not written: exit 3, the document alone, UNKNOWN" sh -c \
+	'[ "$1" = 3 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "\"check\":{\"status\":\"UNKNOWN\",\"exit\":3,\"summary\":\"cannot write .*(--prom): Is a directory" "$2"' \
+	sh "$rc" "$tmp/c"
+check "--prom not written: no temporary file left" sh -c '[ -z "$(ls -A "$1" | grep -vx x.prom)" ]' sh "$tmp/pd"
 
 # -N PID: FTNET_PROC/PID/net; the process's namespace (ns/net) must be
 # the same at the end, else two namespaces' counters would be subtracted
@@ -159,7 +179,7 @@ for bad in 'NoPorts' 'NoPorts>' '>5' 'NoPorts>-1' 'NoPorts>1/m' 'NoPorts=5' 'NoP
 done
 FTNET_PROC=$P "$BIN/netreport" -n -d 30 --prom "$tmp/no/such/dir/x.prom" >"$tmp/o" 2>"$tmp/e"
 check "--prom into a missing directory: exit 1 at once, one line, no report" \
-	sh -c '[ "$1" = 1 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "^netreport: cannot write .*x.prom.tmp: No such file" "$2" && ! test -s "$3"' \
+	sh -c '[ "$1" = 1 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "^netreport: cannot write .*x.prom. (--prom): No such file" "$2" && ! test -s "$3"' \
 	sh "$?" "$tmp/e" "$tmp/o"
 FTNET_PROC=$P "$BIN/netreport" -n -d 1 --crit 'NoPorts>1' >"$tmp/o" 2>"$tmp/e"
 check "--crit without --check: exit 2" [ "$?" = 2 ]

@@ -43,6 +43,17 @@ for t in tcpdrop tcpretrans tcptop udptop; do
 	"$BIN/$t" -i 10000000 -h >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "$t -i at the maximum is accepted" [ "$rc" = 0 ]
 done
+# --max-series: a count, 0 (no cap) included; where --prom or --top is
+for t in tcpretrans tcptop netreport; do
+	"$BIN/$t" --max-series x >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t --max-series x: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "invalid --max-series" "$2"' sh "$rc" "$tmp/e"
+	"$BIN/$t" --max-series 0 -h >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "$t --max-series 0 is accepted, and in -h" \
+		sh -c '[ "$1" = 0 ] && grep -q "^  --max-series N" "$2"' sh "$rc" "$tmp/o"
+done
+"$BIN/tcpsnoop" --max-series 5 >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "tcpsnoop --max-series: not one of its options (exit 2)" [ "$rc" = 2 ]
 # kprobe/tpoint: -v is "view the format" (perf-tools), not verbose; no --top
 "$BIN/tpoint" --top 3 x:y >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "tpoint --top: not one of its options (exit 2)" [ "$rc" = 2 ]

@@ -97,6 +97,24 @@ check "-p and a filter: joined with &&" grep -qx '(sport == 5000 || dport == 500
 fake_run "$t618" "$fx618" "$tmp/o" "$tmp/e" "$TP" -d 1 -p 4242 sock:inet_sock_set_state
 check "-p alone: common_pid filter" grep -qx 'common_pid == 4242' \
 	"$t618/seen/events/sock/inet_sock_set_state/filter"
+# a filter carrying a control character is refused before anything is
+# made: exit 2, one line naming the byte (not the text), nothing written
+# (the leftovers check below: the tree as found)
+nl='
+'
+for c in newline CR ESC; do
+	case $c in
+	newline) f="newstate == 1${nl}x" ;;
+	CR) f="newstate == 1$(printf '\r')" ;;
+	*) f="newstate == $(printf '\033')[2J1" ;;
+	esac
+	rm -rf "$t618/seen"
+	fake_run "$t618" /dev/null "$tmp/o" "$tmp/e" "$TP" -d 1 sock:inet_sock_set_state "$f"
+	check "filter with $c: exit 2, one line, no control character in it (got $rc)" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^tpoint: bad filter: byte 1[34] is" "$2" &&
+		       ! LC_ALL=C grep -q "[[:cntrl:]]" "$2"' sh "$rc" "$tmp/e"
+	check "filter with $c: no instance was made" [ ! -d "$t618/seen" ]
+done
 
 # losses reach stderr and the JSON stream
 { head -40 "$fx618"; echo 'CPU:1 [LOST 5 EVENTS]'; tail -n +41 "$fx618"; } > "$tmp/lost.txt"

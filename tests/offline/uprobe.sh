@@ -3,7 +3,8 @@
 # each spec turns into (-n), the ELF symbol code on the built helper
 # (build/tests/utarget) and on a stripped copy of it (.dynsym, said on
 # stderr), -l, library names, and bad specs: one line, exit 2, before
-# tracefs is touched (FTNET_TRACEFS points at an empty directory).
+# tracefs is touched (FTNET_TRACEFS points at an empty directory); a FIFO
+# at the path is refused at once, not waited on.
 . "$(dirname "$0")/fakefs.inc"
 
 tmp=$(mktemp -d)
@@ -142,5 +143,49 @@ bad "-l not ELF" "not an ELF file" -l /etc/passwd
 bad "-l without PATH" "-l needs a PATH" -l
 bad "extra operand" "unexpected argument" "p:$X:ut_int" "a > 1" extra
 bad "bad PID" "invalid PID" -p nope "p:$X:ut_int"
+# a FIFO at the path (issue 22): refused at once (no wait for a writer),
+# also with an offset, where nothing of the file is read
+mkfifo "$tmp/fifo"
+fifo() { # NAME ARGS...: ends within 5 s, exit 2, one line saying so
+	_n=$1; shift
+	timeout 5 "$U" "$@" >"$tmp/o" 2>"$tmp/e"; _rc=$?
+	if [ "$_rc" = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] &&
+	   grep -qF "$tmp/fifo: not a regular file" "$tmp/e" && [ ! -s "$tmp/o" ]; then
+		ok "$_n"
+	else
+		not_ok "$_n (rc $_rc$([ "$_rc" = 124 ] && echo ': still waiting after 5 s'))"
+		sed 's/^/#   /' "$tmp/e" | head -3
+	fi
+}
+fifo "a FIFO at the path: exit 2 at once, one line" -n "p:$tmp/fifo:main"
+fifo "a FIFO at the path with an offset: exit 2 at once, one line" -n "p:$tmp/fifo:0x10"
+fifo "-l on a FIFO: exit 2 at once, one line" -l "$tmp/fifo"
 check "nothing was created in the (empty) tracefs" [ -z "$(ls -A "$tmp/fs")" ]
+
+# a newline in ARGS would be a second command to the kernel (here one
+# removing another tool's uprobe), '#' a comment dropping the rest:
+# refused before anything is made, -n included - exit 2, one line
+# without the control character, uprobe_events unchanged
+tu=$tmp/ctl
+fake_tree "$tu" linux-6.18
+printf 'p:uprobes/other /bin/true:0x1000\n' > "$tu/fs/uprobe_events"
+tree_sum "$tu/fs" > "$tu.before"
+nl='
+'
+for c in newline CR 0x01 '#'; do
+	case $c in
+	newline) spec="p:$X:ut_int a=%di${nl}-:uprobes/other" ;;
+	CR) spec="p:$X:ut_int a=%di$(printf '\r')" ;;
+	0x01) spec="p:$X:ut_int$(printf '\001')a=%di" ;;
+	*) spec="p:$X:ut_int a=%di #" ;;
+	esac
+	for dry in "" -n; do
+		FTNET_TRACEFS=$tu/fs FTNET_FAKE_INSTANCE=$tu/tmpl "$U" $dry -d 1 "$spec" >"$tmp/o" 2>"$tmp/e"; rc=$?
+		check "definition with $c${dry:+ ($dry)}: exit 2, one line, no control character in it (got $rc)" \
+			sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^uprobe: bad probe" "$2" &&
+			       ! LC_ALL=C grep -q "[[:cntrl:]]" "$2" && [ ! -s "$3" ]' sh "$rc" "$tmp/e" "$tmp/o"
+	done
+done
+tree_sum "$tu/fs" > "$tu.after"
+same "control characters: nothing written, no instance (tree as found)" "$tu.before" "$tu.after"
 done_tap

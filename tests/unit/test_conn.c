@@ -60,7 +60,7 @@ static void test_table(void)
 
 static void test_kprobe_line(void)
 {
-	char line[] = "      conngen-srv-218     [001] ..s1.   123.456789: set_state: "
+	char line[] = "     conngen-srv-218     [001] ..s1.   123.456789: set_state: "
 		      "(tcp_set_state+0x0/0x2a0) sk=0xffff888100001000 daddr=16777343 "
 		      "saddr=16777343 dport=60435 sport=5100 family=2 state=4 newstate=5 "
 		      "tx=50001 rx=30000 skflags=0x100";
@@ -91,7 +91,7 @@ static void test_tp_line(void)
 		      "family=AF_INET protocol=IPPROTO_TCP sport=49593 dport=41190 saddr=127.0.0.1 "
 		      "daddr=127.0.0.1 saddrv6=::ffff:127.0.0.1 daddrv6=::ffff:127.0.0.1 "
 		      "oldstate=TCP_ESTABLISHED newstate=TCP_FIN_WAIT1";
-	char sctp[] = "     x-1   [000] .....   1.000000: inet_sock_set_state: family=AF_INET "
+	char sctp[] = "               x-1     [000] .....     1.000000: inet_sock_set_state: family=AF_INET "
 		      "protocol=IPPROTO_SCTP sport=1 dport=2 saddr=127.0.0.1 daddr=127.0.0.1 "
 		      "saddrv6=::ffff:127.0.0.1 daddrv6=::ffff:127.0.0.1 oldstate=TCP_CLOSE "
 		      "newstate=TCP_LISTEN";

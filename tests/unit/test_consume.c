@@ -9,6 +9,10 @@
  *    said in a log line and counted: an event that cannot be held is
  *    reported lost on its CPU, never dropped silently; a stack that cannot
  *    be stored whole ends in a visible marker frame, never a NULL frame.
+ *  - task names with newlines (trace_pipe cuts the line): the pieces are
+ *    joined into the event, none is taken for an event, a frame or a loss
+ *    marker; a line not understood is counted (ops->unparsed, else
+ *    ops->lost with CPU -1), never skipped in silence.
  * The event and stack lines are those of tests/fixtures/linux-6.18.
  */
 #include "ftnet_int.h"
@@ -128,6 +132,114 @@ static int run(int stacks, struct seen *s)
 	return err;
 }
 
+/* ---- task names with newlines, lines not understood ---- */
+struct names {
+	int events, frames[8];
+	char comm[8][24], name[8][32];
+	uint64_t lost, unparsed;
+	int lost_cpu;
+};
+
+static int on_name_event(void *vc, const struct ftn_event *ev)
+{
+	struct names *s = vc;
+
+	if (s->events < 8) {
+		snprintf(s->comm[s->events], sizeof(s->comm[0]), "%s", ev->comm);
+		snprintf(s->name[s->events], sizeof(s->name[0]), "%s", ev->name);
+		s->frames[s->events] = ev->nframes;
+	}
+	s->events++;
+	return 0;
+}
+
+static void on_name_lost(void *vc, int cpu, uint64_t n)
+{
+	struct names *s = vc;
+
+	s->lost += n;
+	s->lost_cpu = cpu;
+}
+
+static void on_name_unparsed(void *vc, uint64_t n)
+{
+	((struct names *)vc)->unparsed += n;
+}
+
+static int run_names(int stacks, int with_unparsed, struct names *s)
+{
+	struct ftn_consumer_opts o = { .period_s = 0.1, .duration_s = 0.3, .want_stacks = stacks };
+	struct ftn_consumer_ops ops = { .event = on_name_event, .lost = on_name_lost,
+					.unparsed = with_unparsed ? on_name_unparsed : NULL };
+	struct ftn_instance *inst = ftn_instance_create("testconsume");
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->lost_cpu = -2;
+	if (!inst)
+		return -errno;
+	err = ftn_consume(inst, &o, &ops, s);
+	ftn_instance_destroy(inst);
+	return err;
+}
+
+/* The kernel's "%16s-%-7d [%03d] ..." of these names, as 6.18 prints them
+ * (a newline raw) */
+#define NL_CTX "-24461   [001] ...1.   695.588412: "
+#define NL_TEXT \
+	"             a\nb" NL_CTX "tracing_mark_write: m=1\n" \
+	"        x-1 [0] " NL_CTX "tracing_mark_write: m=2\n" \
+	" \nCPU:1 [LOST 9 " NL_CTX "tracing_mark_write: m=3\n" \
+	"             \n\n\n" NL_CTX "tracing_mark_write: m=4\n" \
+	"          tcpgen" NL_CTX "tcp_retransmit_skb: sport=1\n" \
+	"          tcpgen" NL_CTX "<stack trace>\n" \
+	" => tcp_ack\n" \
+	" => ip_rcv\n" \
+	" => abcdefghij\nx" NL_CTX "tracing_mark_write: m=5\n" \
+	"garbage line\n" \
+	"          tcpgen" NL_CTX "tracing_mark_write: m=6\n"
+
+static void test_names(void)
+{
+	static const char *const want[] = {
+		"a\nb", "x-1 [0] ", "\nCPU:1 [LOST 9 ", "\n\n\n", "tcpgen", "=> abcdefghij\nx", "tcpgen",
+	};
+	struct names s;
+	int err;
+
+	write_pipe(NL_TEXT, strlen(NL_TEXT));
+	for (int stacks = 0; stacks < 2; stacks++) {
+		int differ = -1;
+
+		err = run_names(stacks, 1, &s);
+		for (int i = 6; i >= 0; i--)
+			if (strcmp(s.comm[i], want[i]))
+				differ = i;
+		ok(err == 0 && s.events == 7 && differ < 0,
+		   "%s: names with newlines, brackets, a fake loss marker: 7 events, each of its task "
+		   "(%d events; first other name: event %d)", stacks ? "stacks" : "no stacks", s.events,
+		   differ);
+		ok(s.lost == 0 && s.unparsed == 1,
+		   "%s: no loss from a name, the garbage line counted (%llu lost, %llu unparsed)",
+		   stacks ? "stacks" : "no stacks", (unsigned long long)s.lost,
+		   (unsigned long long)s.unparsed);
+	}
+	ok(s.frames[4] == 2 && !strcmp(s.name[5], "tracing_mark_write"),
+	   "the stack keeps its short frames, the piece ' => abcdefghij' is not one (%d frames)",
+	   s.frames[4]);
+	/* without an unparsed callback: through lost, CPU -1 */
+	err = run_names(0, 0, &s);
+	ok(err == 0 && s.events == 7 && s.lost == 1 && s.lost_cpu == -1,
+	   "no unparsed callback: said through lost, CPU -1 (%llu on %d)",
+	   (unsigned long long)s.lost, s.lost_cpu);
+	/* a piece never completed: each counted, the next line whole */
+	write_pipe("             a\n\n" RTX, strlen("             a\n\n" RTX));
+	err = run_names(0, 1, &s);
+	ok(err == 0 && s.events == 1 && s.unparsed == 1 && !strcmp(s.name[0], "tcp_retransmit_skb"),
+	   "pieces nothing completes: counted (blank ones not), the next line an event "
+	   "(%d events, %llu unparsed)", s.events, (unsigned long long)s.unparsed);
+}
+
 /* text + more, grown as needed */
 static char *cat(char *text, size_t *len, const char *more, size_t n)
 {
@@ -243,6 +355,8 @@ int main(void)
 	   "(%d frames, last '%s', %d NULL)", s.rtx_frames, s.rtx_last, s.null_frames);
 	ok(strstr(logged, "out of memory") != NULL, "and said: '%s'", logged);
 	is_int((int)s.lost, 0, "the event itself is not lost");
+
+	test_names();
 
 	free(text);
 	snprintf(p, sizeof(p), "rm -rf '%s'", tmp);

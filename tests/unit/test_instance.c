@@ -19,6 +19,26 @@
 
 static char tmp[256];
 
+/* Every file below dir with its content, one string (to compare a tree
+ * before and after); the caller frees. */
+static char *tree_text(const char *dir)
+{
+	char cmd[1200], *out;
+	FILE *f;
+	size_t cap = 1 << 16, n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -type f | sort | while read -r f; do echo \"== $f\"; cat \"$f\"; done", dir);
+	if (!(f = popen(cmd, "r")) || !(out = malloc(cap))) {
+		if (f)
+			pclose(f);
+		return NULL;
+	}
+	n = fread(out, 1, cap - 1, f);
+	out[n] = '\0';
+	pclose(f);
+	return out;
+}
+
 static void test_long_trigger(void)
 {
 	char fs[300], p[1024], ev[1024], out[300], *trig, *want, *got;
@@ -77,6 +97,81 @@ static void test_long_trigger(void)
 	ftn_tracefs_set_root(NULL);
 }
 
+/* What a caller gives for a control file (filter, trigger, glob, PID
+ * list...) never carries a control character into it: a newline is a
+ * second command where the kernel takes several, \r \v \f split like a
+ * blank. Refused with -EINVAL and one line in ftn_error_last(), nothing
+ * written; a TAB (a blank to every kernel parser) is taken. */
+static void test_control_chars(void)
+{
+	static const char *const bad[] = { "x\n", "a == 1\nb", "a\r", "a\x01", "a\x1b[2J", "\x7f", NULL };
+	char fs[300], p[1024], ev[1024], *before = NULL, *got;
+	struct ftn_instance *inst;
+	int r;
+
+	snprintf(fs, sizeof(fs), "%s/cfs", tmp);
+	mkdir(fs, 0755);
+	snprintf(p, sizeof(p), "%s/instances", fs);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/ctmpl", tmp);
+	mkdir(p, 0755);
+	snprintf(ev, sizeof(ev), "%s/ctmpl/events", tmp);
+	mkdir(ev, 0755);
+	strcat(ev, "/skb");
+	mkdir(ev, 0755);
+	strcat(ev, "/kfree_skb");
+	mkdir(ev, 0755);
+	snprintf(p, sizeof(p), "%s/filter", ev);
+	tap_put(p, "");
+	snprintf(p, sizeof(p), "%s/trigger", ev);
+	tap_put(p, "");
+	snprintf(p, sizeof(p), "%s/ctmpl/set_ftrace_filter", tmp);
+	tap_put(p, "");
+	snprintf(p, sizeof(p), "%s/ctmpl/set_event_pid", tmp);
+	tap_put(p, "");
+	snprintf(p, sizeof(p), "%s/ctmpl/trace_marker", tmp);
+	tap_put(p, "");
+	snprintf(p, sizeof(p), "%s/ctmpl", tmp);
+	setenv("FTNET_FAKE_INSTANCE", p, 1);
+	ftn_tracefs_set_root(fs);
+	inst = ftn_instance_create("ctest");
+	ok(inst != NULL, "ctl: fake instance created");
+	if (!inst)
+		goto out;
+	snprintf(p, sizeof(p), "%s/instances/%s", fs, ftn_instance_name(inst));
+	for (int i = 0; bad[i]; i++) {
+		free(before);
+		before = tree_text(p);
+		r = ftn_event_set_filter(inst, "skb", "kfree_skb", bad[i]);
+		ok(r == -EINVAL && *ftn_error_last() && !strchr(ftn_error_last(), '\n'),
+		   "ctl %d: filter refused (%d), one line: %s", i, r, ftn_error_last());
+		r = ftn_event_add_trigger(inst, "skb", "kfree_skb", bad[i]);
+		ok(r == -EINVAL, "ctl %d: trigger refused (%d)", i, r);
+		r = ftn_ftrace_filter_add(inst, bad[i]);
+		ok(r == -EINVAL, "ctl %d: set_ftrace_filter glob refused (%d)", i, r);
+		r = ftn_tracefs_write(inst, "set_event_pid", bad[i], 0);
+		ok(r == -EINVAL, "ctl %d: set_event_pid refused (%d)", i, r);
+		got = tree_text(p);
+		ok(got && before && !strcmp(got, before), "ctl %d: nothing written in the instance", i);
+		free(got);
+	}
+	/* globs: also 0xa0, a blank to the kernel's set_ftrace_filter
+	 * parser ("tcp\xa0*" would add "*": every function) */
+	is_int(ftn_ftrace_filter_add(inst, "tcp_x\xa0*"), -EINVAL, "ctl: glob with 0xa0 refused");
+	is_int(ftn_ftrace_filter_count((const char *const[]){ "tcp_x\r", NULL }, NULL, &(size_t){ 0 }),
+	       -EINVAL, "ctl: ftn_ftrace_filter_count refuses a control character too");
+	/* a TAB is taken; trace_marker carries text, newlines included */
+	is_int(ftn_event_set_filter(inst, "skb", "kfree_skb", "a == 1\t&& b == 2"), 0,
+	       "ctl: filter with a TAB taken");
+	is_int(ftn_tracefs_write(inst, "trace_marker", "two\nlines\n", 1), 0,
+	       "ctl: trace_marker takes newlines (data, not a command)");
+	is_int(ftn_instance_destroy(inst), 0, "ctl: instance destroyed");
+out:
+	free(before);
+	unsetenv("FTNET_FAKE_INSTANCE");
+	ftn_tracefs_set_root(NULL);
+}
+
 static void test_mounts(void)
 {
 	char proc[300], mnt[300], p[400], *text, *got = NULL;
@@ -131,6 +226,7 @@ int main(void)
 	}
 	ftn_set_verbose(0);
 	test_long_trigger();
+	test_control_chars();
 	test_mounts();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)

@@ -66,6 +66,52 @@ static int parse(const char *text, struct ftn_event *ev, char *buf, size_t size)
 	return ftn_parse_line(buf, strlen(buf), ev, &lost);
 }
 
+static int is_digit_str(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	return *s >= '0' && *s <= '9';
+}
+
+/* A line as the kernel prints it (trace_print_context): the comm right-
+ * aligned in 16 columns, "-PID" left-aligned in pidw (7 since 5.14, 5
+ * before), "(TGID) " with record-tgid, "[CPU] ", the irq flags (absent
+ * without irq-info), " SECS.USECS: ", then the event. */
+static int kline(char *buf, size_t size, const char *comm, int pid, int pidw,
+		 const char *tgid, int cpu, const char *flags, const char *rest)
+{
+	int n = snprintf(buf, size, "%16s-%-*d ", comm, pidw, pid);
+
+	if (tgid)
+		n += snprintf(buf + n, size - (size_t)n, "(%s) ", tgid);
+	n += snprintf(buf + n, size - (size_t)n, "[%03d] %s %5lu.%06lu: %s", cpu, flags ? flags : "",
+		      12UL, 345678UL, rest);
+	return n;
+}
+
+/* Task names anyone can give itself (prctl PR_SET_NAME: 15 bytes of
+ * anything): the line says which event, when and where whatever the
+ * name holds. want: the comm the parser gives (the kernel's padding
+ * hides a name's leading blanks). */
+static void hostile(const char *comm, const char *want, const char *tgid, const char *why)
+{
+	struct ftn_event ev;
+	char buf[512];
+	uint64_t lost = 0;
+	int k, n;
+
+	n = kline(buf, sizeof(buf), comm, 24461, 7, tgid, 1, "...1.",
+		  "tracing_mark_write: m=1 comm=\"x-1 [0] 9.0: e: \"");
+	k = ftn_parse_line(buf, (size_t)n, &ev, &lost);
+	ok(k == FTN_LINE_EVENT && !strcmp(ev.comm, want) && ev.pid == 24461 && ev.cpu == 1 &&
+	   ev.ts_ns == 12345678000ULL && !strcmp(ev.name, "tracing_mark_write") &&
+	   !strcmp(ev.flags, "...1.") && ftn_event_str(&ev, "m") && !strcmp(ftn_event_str(&ev, "m"), "1") &&
+	   (!tgid || ev.tgid == (is_digit_str(tgid) ? atoi(tgid) : -1)),
+	   "task name %s: one event of that task, its name whole (kind %d, comm '%s', pid %d, cpu %d, "
+	   "name '%s')", why, k, k == FTN_LINE_EVENT ? ev.comm : "", k == FTN_LINE_EVENT ? ev.pid : 0,
+	   k == FTN_LINE_EVENT ? ev.cpu : -1, k == FTN_LINE_EVENT ? ev.name : "");
+}
+
 int main(void)
 {
 	struct ftn_event ev;
@@ -140,7 +186,7 @@ int main(void)
 	is_str(ftn_event_str(&ev, "x"), "1", "field after a quoted string");
 
 	/* a task name with spaces and dashes, a TGID column, 4-char flags */
-	k = parse("   my task-name-1234  (  1200) [003] d..2  1234.567890123: sched_x: a=1 b=two",
+	k = parse("    my task-name-1234    (   1200) [003] d..2  1234.567890123: sched_x: a=1 b=two",
 		  &ev, buf, sizeof(buf));
 	is_int(k, FTN_LINE_EVENT, "record-tgid line is an event");
 	is_str(ev.comm, "my task-name", "comm with space and dash");
@@ -176,5 +222,72 @@ int main(void)
 	is_int(parse("", &ev, buf, sizeof(buf)), FTN_LINE_OTHER, "empty line");
 	is_int(parse("# tracer: nop", &ev, buf, sizeof(buf)), FTN_LINE_OTHER, "comment line");
 	is_int(parse("garbage-12 [000] nonsense", &ev, buf, sizeof(buf)), -EINVAL, "malformed line");
+
+	/* ---- hostile task names (issue 22): the comm field is the line's
+	 * first 16 bytes whatever they hold; nothing in them moves the
+	 * PID, CPU, timestamp or event name ---- */
+	hostile("x-1 [0] ", "x-1 [0] ", NULL, "'x-1 [0] ' (a fake PID and CPU)");
+	hostile("q [7] ", "q [7] ", NULL, "'q [7] ' (a fake CPU column)");
+	hostile("a-1 [2] 3: e: ", "a-1 [2] 3: e: ", NULL, "'a-1 [2] 3: e: ' (a whole fake event)");
+	hostile("-123 [001] 1.0:", "-123 [001] 1.0:", NULL, "'-123 [001] 1.0:' (15 bytes, fake context)");
+	hostile("=>abcdefghijklm", "=>abcdefghijklm", NULL, "'=>abcdefghijklm' (the line looks like a frame)");
+	hostile("x: sock:inet_so", "x: sock:inet_so", NULL, "'x: sock:inet_so' (a fake event name)");
+	hostile("x (1) [2] ", "x (1) [2] ", "   1200", "'x (1) [2] ' with a TGID column");
+	hostile("x-1 (-------)", "x-1 (-------)", "-------", "'x-1 (-------)' with an unknown TGID");
+	hostile("abc123", "abc123", NULL, "ending in digits");
+	hostile("x-99", "x-99", NULL, "ending in -digits");
+	hostile("0123456789abcde", "0123456789abcde", NULL, "of 15 bytes (one blank of padding)");
+	hostile("  lead", "lead", NULL, "with leading blanks (the padding hides them)");
+	hostile("tail  ", "tail  ", NULL, "with trailing blanks");
+	hostile("\x1b]0;hi\x07", "\x1b]0;hi\x07", NULL, "with terminal escapes");
+	hostile("\t\rz\x7f\x80\xff", "\t\rz\x7f\x80\xff", NULL, "with control and high bytes");
+	hostile("<...>", "<...>", NULL, "'<...>'");
+	hostile("<idle>", "<idle>", NULL, "'<idle>'");
+	hostile("", "", NULL, "empty");
+
+	/* A newline in the name: trace_pipe prints the line in two (6.18 does
+	 * not escape it). Neither half alone is an event (the consumer joins
+	 * them, test_consume); joined, the line is one. */
+	k = parse("             a", &ev, buf, sizeof(buf));
+	ok(k < 0, "name 'a\\nb': the first half is not an event and not blank (%d)", k);
+	k = parse("b-24461   [001] ...1.   695.588412: tracing_mark_write: m=610a62", &ev, buf, sizeof(buf));
+	ok(k < 0, "name 'a\\nb': the second half is not an event (%d%s%s)", k, k == FTN_LINE_EVENT ? ", comm " : "",
+	   k == FTN_LINE_EVENT ? ev.comm : "");
+	k = parse("             a\nb-24461   [001] ...1.   695.588412: tracing_mark_write: m=610a62",
+		  &ev, buf, sizeof(buf));
+	ok(k == FTN_LINE_EVENT && !strcmp(ev.comm, "a\nb") && ev.pid == 24461,
+	   "name 'a\\nb': the two halves joined are one event of that task");
+	lost = 0;
+	k = parse("CPU:1 [LOST 9 -24461   [001] ...1.   695.588412: tracing_mark_write: m=1", &ev, buf, sizeof(buf));
+	ok(k < 0, "name '\\nCPU:1 [LOST 9 ': the second half is no loss marker (%d)", k);
+	k = parse(" => abcdefghij", &ev, buf, sizeof(buf));
+	is_int(k, FTN_LINE_FRAME, "a frame line alone is a frame (the consumer looks at the next line)");
+
+	/* the kernel's other forms of the context */
+	k = parse("          <idle>-0     [001] d.s2   123.456789: kfree_skb: skbaddr=1 location=2 protocol=2048",
+		  &ev, buf, sizeof(buf));
+	ok(k == FTN_LINE_EVENT && !strcmp(ev.comm, "<idle>") && ev.pid == 0 && ev.cpu == 1 &&
+	   !strcmp(ev.flags, "d.s2") && ev.ts_ns == 123456789000ULL,
+	   "before 5.14: PID in 5 columns, 4-char flags");
+	k = parse("          tcpgen-4194304 (4194300) [1023] .....   641.929491: x: a=1", &ev, buf, sizeof(buf));
+	ok(k == FTN_LINE_EVENT && ev.pid == 4194304 && ev.tgid == 4194300 && ev.cpu == 1023,
+	   "a 7-digit PID and TGID, a 4-digit CPU");
+	k = parse("          tcpgen-168   (-----) [000]   641.929491: x: a=1", &ev, buf, sizeof(buf));
+	ok(k == FTN_LINE_EVENT && ev.pid == 168 && ev.tgid == -1 && !strcmp(ev.flags, ""),
+	   "old unknown TGID (-----), no irq-info flags");
+	k = parse("          tcpgen-168     [000] .....   641.929491: <stack trace>", &ev, buf, sizeof(buf));
+	is_int(k, FTN_LINE_STACK, "<stack trace> head in the fixed layout");
+	/* lines that are not the kernel's layout are not guessed at */
+	k = parse("tcpgen-168 [000] ..... 3.172655: rt: (tcp_retransmit_skb+0x4/0xe0) skb=0x1",
+		  &ev, buf, sizeof(buf));
+	ok(k < 0, "a line whose comm field is not 16 columns is not an event (%d)", k);
+	k = parse("          tcpgen-16x     [000] .....   641.929491: x: a=1", &ev, buf, sizeof(buf));
+	ok(k < 0, "a PID that is not digits (%d)", k);
+	k = parse("          tcpgen-168     [000] .....   641.929491", &ev, buf, sizeof(buf));
+	ok(k < 0, "no event after the timestamp (%d)", k);
+	k = parse("          tcpgen-168     [000] .....   641.929491: x", &ev, buf, sizeof(buf));
+	ok(k < 0, "no ': ' after the event name (%d)", k);
+	k = parse("CPU:1 [LOST 42 EVENTS] x", &ev, buf, sizeof(buf));
+	ok(k < 0, "a loss marker with more after it is not one (%d)", k);
 	return tap_done();
 }

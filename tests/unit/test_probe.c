@@ -162,6 +162,59 @@ static void test_fake_tree(void)
 	is_int(ftn_instance_destroy(inst), 0, "fake: second instance destroyed");
 }
 
+/* ---- definitions the kernel would read as something else ------------ */
+
+/* A newline in a definition is a second command to the kernel (here one
+ * deleting another tool's probe), '#' a comment that drops the rest:
+ * refused, with one line in ftn_error_last(), and nothing written. */
+static void test_defs_refused(void)
+{
+	static const char *const bad[] = {
+		"tcp_sendmsg x=%di\n-:kprobes/other", "tcp_sendmsg x=%di\r",
+		"tcp_sendmsg\x01x=%di", "tcp_sendmsg x=%di\n", "tcp_sendmsg x=%di # c",
+		"tcp_sendmsg x=%di\x7f", NULL,
+	};
+	static const char kp[] = "p:kprobes/other do_sys_open\n";
+	struct ftn_instance *inst;
+	char before[256];
+
+	if (!tmpdir[0])
+		return;
+	put("kprobe_events", kp);
+	put("uprobe_events", "p:uprobes/other /bin/true:0x1000\n");
+	put("dynamic_events", "");
+	inst = ftn_instance_create("ptest");
+	ok(inst != NULL, "defs: instance created");
+	if (!inst)
+		return;
+	for (int i = 0; bad[i]; i++) {
+		int r = ftn_kprobe_create(inst, "e", bad[i], 0);
+		const char *why = ftn_error_last();
+
+		ok(r == -EINVAL && *why && !strchr(why, '\n'),
+		   "defs: kprobe def %d refused: -EINVAL (%d) and one line (%s)", i, r, why);
+		is_str(slurp_rel("kprobe_events"), kp, "defs:   kprobe_events unchanged");
+		r = ftn_uprobe_create(inst, "u", "/bin/true:0x1000\n-:uprobes/other", i & 1);
+		ok(r == -EINVAL, "defs: uprobe def with a newline refused (%d)", r);
+	}
+	is_str(slurp_rel("uprobe_events"), "p:uprobes/other /bin/true:0x1000\n",
+	       "defs: uprobe_events unchanged");
+	/* the choke point: every write to a definition file, whoever calls */
+	snprintf(before, sizeof(before), "%s", slurp_rel("kprobe_events"));
+	is_int(ftn_tracefs_write(NULL, "kprobe_events", "p:g/e f\n-:kprobes/other", 1), -EINVAL,
+	       "defs: ftn_tracefs_write of two lines to kprobe_events refused");
+	is_int(ftn_tracefs_write(NULL, "dynamic_events", "p:g/e f # x", 1), -EINVAL,
+	       "defs: '#' in a dynamic_events line refused");
+	is_int(ftn_tracefs_write(NULL, "uprobe_events", "p:g/e /a\xa0" "b:0x10", 1), -EINVAL,
+	       "defs: 0xa0 (a blank to the kernel) in a uprobe path refused");
+	is_int(ftn__probe_remove("kprobe_events", "kprobes", "other\n-:x/y"), -EINVAL,
+	       "defs: removal of a name with a newline refused");
+	is_str(slurp_rel("kprobe_events"), before, "defs: kprobe_events still unchanged");
+	/* a TAB is a blank to the kernel, as a space: taken */
+	is_int(ftn_kprobe_create(inst, "t", "tcp_sendmsg\tx=%di", 0), 0, "defs: TAB taken");
+	is_int(ftn_instance_destroy(inst), 0, "defs: instance destroyed");
+}
+
 /* ---- $argN detection (README is cached per process: fork) ---------- */
 
 static int argn_child(const char *readme, const char *want)
@@ -573,6 +626,7 @@ static void test_real_uprobe(void)
 int main(void)
 {
 	test_fake_tree();
+	test_defs_refused();
 	test_args();
 	test_values();
 	test_sock();

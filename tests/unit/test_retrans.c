@@ -23,10 +23,10 @@ static int dec(struct ftn_retrans_dec *d, const char *text, struct ftn_retrans *
 }
 
 #define RT(ts, skb) \
-	"tcpgen-168 [000] ..... " ts ": rt: (tcp_retransmit_skb+0x4/0xe0) " \
+	"          tcpgen-168     [000] ..... " ts ": rt: (tcp_retransmit_skb+0x4/0xe0) " \
 	"skb=" skb " pcount=1 segs=1"
 #define RT2(ts, skb, caller) \
-	"tcpgen-168 [000] ..... " ts ": rt2: (__tcp_retransmit_skb+0x4/0x860) " \
+	"          tcpgen-168     [000] ..... " ts ": rt2: (__tcp_retransmit_skb+0x4/0x860) " \
 	"skb=" skb " pcount=1 segs=1" caller
 
 int main(void)

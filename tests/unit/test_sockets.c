@@ -7,6 +7,7 @@
  * and 6.18 (ffff... pointers), each under kptr_restrict 0 (hashed) and 1.
  */
 #include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <arpa/inet.h>
@@ -967,11 +968,46 @@ static void test_ownermap_fake(const char *tmp)
 	free(t61);
 }
 
+/* The socket tables' hash key is the process's own, at random: two
+ * processes never share it (a fixed hash let a remote sender choose
+ * addresses and ports that pile up in one probe run) */
+static uint64_t child_key(void)
+{
+	uint64_t k = 0;
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		k = ftn__hash_key();
+		_exit(write(fd[1], &k, sizeof(k)) == (ssize_t)sizeof(k) ? 0 : 1);
+	}
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], &k, sizeof(k)) != (ssize_t)sizeof(k))
+		k = 0;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return k;
+}
+
+static void test_hash_key(void)
+{
+	uint64_t a = child_key(), b = child_key(), k = ftn__hash_key();
+
+	ok(a && b && a != b, "hash key: two processes, two keys (%llx %llx)",
+	   (unsigned long long)a, (unsigned long long)b);
+	ok(k && ftn__hash_key() == k, "hash key: not 0, the same for the process's life");
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/ftnet-test-sockets.XXXXXX";
 
 	signal(SIGPIPE, SIG_IGN);
+	test_hash_key();         /* first: before a table sets this process's key */
 	test_fixtures_61();
 	test_fixtures_618();
 	test_edge_cases();

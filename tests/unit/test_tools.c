@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -47,6 +48,143 @@ static void test_json(void)
 	CAPTURE(out, f, tool_json_escape(f, "\xc3\xa9-\xff-\xe2\x82\xac-\xc0\xaf-\x7f"));
 	is_str(out, "\"\xc3\xa9-\\u00ff-\xe2\x82\xac-\\u00c0\\u00af-\\u007f\"",
 	       "json: valid UTF-8 kept, stray/overlong bytes and DEL escaped");
+	free(out);
+
+	/* issue 22: C1 controls (NEL, CSI) as escapes of the same code
+	 * point; a surrogate, beyond U+10FFFF and a cut sequence byte by
+	 * byte; U+00A0 kept */
+	CAPTURE(out, f, tool_json_escape(f, "\xc2\x85\xc2\x9b\xc2\xa0\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82"));
+	is_str(out, "\"\\u0085\\u009b\xc2\xa0\\u00ed\\u00a0\\u0080\\u00f4\\u0090\\u0080\\u0080"
+	       "\\u00e2\\u0082\"", "json: C1 controls escaped, surrogates and cut sequences byte by byte");
+	free(out);
+}
+
+/* \xNN back to the byte (the text form's reading) */
+static size_t unescape(const char *s, char *out)
+{
+	size_t n = 0;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
+			char h[3] = { s[2], s[3], 0 };
+
+			out[n++] = (char)strtoul(h, NULL, 16);
+			s += 4;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	return n;
+}
+
+/* The text has no control character (C0, DEL, C1) and is valid UTF-8 */
+static int text_safe(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n; ) {
+		unsigned int c = p[i], k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+					(c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+
+		if (!k || i + k > n || c < 0x20 || c == 0x7f || (c == 0xc2 && p[i + 1] < 0xa0))
+			return 0;
+		for (unsigned int j = 1; j < k; j++)
+			if ((p[i + j] & 0xc0) != 0x80)
+				return 0;
+		i += k;
+	}
+	return 1;
+}
+
+static char *esc_str(const char *s, size_t n, int flags)
+{
+	char *out = malloc(TOOL_ESC_MAX(n) + 1);
+	size_t m = tool_esc(out, s, n, flags);
+
+	out[m] = 0;
+	return out;
+}
+
+#define ESC_STR(lit, flags) esc_str(lit, sizeof(lit) - 1, flags)
+
+/* issue 22: other users' bytes in text output */
+static void test_escape(void)
+{
+	static const char addr[] = "192.168.100.200:54321";
+	static const unsigned char bad[] = { 0x00, 0x01, 0x09, 0x0a, 0x1b, 0x1f, 0x5c, 0x7f, 0x80, 0xc2, 0xff };
+	static const unsigned char good[] = { 0x20, 0x21, 0x22, 0x5b, 0x5d, 0x7c, 0x7e };
+	char b[64], *out = NULL, *e, rt[4096], raw[1024];
+	int all = 1, exact = 1, round = 1;
+	unsigned int seed = 1;
+
+	/* every byte alone, and each bad byte at every place of a field of
+	 * 1..21 bytes: the word-at-a-time test finds exactly the first */
+	for (int c = 0; c < 256; c++) {
+		b[0] = (char)c;
+		if (tool_esc_clean(b, 1, 0) != (c >= 0x20 && c < 0x7f && c != '\\'))
+			all = 0;
+	}
+	ok(all, "escape: a byte alone goes out as it is only when printable ASCII but \\");
+	for (size_t len = 1; len <= sizeof(addr) - 1; len++)
+		for (size_t at = 0; at < len; at++) {
+			for (size_t k = 0; k < sizeof(bad); k++) {
+				memcpy(b, addr, len);
+				b[at] = (char)bad[k];
+				if (tool_esc_clean(b, len, 0) != at)
+					exact = 0;
+			}
+			for (size_t k = 0; k < sizeof(good); k++) {
+				memcpy(b, addr, len);
+				b[at] = (char)good[k];
+				if (tool_esc_clean(b, len, 0) != len)
+					exact = 0;
+			}
+		}
+	ok(exact, "escape: the clean prefix is exact at every place of fields of 1..21 bytes");
+
+	e = ESC_STR("\x1b]0;pwned\x07", 0);
+	is_str(e, "\\x1b]0;pwned\\x07", "escape: a title-setting OSC and its BEL");
+	free(e);
+	e = ESC_STR("\xff\xc0\x80\xed\xa0\x80\xf4\x90\x80\x80\xc3\xa9\xf0\x9f\x98\x80", 0);
+	is_str(e, "\\xff\\xc0\\x80\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\xc3\xa9\xf0\x9f\x98\x80",
+	       "escape: stray, overlong, surrogate, beyond U+10FFFF byte by byte; valid UTF-8 kept");
+	free(e);
+	e = ESC_STR("a|b\rc\x0b\xc2\x85\xc2\x9b\xc2\xa0\\\xe2\x82", 0);
+	is_str(e, "a|b\\x0dc\\x0b\\xc2\\x85\\xc2\\x9b\xc2\xa0\\x5c\\xe2\\x82",
+	       "escape: CR, VT, C1 NEL and CSI, the backslash, a cut sequence; NBSP kept");
+	free(e);
+	e = ESC_STR("a|\"b", TOOL_ESC_PIPE | TOOL_ESC_QUOTE);
+	is_str(e, "a\\x7c\\x22b", "escape: '|' and '\"' when asked");
+	free(e);
+	is_int(tool_esc_clean("\xc3\xa9t\xc3", 4, 0), 3, "escape: a sequence cut by the field's end");
+
+	/* random bytes: the text is safe and reads back to them */
+	for (int t = 0; t < 2000; t++) {
+		size_t len = (size_t)(rand_r(&seed) % 40);
+		size_t m;
+
+		for (size_t i = 0; i < len; i++) {
+			int r = rand_r(&seed);
+
+			/* mostly bytes near the edges of UTF-8 and ASCII */
+			raw[i] = (char)(r & 1 ? 0x70 + (r >> 1) % 0x60 : r >> 1);
+		}
+		e = esc_str(raw, len, 0);
+		m = strlen(e);
+		if (tool_esc_len(raw, len, 0) != m || !text_safe(e, m) ||
+		    unescape(e, rt) != len || memcmp(rt, raw, len))
+			round = 0;
+		CAPTURE(out, f, tool_esc_write(f, raw, len, 0));
+		if (strcmp(out, e))
+			round = 0;
+		free(out);
+		free(e);
+	}
+	ok(round, "escape: 2000 random fields: valid UTF-8 without controls, length, write, read back");
+
+	CAPTURE(out, f, { tool_esc_pad(f, "\x1b", 6, 0); tool_esc_pad(f, "\x1b", -6, 0);
+			  tool_esc_pad(f, NULL, 2, 0); tool_esc_pad(f, "ab", 0, 0); });
+	is_str(out, "  \\x1b\\x1b   -ab", "escape: padded by the escaped width, NULL as -");
 	free(out);
 }
 
@@ -105,6 +243,231 @@ static void test_counter(void)
 	   "counter: too many labels refused");
 }
 
+/* entries of dir but . and .. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The cap: a full counter evicts its smallest rows (total + total2) into
+ * the rest, exactly. */
+static void test_counter_cap(void)
+{
+	struct tool_counter *c = tool_counter_new(1, 1);
+	struct tool_counter_row **rows, *r;
+	uint64_t rest[2];
+	char key[16];
+	int is_new;
+	long n;
+
+	tool_counter_set_max(c, 8);
+	/* key i: total i+1, total2 10*(i+1); key 0 receive-only (total 0,
+	 * total2 100): it weighs 100, not 0 */
+	tool_counter_add(c, "r0", 2, 0, 100, NULL);
+	for (int i = 1; i < 8; i++) {
+		snprintf(key, sizeof(key), "r%d", i);
+		r = tool_counter_add(c, key, strlen(key), (uint64_t)i + 1, 10 * ((uint64_t)i + 1), &is_new);
+		tool_counter_set_label(c, r, 0, key);
+	}
+	is_int(tool_counter_count(c), 8, "cap: 8 rows fit a counter of max 8");
+	is_int(tool_counter_evicted(c), 0, "cap: nothing evicted yet");
+	r = tool_counter_add(c, "new", 3, 1, 1, &is_new);
+	ok(r && is_new && r->total == 1, "cap: a ninth key still gets its row");
+	/* 1 + 8/8 = 2 evicted: r1 (2+20) and r2 (3+30), not r0 (0+100) */
+	is_int(tool_counter_evicted(c), 2, "cap: a full counter evicts max/8 + 1 rows");
+	is_int(tool_counter_count(c), 7, "cap: 7 rows left");
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	is_int(n, 7, "cap: every row left is sorted");
+	ok(rest[0] == 2 + 3 && rest[1] == 20 + 30, "cap: the two smallest summed into the rest (5, 50)");
+	r = tool_counter_add(c, "r0", 2, 0, 0, &is_new);
+	ok(r && !is_new && r->total2 == 100, "cap: the receive-only row weighs its total2 and stays");
+	r = tool_counter_add(c, "r1", 2, 0, 0, &is_new);
+	ok(r && is_new && r->total == 0, "cap: an evicted key comes back as a new row");
+	n = tool_counter_sorted(c, 0, 0, &rows, rest);
+	ok(rest[0] == 2 + 3 && rest[1] == 20 + 30, "cap: this interval's counts of evicted rows in the interval's rest");
+	tool_counter_reset(c);
+	n = tool_counter_sorted(c, 0, 0, &rows, rest);
+	ok(n == 0 && rest[0] == 0 && rest[1] == 0, "cap: the interval's rest starts again at reset");
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	ok(rest[0] == 5 && rest[1] == 50, "cap: the run's rest does not");
+	tool_counter_free(c);
+
+	/* a rest with no row: the run's values of keys known only as a sum */
+	c = tool_counter_new(1, 1);
+	tool_counter_add(c, "a", 1, 3, 1, NULL);
+	tool_counter_fold(c, 4, 2);
+	n = tool_counter_sorted(c, 1, 0, &rows, rest);
+	ok(n == 1 && rest[0] == 4 && rest[1] == 2 && tool_counter_total(c, 0) == 7 &&
+	   tool_counter_total(c, 1) == 3, "fold: into the rest and the totals, no row");
+	tool_counter_free(c);
+
+	/* no cap */
+	c = tool_counter_new(0, 1);
+	tool_counter_set_max(c, 0);
+	for (int i = 0; i < 10000; i++)
+		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
+	ok(tool_counter_count(c) == 10000 && tool_counter_evicted(c) == 0, "cap: max 0 keeps every row");
+	tool_counter_free(c);
+	/* the default, and --max-series's setter */
+	c = tool_counter_new(0, 1);
+	for (int i = 0; i < 10000; i++)
+		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
+	ok(tool_counter_count(c) <= TOOL_COUNTER_MAX_DEFAULT && tool_counter_evicted(c) > 0,
+	   "cap: TOOL_COUNTER_MAX_DEFAULT rows by default");
+	tool_counter_free(c);
+	tool_counter_default_max(100);
+	c = tool_counter_new(0, 1);
+	tool_counter_default_max(TOOL_COUNTER_MAX_DEFAULT);
+	for (int i = 0; i < 1000; i++)
+		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
+	ok(tool_counter_count(c) <= 100, "cap: tool_counter_default_max sets the cap of counters made after");
+	tool_counter_free(c);
+}
+
+/*
+ * Property test against a reference model: random keys (some hot, most
+ * seen once) with random values into a small counter, intervals reset now
+ * and then, with and without keep_rows. The model keeps each key's values
+ * since its row was made (a key the counter calls new starts again from
+ * 0: its earlier values went to the rest). After every add: every row the
+ * counter holds is found again under its key with the model's values (the
+ * chains are right after many evictions), rows + rest = everything added,
+ * for the interval and (keep_rows) the run, and at most max rows; after every
+ * eviction, no evicted row weighed more than a row kept.
+ */
+#define PM_KEYS 3000
+#define PM_MAX 64
+static void test_counter_model(void)
+{
+	static struct { uint64_t n, n2, t, t2; int present; } m[PM_KEYS];
+	unsigned int seed = 12345;
+	int bad_rows = 0, bad_sums = 0, bad_cap = 0, bad_policy = 0, evictions = 0;
+
+	for (int keep = 0; keep < 2; keep++) {
+		struct tool_counter *c = tool_counter_new(1, keep);
+		uint64_t all[2] = { 0, 0 }, iv[2] = { 0, 0 };
+
+		memset(m, 0, sizeof(m));
+		tool_counter_set_max(c, PM_MAX);
+		for (int step = 0; step < 10000; step++) {
+			unsigned int k = (seed = seed * 1103515245u + 12345u) >> 8;
+			uint64_t n = ((seed = seed * 1103515245u + 12345u) >> 16) % 7;
+			uint64_t n2 = ((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+			struct tool_counter_row **rows, *r;
+			uint64_t rest[2], sn[2] = { 0, 0 }, kept_min = UINT64_MAX, gone_max = 0;
+			size_t before;
+			int is_new, key;
+			long nr;
+
+			/* a fifth of the adds to 20 hot keys */
+			key = (int)(k % 5 ? k % PM_KEYS : k % 20);
+			if (step % 997 == 996) {
+				tool_counter_reset(c);
+				iv[0] = iv[1] = 0;
+				for (int i = 0; i < PM_KEYS; i++) {
+					m[i].n = m[i].n2 = 0;
+					if (!keep)
+						m[i].present = 0;
+				}
+			}
+			/* (an interval lists the rows with n > 0 only: n2 without
+			 * n would be in no row of it) */
+			if (!n)
+				n2 = 0;
+			before = tool_counter_count(c);
+			r = tool_counter_add(c, &key, sizeof(key), n, n2, &is_new);
+			if (!r) {
+				bad_rows++;
+				continue;
+			}
+			if (is_new != !m[key].present)
+				bad_rows++;
+			if (is_new)
+				m[key].n = m[key].n2 = m[key].t = m[key].t2 = 0;
+			m[key].present = 1;
+			m[key].n += n;
+			m[key].n2 += n2;
+			m[key].t += n;
+			m[key].t2 += n2;
+			all[0] += n;
+			all[1] += n2;
+			iv[0] += n;
+			iv[1] += n2;
+			if (tool_counter_count(c) > PM_MAX)
+				bad_cap++;
+			/* every row under its key, with the model's values; the
+			 * run's sums */
+			nr = tool_counter_sorted(c, 1, 0, &rows, rest);
+			for (long i = 0; i < nr; i++) {
+				int rk;
+
+				memcpy(&rk, rows[i]->key, sizeof(rk));
+				if (rows[i]->total != m[rk].t || rows[i]->total2 != m[rk].t2 ||
+				    rows[i]->n != m[rk].n || rows[i]->n2 != m[rk].n2 || !m[rk].present)
+					bad_rows++;
+				sn[0] += rows[i]->total;
+				sn[1] += rows[i]->total2;
+				m[rk].present = 2;      /* seen in the table */
+			}
+			/* (without keep_rows a reset forgets the rows and their
+			 * run totals: only tool_counter_total keeps the run's) */
+			if ((keep && (sn[0] + rest[0] != all[0] || sn[1] + rest[1] != all[1])) ||
+			    tool_counter_total(c, 0) != all[0] || tool_counter_total(c, 1) != all[1])
+				bad_sums++;
+			/* the keys not seen were evicted by this add */
+			if (tool_counter_count(c) < before + is_new) {
+				evictions++;
+				/* an eighth of the table and one, no more */
+				if (tool_counter_count(c) != PM_MAX - PM_MAX / 8)
+					bad_cap++;
+				for (int i = 0; i < PM_KEYS; i++) {
+					uint64_t w = m[i].t + m[i].t2;
+
+					if (m[i].present == 2 && i != key && w < kept_min)
+						kept_min = w;
+					else if (m[i].present == 1 && w > gone_max)
+						gone_max = w;
+				}
+				if (gone_max > kept_min)
+					bad_policy++;
+				for (int i = 0; i < PM_KEYS; i++)
+					m[i].present = m[i].present == 2;
+			} else {
+				for (long i = 0; i < nr; i++) {
+					int rk;
+
+					memcpy(&rk, rows[i]->key, sizeof(rk));
+					m[rk].present = 1;
+				}
+			}
+			/* the interval's sums */
+			sn[0] = sn[1] = 0;
+			nr = tool_counter_sorted(c, 0, 0, &rows, rest);
+			for (long i = 0; i < nr; i++) {
+				sn[0] += rows[i]->n;
+				sn[1] += rows[i]->n2;
+			}
+			if (sn[0] + rest[0] != iv[0] || sn[1] + rest[1] != iv[1] ||
+			    tool_counter_sum(c, 0) != iv[0] || tool_counter_sum(c, 1) != iv[1])
+				bad_sums++;
+		}
+		tool_counter_free(c);
+	}
+	ok(evictions > 1000, "cap model: many evictions (%d)", evictions);
+	is_int(bad_rows, 0, "cap model: every row kept is found under its key with its values (chains)");
+	is_int(bad_sums, 0, "cap model: rows + rest = everything added, run and interval");
+	is_int(bad_cap, 0, "cap model: never more than max rows, max/8 + 1 evicted at a time");
+	is_int(bad_policy, 0, "cap model: no evicted row weighed more than a row kept");
+}
+
 static void test_prom(const char *dir)
 {
 	static const char *const labels[] = { "location", "reason", NULL };
@@ -113,6 +476,7 @@ static void test_prom(const char *dir)
 	char path[PATH_MAX], tmp[PATH_MAX + 8], *out = NULL, *file;
 	struct tool_prom *p;
 	struct stat sb;
+	mode_t mask;
 
 	snprintf(path, sizeof(path), "%s/t.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -138,13 +502,16 @@ static void test_prom(const char *dir)
 	is_str(out,
 	       "# HELP ftnet_t_drops_total Drops.\\nBy \\\\ place.\n"
 	       "# TYPE ftnet_t_drops_total counter\n"
-	       "ftnet_t_drops_total{location=\"f\\\"o\\\\o\\nbar\",reason=\"NO_SOCKET\"} 7\n"
+	       "ftnet_t_drops_total{location=\"f\\\"o\\\\x5co\\\\x0abar\",reason=\"NO_SOCKET\"} 7\n"
 	       "ftnet_t_drops_total{location=\"g\",reason=\"\"} 3\n"
 	       "ftnet_t_drops_total{location=\"other\",reason=\"other\"} 3\n"
 	       "# HELP ftnet_lost_events_total Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).\n"
 	       "# TYPE ftnet_lost_events_total counter\n"
 	       "ftnet_lost_events_total{tool=\"tcpdrop\",cause=\"ring_buffer\"} 4\n"
 	       "ftnet_lost_events_total{tool=\"tcpdrop\",cause=\"not_counted\"} 9\n"
+	       "# HELP ftnet_series_evicted_total Series a counter stopped keeping, past --max-series keys: their values are summed into its \"other\" series.\n"
+	       "# TYPE ftnet_series_evicted_total counter\n"
+	       "ftnet_series_evicted_total{tool=\"tcpdrop\",metric=\"ftnet_t_drops_total\"} 0\n"
 	       "# HELP ftnet_run_info An ftnet tool is running (always 1), with its version.\n"
 	       "# TYPE ftnet_run_info gauge\n"
 	       "ftnet_run_info{tool=\"tcpdrop\",version=\"" FTNET_VERSION "\"} 1\n",
@@ -155,18 +522,30 @@ static void test_prom(const char *dir)
 	CAPTURE(out, f, tool_prom_print(p, f));
 	ok(out && strstr(out, "reason=\"NO_SOCKET\"} 7\n"), "prom: totals survive the interval reset");
 	free(out);
+	mask = umask(077);      /* the mode is the file's, not the umask's */
 	is_int(tool_prom_write(p), 0, "prom: write");
+	umask(mask);
 	file = tap_slurp(path, NULL);
-	ok(file && strstr(file, "ftnet_run_info{") && stat(tmp, &sb) != 0,
-	   "prom: FILE written through FILE.tmp, no .tmp left");
+	ok(file && strstr(file, "ftnet_run_info{") && stat(tmp, &sb) != 0 && dir_entries(dir) == 1,
+	   "prom: FILE written, no temporary file left");
+	ok(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0644, "prom: FILE mode 0644");
 	free(file);
 	tool_prom_free(p);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/nodir/t.prom", dir);
-	p = tool_prom_new(path, "x");
-	ok(tool_prom_write(p) == -ENOENT, "prom: a missing directory is -ENOENT");
-	tool_prom_free(p);
+	errno = 0;
+	ok(!tool_prom_new(path, "x") && errno == ENOENT, "prom: a missing directory is ENOENT at once");
+	snprintf(path, sizeof(path), "%s/", dir);
+	errno = 0;
+	ok(!tool_prom_new(path, "x") && errno == EISDIR, "prom: a path ending in / is EISDIR");
 	tool_counter_free(c);
+
+	/* issue 22: a label value is the text form (valid UTF-8 whatever
+	 * the name), then the format's \\ and \" */
+	CAPTURE(out, f, tool_prom_escape(f, "\x1b]0;x\x07\"\xff\xc0\x80\xed\xa0\x80\xc3\xa9\\\n|"));
+	is_str(out, "\\\\x1b]0;x\\\\x07\\\"\\\\xff\\\\xc0\\\\x80\\\\xed\\\\xa0\\\\x80\xc3\xa9\\\\x5c\\\\x0a|",
+	       "prom: label values: controls, invalid UTF-8, backslash, newline in the text form");
+	free(out);
 }
 
 enum { C_NAME, C_VAL };
@@ -254,6 +633,70 @@ static void test_report(void)
 	free(out);
 }
 
+/* issue 22: the report's text rows and frames, and stderr lines */
+static void test_report_escape(void)
+{
+	static const struct tool_col cols[] = {
+		{ "COMM", "comm", -8, TOOL_COL_STR, 0, 0 },
+		{ "N", "n", 2, TOOL_COL_INT, 0, 0 },
+	};
+	struct tool_report_cfg cfg = { .tool = "t", .cols = cols, .ncols = 2 };
+	struct tool_opts o = { .duration = 1, .no_header = 1 };
+	struct tool_report *r = tool_report_new(&cfg, &o);
+	const char *frames[] = { "f\x1b[2J" };
+	char big[301], want[2048], *out = NULL, *p;
+	size_t len;
+	FILE *f = open_memstream(&out, &len), *tmp;
+	int save;
+
+	memset(big, 1, 300);
+	big[300] = 0;
+	tool_report_set_file(r, f);
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_str(r, 0, "\x1b]0;x\x07");
+	tool_report_int(r, 1, 1);
+	tool_report_stack(r, frames, 1);
+	tool_report_row_end(r);
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_strn(r, 0, "ab\\cd", 3);
+	tool_report_int(r, 1, 2);
+	tool_report_row_end(r);
+	/* 1200 bytes once escaped: longer than the row's buffer */
+	tool_report_row(r, TOOL_ROW_EVENT);
+	tool_report_str(r, 0, big);
+	tool_report_int(r, 1, 3);
+	tool_report_row_end(r);
+	fclose(f);
+	tool_report_free(r);
+	p = want + sprintf(want, "\\x1b]0;x\\x07  1\n\t=> f\\x1b[2J\nab\\x5c    2\n");
+	for (int i = 0; i < 300; i++)
+		p += sprintf(p, "\\x01");
+	sprintf(p, "  3\n");
+	is_str(out, want, "report text: names, frames and a long field escaped, padded by the escaped width");
+	free(out);
+
+	/* a failure line quoting someone's bytes stays one safe line; the
+	 * library's lines too */
+	fflush(stderr);
+	save = dup(2);
+	tmp = tmpfile();
+	dup2(fileno(tmp), 2);
+	tool_fail(-EINVAL, "bad '%s'", "\x1b]0;x\x07\n\\");
+	ftn_log(FTN_LOG_WARN, "stale %s", "\x9b\xc2\x9b");
+	r = tool_report_new(&cfg, &o);
+	tool_report_start(r, 0, "Tracing %s.", "a\x1b[2Jb");
+	tool_report_free(r);
+	fflush(stderr);
+	dup2(save, 2);
+	close(save);
+	rewind(tmp);
+	len = fread(want, 1, sizeof(want) - 1, tmp);
+	want[len] = 0;
+	fclose(tmp);
+	is_str(want, "test_tools: bad '\\x1b]0;x\\x07\\x0a\\x5c'\ntest_tools: stale \\x9b\\xc2\\x9b\n"
+	       "Tracing a\\x1b[2Jb.\n", "stderr: tool_fail, library and start lines escaped");
+}
+
 static void test_values(void)
 {
 	double d;
@@ -325,6 +768,22 @@ static void test_specs(void)
 	is_int(tool_kprobe_spec_parse("r:myret mod:f.isra.0+0x10 $retval", &kp), 0, "kprobe spec: r:NAME");
 	ok(!strcmp(kp.event, "myret") && kp.is_return, "kprobe spec: return probe named");
 	is_int(tool_kprobe_spec_parse("p:g/e f", &kp), -EINVAL, "kprobe spec: GROUP/ refused");
+	/* a newline would be a second kernel command, '#' a comment that
+	 * drops the rest: refused by the parser, with a reason */
+	static const char *const ctl[] = {
+		"p:tcp_sendmsg x=%di\n-:kprobes/other", "p:tcp_sendmsg\r", "p:tcp_sendmsg\x01",
+		"p:tcp_sendmsg x=%di\n", "p:tcp_sendmsg x=%di #c", "p:e tcp_sendmsg\x7f", NULL,
+	};
+	for (int i = 0; ctl[i]; i++) {
+		int r = tool_kprobe_spec_parse(ctl[i], &kp);
+
+		ok(r == -EINVAL && kp.error && !strchr(kp.error, '\n'),
+		   "kprobe spec %d with a control character or '#' refused (%s)", i,
+		   kp.error ? kp.error : "no reason");
+	}
+	is_int(tool_kprobe_spec_parse("p:tcp_sendmsg\tx=%di", &kp), 0, "kprobe spec: a TAB is a blank");
+	is_int(tool_text_check("probe", "p:f x=1\n-:g/e"), -EINVAL, "tool_text_check: newline refused");
+	is_int(tool_text_check("filter", "a == 1\t&& b == \"#\""), 0, "tool_text_check: TAB and '#' taken");
 	is_int(tool_tpoint_spec_parse("tcp:tcp_probe", sys, sizeof(sys), ev, sizeof(ev)), 0,
 	       "tpoint spec: sys:event");
 	is_int(tool_tpoint_spec_parse("toolongsys:e", sys, sizeof(sys), ev, sizeof(ev)),
@@ -423,8 +882,12 @@ int main(void)
 	tool_init("test_tools", 0);
 	test_json();
 	test_counter();
+	test_counter_cap();
+	test_counter_model();
 	test_prom(dir);
 	test_report();
+	test_escape();
+	test_report_escape();
 	test_values();
 	test_filters();
 	test_specs();

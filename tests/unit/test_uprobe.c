@@ -2,16 +2,23 @@
 /* test_uprobe.c - what bin/uprobe is built from, without tracefs: the
  * uprobe spec parser, the $argN rewrite, byte arrays (parse, hex string,
  * hex dump), and lib elf.c on build/tests/utarget (the symbol walk, which
- * table answered, offsets) and on library names. */
-#include "ftnet.h"
+ * table answered, offsets) and on library names; the file opened once
+ * (a FIFO or device refused at once, the kpath reads the file opened
+ * whatever its name leads to later, a file truncated during the walk
+ * ends it with -ESTALE, not SIGBUS); the /proc/PID/maps line and
+ * ld.so.cache parsers. */
+#include "ftnet_int.h"
 #include "common.h"
 #include "tap.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void test_spec(void)
@@ -41,7 +48,8 @@ static void test_spec(void)
 	static const char *const bad[] = {
 		"", "x:/a:f", "p:", "p:/a", "p:/a:", "p:a/b /x:f", "p:9 /x:f", "p:/x:f+",
 		"p:/x:f+q", "p:/x:0x", "p:/x:0xg", "p:/x:0x10+4", "p:/x:f r=$retval",
-		"p:/x:a-b", NULL,
+		"p:/x:a-b", "p:/x:f a=%ax\n-:uprobes/other", "p:/x:f\r", "p:/x\x01:f",
+		"p:/x:f #c", "p:/x#y:0x10", NULL,
 	};
 	for (int i = 0; bad[i]; i++) {
 		int r = tool_uprobe_spec_parse(bad[i], &s);
@@ -158,11 +166,241 @@ static void test_elf(void)
 	is_int(ftn_elf_resolve("libc", 0, path, 4, NULL), -ENAMETOOLONG, "short buffer");
 }
 
+/* ---- the file opened once (issue 22) ---- */
+
+static char tdir[] = "/tmp/ftnet-test-uprobe.XXXXXX";
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, err = 0;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			err = -1;
+	if (n < 0)
+		err = -1;
+	close(in);
+	close(out);
+	return err;
+}
+
+/* A hang or a fault must fail one check, not the run. */
+static const char *volatile current;
+
+static void on_fatal(int sig)
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "not ok %d - %s # %s\n", tap_n + 1,
+			 current ? current : "?", sig == SIGBUS ? "killed by SIGBUS" :
+			 "did not return within 10 s");
+
+	if (n > 0 && write(1, buf, (size_t)n) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+struct shrink {
+	const char *path;
+	int calls;
+};
+
+/* the file's owner truncates it while the walk is on */
+static int shrink_cb(void *ctx, const struct ftn_elf_sym *s)
+{
+	struct shrink *k = ctx;
+
+	(void)s;
+	if (!k->calls++ && truncate(k->path, 64) < 0)
+		return -errno;
+	return 0;
+}
+
+static void test_open_once(void)
+{
+	const char *x = "build/tests/utarget";
+	char a[PATH_MAX], b[PATH_MAX], kpath[64];
+	struct ftn_elf_sym s;
+	struct shrink k = { a, 0 };
+	int fd;
+
+	if (!mkdtemp(tdir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	signal(SIGBUS, on_fatal);
+	signal(SIGALRM, on_fatal);
+	snprintf(a, sizeof(a), "%s/app", tdir);
+	snprintf(b, sizeof(b), "%s/app.parsed", tdir);
+
+	/* a FIFO: refused at once, not a wait for a writer */
+	mkfifo(a, 0600);
+	current = "a FIFO: ftn_elf_open refuses it at once";
+	alarm(10);
+	is_int(ftn_elf_open(a, kpath, sizeof(kpath)), -EINVAL, current);
+	current = "a FIFO: ftn_elf_symbols refuses it at once";
+	is_int(ftn_elf_symbols(a, 0, seen_cb, &(struct seen){ 0 }, NULL), -EINVAL, current);
+	alarm(0);
+	unlink(a);
+	is_int(ftn_elf_open("/dev/null", kpath, sizeof(kpath)), -EINVAL, "a device: refused");
+	is_int(ftn_elf_open(tdir, kpath, sizeof(kpath)), -EINVAL, "a directory: refused");
+	is_int(ftn_elf_open("/nonexistent/ftnet", kpath, sizeof(kpath)), -ENOENT, "missing: -ENOENT");
+
+	/* the kpath reads the file opened, whatever the name leads to later */
+	if (copy_file(x, a)) {
+		ok(0, "copy %s", x);
+		return;
+	}
+	fd = ftn_elf_open(a, kpath, sizeof(kpath));
+	ok(fd >= 0 && !strncmp(kpath, "/proc/self/fd/", 14), "open a copy of utarget: %s", kpath);
+	if (fd >= 0) {
+		rename(a, b);
+		copy_file("/etc/passwd", a);
+		is_int(ftn_elf_symbol_find(kpath, "ut_int", &s, NULL), 0,
+		       "  the name now leads to another file: the kpath still reads the one opened");
+		is_int(ftn_elf_symbol_find(a, "ut_int", &s, NULL), -ENOEXEC, "  (the name: not ELF now)");
+		close(fd);
+		rename(b, a);
+	}
+
+	/* truncated during the walk (mapped, this was SIGBUS) */
+	current = "a file truncated during the walk: -ESTALE, no SIGBUS";
+	alarm(10);
+	is_int(ftn_elf_symbols(a, FTN_ELF_BOTH, shrink_cb, &k, NULL), -ESTALE, current);
+	alarm(0);
+	current = NULL;
+	ok(k.calls > 0, "  the walk had begun (%d symbols)", k.calls);
+	unlink(a);
+	rmdir(tdir);
+}
+
+/* ---- /proc/PID/maps lines ---- */
+
+static void test_maps(void)
+{
+	struct ftn__maps_ent e;
+	char line[PATH_MAX + 256];
+	FILE *f;
+	int files = 0, good = 0;
+
+#define L(s) s, sizeof(s) - 1
+	is_int(ftn__maps_line(L("7f1c2a000000-7f1c2a028000 r--p 00000000 08:01 1234                       "
+				"/usr/lib/x86_64-linux-gnu/libc.so.6\n"), &e), 0, "maps: a library");
+	ok(e.start == 0x7f1c2a000000ULL && e.end == 0x7f1c2a028000ULL && !e.odd &&
+	   e.len == 35 && !memcmp(e.path, "/usr/lib/x86_64-linux-gnu/libc.so.6", e.len),
+	   "  its range and path, not odd");
+	is_int(ftn__maps_line(L("00400000-00401000 r-xp 00000000 fd:00 42      /tmp/sp ace/utarget"), &e),
+	       0, "maps: a blank in the path");
+	ok(e.len == 19 && !memcmp(e.path, "/tmp/sp ace/utarget", 19) && !e.odd && e.start == 0x400000,
+	   "  the whole path to the end of the line");
+	is_int(ftn__maps_line(L("1000-2000 r-xp 00000000 fd:00 42 /tmp/new\\012line/u\n"), &e), 0,
+	       "maps: an escaped newline");
+	ok(e.odd, "  odd: \\012 may be a newline or those four bytes");
+	is_int(ftn__maps_line(L("1000-2000 r-xp 00000000 fd:00 42 /tmp/gone/u (deleted)\n"), &e), 0,
+	       "maps: a deleted file");
+	ok(e.odd && e.len == 11 && !memcmp(e.path, "/tmp/gone/u", 11), "  odd, without \" (deleted)\"");
+	is_int(ftn__maps_line(L("7ffd1000-7ffd2000 rw-p 00000000 00:00 0        [stack]\n"), &e), -EINVAL,
+	       "maps: [stack] is no file");
+	is_int(ftn__maps_line(L("7ffd1000-7ffd2000 rw-p 00000000 00:00 0\n"), &e), -EINVAL,
+	       "maps: anonymous");
+	is_int(ftn__maps_line(L("2000-1000 r-xp 00000000 fd:00 42 /x\n"), &e), -EINVAL, "maps: end < start");
+	is_int(ftn__maps_line(L("10000000000000000-1 r-xp 0 0:0 1 /x"), &e), -EINVAL, "maps: 17 hex digits");
+	is_int(ftn__maps_line(L("/etc/passwd"), &e), -EINVAL, "maps: not a maps line");
+	is_int(ftn__maps_line(L(""), &e), -EINVAL, "maps: empty");
+#undef L
+	/* every file line of our own maps */
+	if ((f = fopen("/proc/self/maps", "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (strchr(line, '/')) {
+				files++;
+				good += !ftn__maps_line(line, strlen(line), &e) && !e.odd &&
+					e.path[0] == '/' && e.path[e.len - 1] != '\n';
+			}
+		fclose(f);
+	}
+	ok(files > 0 && good == files, "maps: each of our %d file lines parses (%d)", files, good);
+}
+
+/* ---- ld.so.cache ---- */
+
+static int only_z2(const char *path)
+{
+	return !strcmp(path, "/lib/libz.so.2");
+}
+
+static void test_ldcache(void)
+{
+	/* header, 3 entries, strings; offsets from the header's start */
+	struct {
+		char magic[20];
+		uint32_t nlibs, len_strings;
+		uint8_t flags, pad[3];
+		uint32_t ext_off, unused[3];
+		struct { int32_t flags; uint32_t key, value, osv; uint64_t hwcap; } en[3];
+		char str[96];
+	} c;
+	size_t base = offsetof(__typeof__(c), str);
+	char out[PATH_MAX], *buf;
+	long len;
+	FILE *f;
+
+	memset(&c, 0, sizeof(c));
+	memcpy(c.magic, "glibc-ld.so.cache1.1", 20);
+	c.nlibs = 3;
+	memcpy(c.str, "libz.so.1\0/lib/libz.so.1\0libz.so.2\0/lib/libz.so.2\0libc.so.6\0/lib/libc.so.6", 75);
+	c.en[0].key = (uint32_t)base, c.en[0].value = (uint32_t)base + 10;
+	c.en[1].key = (uint32_t)base + 25, c.en[1].value = (uint32_t)base + 35;
+	c.en[2].key = (uint32_t)base + 50, c.en[2].value = (uint32_t)base + 2000; /* out */
+	is_int(ftn__ldcache_find((void *)&c, sizeof(c), "libz", NULL, out, sizeof(out)), 0, "ldcache: libz");
+	is_str(out, "/lib/libz.so.1", "  the first entry answering");
+	is_int(ftn__ldcache_find((void *)&c, sizeof(c), "z", only_z2, out, sizeof(out)), 0,
+	       "ldcache: the check passes over one");
+	is_str(out, "/lib/libz.so.2", "  the next one answering");
+	is_int(ftn__ldcache_find((void *)&c, sizeof(c), "libc", NULL, out, sizeof(out)), -ENOENT,
+	       "ldcache: a value past the end is skipped");
+	is_int(ftn__ldcache_find((void *)&c, sizeof(c), "libz", NULL, out, 4), -ENAMETOOLONG,
+	       "ldcache: a short buffer");
+	is_int(ftn__ldcache_find((void *)&c, base - 1, "libz", NULL, out, sizeof(out)), -ENOENT,
+	       "ldcache: strings cut off");
+	c.nlibs = 1u << 30;
+	is_int(ftn__ldcache_find((void *)&c, sizeof(c), "libz", NULL, out, sizeof(out)), -ENOENT,
+	       "ldcache: more entries than bytes");
+	is_int(ftn__ldcache_find((void *)"glibc-ld.so", 11, "libz", NULL, out, sizeof(out)), -ENOENT,
+	       "ldcache: a cut header");
+	/* this machine's cache, when there is one */
+	if (!(f = fopen("/etc/ld.so.cache", "re"))) {
+		tap_skip("ldcache: /etc/ld.so.cache", "none here");
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = len > 0 ? malloc((size_t)len) : NULL;
+	if (buf && fread(buf, 1, (size_t)len, f) == (size_t)len)
+		ok(!ftn__ldcache_find((void *)buf, (size_t)len, "libc", NULL, out, sizeof(out)) &&
+		   strstr(out, "/libc.so."), "ldcache: /etc/ld.so.cache knows libc (%s)", out);
+	else
+		ok(0, "read /etc/ld.so.cache");
+	free(buf);
+	fclose(f);
+}
+
 int main(void)
 {
 	test_spec();
 	test_args();
 	test_bytes();
 	test_elf();
+	test_open_once();
+	test_maps();
+	test_ldcache();
 	return tap_done();
 }

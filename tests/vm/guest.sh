@@ -501,6 +501,39 @@ check_tool_kprobe() {
 	signal_check "kprobe -i 3600" kprobe -i 3600 'p:tcp_sendmsg size=%dx'
 }
 
+# A newline in a kprobe definition's arguments would be a second kernel
+# command (issue 22): here the removal of another tool's probe (a stand-in
+# made first, in a group that is not ftnet's) and a probe made outside the
+# run's group. kprobe refuses it: exit 2, one line; the stand-in is still
+# there and kprobe_events holds what it held before.
+check_kprobe_newline() {
+	local og=othertool_$$ mk=madehere_$$ nl='
+'
+	if ! echo "p:$og/ev tcp_recvmsg" >>$T/kprobe_events; then
+		nok "define the stand-in probe $og/ev"
+		return
+	fi
+	cp $T/kprobe_events /tmp/kpnl.before
+	kprobe -d 1 "p:tcp_sendmsg x=%di${nl}-:$og/ev${nl}p:$mk/ev tcp_sendmsg" \
+		>/tmp/kpnl.out 2>/tmp/kpnl.err &
+	end_wait $! 30 "after its -d 1"
+	check "kprobe with a newline in ARGS exits 2 (got $rc)" [ "$rc" = 2 ]
+	check "kprobe with a newline in ARGS: one line on stderr" [ "$(wc -l < /tmp/kpnl.err)" = 1 ]
+	check "the other tool's probe $og/ev still exists" \
+		sh -c "grep -q '^p:$og/ev ' $T/kprobe_events && [ -d $T/events/$og/ev ]"
+	if cmp -s /tmp/kpnl.before $T/kprobe_events; then
+		ok "kprobe_events as before: no probe made outside the run's group"
+	else
+		nok "kprobe_events as before: no probe made outside the run's group"
+		diff /tmp/kpnl.before $T/kprobe_events | sed 's/^/#   /'
+	fi
+	sed 's/^/#   /' /tmp/kpnl.err
+	# ours, whatever happened (a probe the old code made, the stand-in)
+	grep -q "^p:$mk/ev " $T/kprobe_events && echo "-:$mk/ev" >>$T/kprobe_events
+	grep -q "^p:$og/ev " $T/kprobe_events && echo "-:$og/ev" >>$T/kprobe_events
+	check "stand-in and strays removed" sh -c "! grep -q -e '^p:$og/' -e '^p:$mk/' $T/kprobe_events"
+}
+
 # signal_check DESC CMD...: CMD (traces until a signal, -i 3600) ends
 # promptly after SIGINT (within SIGNAL_MS, 2000 ms), exits 0 and leaves
 # nothing - on the kernels that have kprobes and hist triggers. The 0.5 s
@@ -1928,6 +1961,75 @@ check_bench_sockio() {
 	bench_sockio_line hist-idle 0 0 "$((c1 - c0))" "$t0" "$t1" 0
 }
 
+# --- uprobes on the file a tool opened (issue 22) ---------------------------
+
+# uprobe and sockio -x open the binary once and name it to the kernel as
+# /proc/self/fd/N (lib/elf.c ftn_elf_open): the kernel must resolve that
+# magic link at the write (kern_path, LOOKUP_FOLLOW) to the open file's
+# inode and keep it, whatever the name points to afterwards. Raw first
+# (the shell writes the line with fd 7 open), then the tool itself on a
+# copy of utarget raced into a symlink to the system's libc directory.
+check_uprobe_fdpath() {
+	if [ ! -f $T/uprobe_events ]; then
+		skip "uprobe on /proc/self/fd/N" "this kernel has no uprobe_events"
+		return
+	fi
+	ux=$FTNET_TOP/build/tests/utarget uf=/tmp/ufd.$$ ug=ftnet_vmufd_$$ ui=$T/instances/ftnet-vmufd-$$
+	cp "$ux" $uf
+	uoff=$(uprobe -n "p:$uf:ut_int" 2>/dev/null | sed -n 's/.*:0x\([0-9a-f]*\)$/\1/p')
+	check "uprobe -n gives ut_int's offset ($uoff)" [ -n "$uoff" ]
+	exec 7<$uf
+	echo "p:$ug/x /proc/self/fd/7:0x$uoff" >>$T/uprobe_events
+	check "uprobe_events takes /proc/self/fd/7:0x$uoff" grep -q "^p:$ug/x " $T/uprobe_events
+	exec 7<&-
+	grep "^p:$ug/x " $T/uprobe_events | sed 's/^/# /'
+	# the name now points to another copy: the probe stays on the inode opened
+	mv $uf $uf.moved
+	cp "$ux" $uf
+	mkdir $ui
+	echo 1 >$ui/events/$ug/x/enable
+	$uf -n 2 -q
+	$uf.moved -n 3 -q
+	echo 0 >$ui/events/$ug/x/enable
+	uhits=$(grep -c ' x: (' $ui/trace)
+	check "the probe hit the opened inode only (3 calls of the renamed file, 2 of the new one at the name: $uhits hits)" [ "$uhits" = 3 ]
+	rmdir $ui
+	echo "-:$ug/x" >>$T/uprobe_events
+	check "the fd-path probe is removed" sh -c "! grep -q '^p:$ug/' $T/uprobe_events"
+	rm -f $uf $uf.moved
+	# bin/uprobe raced: stopped after its first step (symbols read, probe
+	# not written: FTNET_TEST_STOP_STEP), its directory then becomes a
+	# symlink to the system's library directory, where libc.so.6 is the
+	# libc every process maps. The probe must stay on the copy it read.
+	ud=/tmp/ufd.d.$$
+	mkdir $ud
+	cp "$ux" $ud/libc.so.6
+	fresh /tmp/ufd.json /tmp/ufd.err
+	FTNET_TEST_STOP_STEP=1 uprobe -d 3 --json "p:$ud/libc.so.6:ut_int a=%di:s32" \
+		>/tmp/ufd.json 2>/tmp/ufd.err &
+	up=$!
+	i=0
+	while [ "$(cut -d' ' -f3 /proc/$up/stat 2>/dev/null)" != T ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	mv $ud $ud.old
+	ln -s /lib/x86_64-linux-gnu $ud
+	kill -CONT $up
+	i=0
+	while ! grep -q '^Tracing' /tmp/ufd.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "uprobe raced: uprobe_events names the opened copy as /proc/self/fd/N" \
+		sh -c "grep '^p:ftnet_uprobe_${up}_' $T/uprobe_events | grep -q ' /proc/self/fd/[0-9]*:0x'"
+	$ud.old/libc.so.6 -n 3 -q
+	wait $up; rc=$?
+	check "uprobe raced: exit 0 (got $rc)" [ "$rc" = 0 ]
+	uev=$(sed -n 's/.*"a":"\([^"]*\)".*/\1/p' /tmp/ufd.json | tr '\n' ' ')
+	check "uprobe raced: exactly the 3 calls of the copy it read ($uev), nothing in the system libc" \
+		[ "$uev" = "-1 0 1 " ]
+	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/ufd.err
+	rm -f $ud
+	rm -rf $ud.old
+}
+
 # --- the checks, in order: each runs once per kernel boot ---------------------
 # New check functions go ABOVE this section (a function defined below it
 # does not exist yet when the list runs), and one "run_check NAME" line
@@ -1957,12 +2059,14 @@ all_checks() {
 	run_check check_netem_retrans
 	run_check check_tool_tcpretrans
 	run_check check_tool_kprobe
+	run_check check_kprobe_newline
 	run_check check_tool_tcpdrop
 	run_check check_tool_conn
 	run_check check_tool_connect
 	run_check check_tool_tcpreset
 	run_check check_tool_sockio
 	run_check check_tool_sockio_calls
+	run_check check_uprobe_fdpath
 	run_check check_hist_clear
 	run_check check_tool_funccount
 	run_check check_conflicts_kprobe_busy

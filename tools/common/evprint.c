@@ -46,6 +46,30 @@ static int spec_fail(struct tool_kprobe_spec *out, const char *why)
 	return -EINVAL;
 }
 
+/* The first byte of text the kernel would not read as written in a
+ * command line (tool_text_check), or NULL. */
+static const char *control_char(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return (const char *)p;
+	return NULL;
+}
+
+int tool_text_check(const char *what, const char *text)
+{
+	const char *c = text ? control_char(text) : NULL;
+
+	if (!c)
+		return 0;
+	if (*c == '\n')
+		return tool_fail(-EINVAL, "bad %s: byte %zu is a newline: refused like every control "
+				 "character (the kernel may run what follows as another command)",
+				 what, (size_t)(c - text) + 1);
+	return tool_fail(-EINVAL, "bad %s: byte %zu is a control character (0x%02x): refused",
+			 what, (size_t)(c - text) + 1, (unsigned char)*c);
+}
+
 int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out)
 {
 	const char *p, *w1, *w2, *func, *args;
@@ -55,6 +79,13 @@ int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out)
 	memset(out, 0, sizeof(*out));
 	if (!text || (text[0] != 'p' && text[0] != 'r'))
 		return spec_fail(out, "a probe starts with p: (entry) or r: (return)");
+	/* the kernel reads a newline as the end of the command (the rest: a
+	 * second one, outside our group) and '#' as a comment (the rest
+	 * dropped) */
+	if (control_char(text))
+		return spec_fail(out, "control characters are refused (a newline would be a second command)");
+	if (strchr(text, '#'))
+		return spec_fail(out, "'#' starts a comment for the kernel: the rest would be dropped");
 	out->is_return = text[0] == 'r';
 	p = text + 1;
 	if (*p == ':') {
@@ -96,7 +127,7 @@ int tool_kprobe_spec_parse(const char *text, struct tool_kprobe_spec *out)
 	while (*args == ' ' || *args == '\t')
 		args++;
 	n = strlen(args);
-	while (n && (args[n - 1] == ' ' || args[n - 1] == '\t' || args[n - 1] == '\n'))
+	while (n && (args[n - 1] == ' ' || args[n - 1] == '\t'))
 		n--;
 	if ((size_t)snprintf(out->def, sizeof(out->def), "%s%s%.*s", out->func,
 			     n ? " " : "", (int)n, args) >= sizeof(out->def))
@@ -166,40 +197,61 @@ const char tool_ftrace_header[] =
 	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 	"#              | |         |   |||||     |         |\n";
 
+/* The event as the kernel prints it, with what other users wrote (the
+ * task name, string fields, symbol names) escaped (tools/common.h) */
 static void print_text(FILE *f, const struct ftn_event *ev)
 {
-	fprintf(f, "%16s-%-7d ", ev->comm ? ev->comm : "<...>", ev->pid);
+	tool_esc_pad(f, ev->comm ? ev->comm : "<...>", 16, 0);
+	fprintf(f, "-%-7d ", ev->pid);
 	if (ev->tgid >= 0)
 		fprintf(f, "(%7d) ", ev->tgid);
 	fprintf(f, "[%03d] ", ev->cpu);
-	if (ev->flags && *ev->flags)
-		fprintf(f, "%s ", ev->flags);
-	fprintf(f, "%5llu.%06llu: %s:", (unsigned long long)(ev->ts_ns / 1000000000ull),
-		(unsigned long long)(ev->ts_ns % 1000000000ull / 1000), ev->name);
+	if (ev->flags && *ev->flags) {
+		tool_esc_pad(f, ev->flags, 0, 0);
+		putc(' ', f);
+	}
+	fprintf(f, "%5llu.%06llu: ", (unsigned long long)(ev->ts_ns / 1000000000ull),
+		(unsigned long long)(ev->ts_ns % 1000000000ull / 1000));
+	tool_esc_pad(f, ev->name, 0, 0);
+	putc(':', f);
 	if (ev->probe == FTN_PROBE_ENTRY) {
 		/* the head as the kernel printed it, from the event's own
 		 * fields: "(func+0x0/0xf0)", or "(func+0x0)" without a size */
-		fprintf(f, " (%s+0x%lx", ev->probe_func ? ev->probe_func : "?", ev->probe_off);
+		fputs(" (", f);
+		tool_esc_pad(f, ev->probe_func ? ev->probe_func : "?", 0, 0);
+		fprintf(f, "+0x%lx", ev->probe_off);
 		if (ev->probe_size)
 			fprintf(f, "/0x%lx", ev->probe_size);
 		putc(')', f);
 	} else if (ev->probe == FTN_PROBE_RETURN) {
-		fprintf(f, " (%s <- %s)", ev->probe_caller ? ev->probe_caller : "?",
-			ev->probe_func ? ev->probe_func : "?");
+		fputs(" (", f);
+		tool_esc_pad(f, ev->probe_caller ? ev->probe_caller : "?", 0, 0);
+		fputs(" <- ", f);
+		tool_esc_pad(f, ev->probe_func ? ev->probe_func : "?", 0, 0);
+		putc(')', f);
 	}
 	for (int i = 0; i < ev->nfields; i++) {
 		const char *v = ev->fields[i].val;
 
+		putc(' ', f);
+		tool_esc_pad(f, ev->fields[i].name, 0, 0);
+		putc('=', f);
 		/* quoted like the kernel quotes probe strings, when needed
-		 * to read the line back */
-		if (!*v || strpbrk(v, " \t\""))
-			fprintf(f, " %s=\"%s\"", ev->fields[i].name, v);
-		else
-			fprintf(f, " %s=%s", ev->fields[i].name, v);
+		 * to read the line back; a quote inside is \x22 then */
+		if (!*v || strpbrk(v, " \t\"")) {
+			putc('"', f);
+			tool_esc_pad(f, v, 0, TOOL_ESC_QUOTE);
+			putc('"', f);
+		} else {
+			tool_esc_pad(f, v, 0, 0);
+		}
 	}
 	putc('\n', f);
-	for (int i = 0; i < ev->nframes; i++)
-		fprintf(f, " => %s\n", ev->frames[i]);
+	for (int i = 0; i < ev->nframes; i++) {
+		fputs(" => ", f);
+		tool_esc_pad(f, ev->frames[i], 0, 0);
+		putc('\n', f);
+	}
 }
 
 void tool_event_print(struct tool_report *r, const struct ftn_instance *inst,

@@ -6,6 +6,9 @@
 
 #include "common.h"
 
+#include <stdint.h>
+#include <string.h>
+
 struct tool_report {
 	struct tool_report_cfg cfg;
 	struct tool_opts o;
@@ -38,5 +41,53 @@ static inline struct tool_json *tool__row_json(struct tool_report *r)
 {
 	return &r->j;
 }
+
+/* Eight bytes that all go out as they are in text (tools/common.h, Text
+ * of other users' bytes, without flags): each in 0x20..0x7e, none a
+ * backslash. With no byte >= 0x80 no sum below carries into the next
+ * byte: + 0x01 reaches 0x80 only from DEL, + 0x60 only from >= 0x20; the
+ * backslash test is exact for "any byte" (a borrow spreads only above a
+ * byte that matched). */
+static inline int tool__esc_word_plain(uint64_t x)
+{
+	const uint64_t one = 0x0101010101010101ull, high = one * 0x80;
+	uint64_t bs = x ^ (one * '\\');
+
+	return !((x | (x + one) | ~(x + one * 0x60) | ((bs - one) & ~bs)) & high);
+}
+
+/* The n bytes at s all go out as they are (no flags): the text row's
+ * test of a string field, inlined, eight bytes at a time (a byte at a time
+ * in a call was a third of a row's cost) */
+static inline int tool__esc_plain(const char *s, size_t n)
+{
+	uint64_t x;
+	uint32_t a, b;
+
+	if (n >= 8) {
+		const char *last = s + n - 8;
+
+		for (; s < last; s += 8) {
+			memcpy(&x, s, 8);
+			if (!tool__esc_word_plain(x))
+				return 0;
+		}
+		memcpy(&x, last, 8);    /* overlapping what was read */
+		return tool__esc_word_plain(x);
+	}
+	if (n >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		return tool__esc_word_plain(a | (uint64_t)b << 32);
+	}
+	x = 0x2020202020202020ull;      /* spaces around: plain */
+	for (size_t i = 0; i < n; i++)
+		x = x << 8 | (unsigned char)s[i];
+	return tool__esc_word_plain(x);
+}
+
+/* The length of the valid UTF-8 sequence at p (1..4, no more than avail),
+ * 0 when it is not one (escape.c; JSON and text share the reading). */
+int tool__utf8_len(const unsigned char *p, size_t avail);
 
 #endif /* FTNET_TOOLS_INT_H */

@@ -1,43 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* json.c - a small JSON object writer: one object per line, nested
  * objects and string arrays, every line valid JSON whatever the kernel
- * printed (control characters and bytes that are not UTF-8 escaped). */
-#include "common.h"
+ * printed (control characters, C1 controls and bytes that are not UTF-8
+ * escaped). */
+#include "int.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Length of a valid UTF-8 sequence at p (1..4), 0 when not valid. */
-static int utf8_len(const unsigned char *p)
-{
-	int n, i;
-	unsigned int cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
 
 void tool_json_escape(FILE *f, const char *s)
 {
@@ -54,7 +23,8 @@ void tool_json_escape(FILE *f, const char *s)
 		for (;;) {
 			if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
 				p++;
-			else if (*p >= 0x80 && (n = utf8_len(p)))
+			else if (*p >= 0x80 && !(*p == 0xc2 && p[1] < 0xa0) &&
+				 (n = tool__utf8_len(p, 4)))
 				p += n;
 			else
 				break;
@@ -63,6 +33,14 @@ void tool_json_escape(FILE *f, const char *s)
 			fwrite_unlocked(run, 1, (size_t)(p - run), f);
 		if (!*p)
 			break;
+		/* a C1 control (U+0080..U+009F: CSI among them) as an
+		 * escape, so the line does not drive a terminal it is shown
+		 * on; the same code point */
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			fprintf(f, "\\u%04x", *++p);
+			p++;
+			continue;
+		}
 		switch (*p) {
 		case '"': fputs_unlocked("\\\"", f); break;
 		case '\\': fputs_unlocked("\\\\", f); break;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * opts.c - the command line of every tool: common options parsed once
- * (-d -i -H -v --json --prom --top -h), the tool's own through a
+ * (-d -i -H -v --json --prom --top --max-series -h), the tool's own through a
  * callback, one usage text with one footer.
  */
 #include "common.h"
@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* long-only common options: values no tool letter can take */
-enum { OPT_JSON = 0x100, OPT_PROM, OPT_TOP };
+enum { OPT_JSON = 0x100, OPT_PROM, OPT_TOP, OPT_MAX_SERIES };
 
 static const struct {
 	unsigned int flag;
@@ -31,6 +31,10 @@ static const struct {
 			     "              kernel has them) or text (trace_pipe)\n" },
 	{ TOOL_OPT_TOP,      "  --top N     at most N rows per interval and N series per --prom counter;\n"
 			     "              the rest is summed into one row labelled \"other\"\n" },
+	{ TOOL_OPT_PROM | TOOL_OPT_TOP,
+			     "  --max-series N\n"
+			     "              keys a counter keeps (default 4096, 0: no cap); past N, the\n"
+			     "              smallest are summed into \"other\" (bounded memory)\n" },
 };
 
 static const struct tool_desc *cur_desc;
@@ -144,6 +148,9 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 		lopts[nl++] = (struct option){ "prom", required_argument, NULL, OPT_PROM };
 	if (d->common & TOOL_OPT_TOP)
 		lopts[nl++] = (struct option){ "top", required_argument, NULL, OPT_TOP };
+	if (d->common & (TOOL_OPT_PROM | TOOL_OPT_TOP))
+		lopts[nl++] = (struct option){ "max-series", required_argument, NULL, OPT_MAX_SERIES };
+	tool_counter_default_max(TOOL_COUNTER_MAX_DEFAULT);
 	for (size_t i = 0; d->longopts && d->longopts[i].name && nl < 63; i++)
 		lopts[nl++] = d->longopts[i];
 	lopts[nl] = (struct option){ NULL, 0, NULL, 0 };
@@ -213,6 +220,15 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 			if (tool_parse_uint(optarg, 1, 1000000, &v))
 				value_fail("invalid --top '%s' (a count, 1 to 1000000)", optarg);
 			o->top = (unsigned int)v;
+			continue;
+		}
+		case OPT_MAX_SERIES: {
+			unsigned long v;
+
+			if (tool_parse_uint(optarg, 0, 100000000, &v))
+				value_fail("invalid --max-series '%s' (a count, 0 to 100000000; 0: no cap)",
+					   optarg);
+			tool_counter_default_max(v);
 			continue;
 		}
 		case ':':

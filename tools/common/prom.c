@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * prom.c - Prometheus text exposition for node_exporter's textfile
- * collector (--prom FILE). The file is rewritten whole: FILE.tmp is
- * written, flushed and renamed over FILE, so a reader sees the old or the
- * new file, never a part.
+ * collector (--prom FILE). The file is rewritten whole: a new file of a
+ * random dotted name in FILE's directory is written, flushed and renamed
+ * over FILE, so a reader sees the old or the new file, never a part.
  */
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROM_MAX_COUNTERS 8
@@ -23,16 +27,69 @@ struct prom_counter {
 };
 
 struct tool_prom {
-	char *path, *tmp;
+	char *path, *tmp;               /* tmp: ".BASE.XXXXXX", in dirfd */
+	const char *base;               /* FILE's last component, in path */
+	int dirfd;                      /* FILE's directory, resolved once */
 	const char *tool;
 	struct prom_counter counters[PROM_MAX_COUNTERS];
 	int ncounters;
 	uint64_t lost_ring, lost_uncounted;
 };
 
+/*
+ * A new file in FILE's directory under a random dotted name: the textfile
+ * collector reads *.prom only, so it never sees a file being written.
+ * The directory's owner (the exporter's account) may plant anything at
+ * any name there: O_CREAT|O_EXCL never opens what a name already holds,
+ * a symlink included (O_NOFOLLOW only says it again), it only makes the
+ * name be drawn again. Mode 0644 whatever the umask. The descriptor
+ * (p->tmp holds its name), or -errno.
+ */
+static int tmp_create(struct tool_prom *p)
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static uint64_t seq;
+	char *x = p->tmp + strlen(p->tmp) - 6;
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[6];
+		int fd, err;
+
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			/* no entropy yet: the names are guessable, which costs
+			 * draws, never safety (O_EXCL is the guard) */
+			struct timespec ts;
+			uint64_t v;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			v = ((uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^ ++seq) * 0x9e3779b97f4a7c15ULL;
+			for (size_t i = 0; i < sizeof(rnd); i++)
+				rnd[i] = (unsigned char)(v >> (8 * i + 8));
+		}
+		for (int i = 0; i < 6; i++)
+			x[i] = set[rnd[i] % (sizeof(set) - 1)];
+		fd = openat(p->dirfd, p->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		if (fchmod(fd, 0644) == 0)
+			return fd;
+		err = -errno;
+		close(fd);
+		unlinkat(p->dirfd, p->tmp, 0);
+		return err;
+	}
+	return -EEXIST;
+}
+
 struct tool_prom *tool_prom_new(const char *path, const char *tool)
 {
 	struct tool_prom *p;
+	const char *slash;
+	char *dir;
+	int fd, err;
 
 	if (!path || !*path || !tool) {
 		errno = EINVAL;
@@ -41,13 +98,45 @@ struct tool_prom *tool_prom_new(const char *path, const char *tool)
 	if (!(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->tool = tool;
-	if (!(p->path = strdup(path)) || asprintf(&p->tmp, "%s.tmp", path) < 0) {
-		p->tmp = NULL;
-		tool_prom_free(p);
-		errno = ENOMEM;
-		return NULL;
+	p->dirfd = -1;
+	if (!(p->path = strdup(path))) {
+		err = ENOMEM;
+		goto fail;
 	}
+	slash = strrchr(p->path, '/');
+	p->base = slash ? slash + 1 : p->path;
+	if (!*p->base || !strcmp(p->base, ".") || !strcmp(p->base, "..")) {
+		err = EISDIR;
+		goto fail;
+	}
+	/* the directory is resolved here, once: the files are made and
+	 * renamed in the directory the path named at the start, even if a
+	 * component of it is replaced later */
+	if (!(dir = slash ? strndup(p->path, slash == p->path ? 1 : (size_t)(slash - p->path)) : strdup(".")) ||
+	    asprintf(&p->tmp, ".%.200s.XXXXXX", p->base) < 0) {
+		p->tmp = NULL;
+		free(dir);
+		err = ENOMEM;
+		goto fail;
+	}
+	p->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	free(dir);
+	if (p->dirfd < 0)
+		goto fail;
+	/* whether FILE can be written, by the same safe creation: never by
+	 * opening FILE or a fixed name next to it */
+	if ((fd = tmp_create(p)) < 0) {
+		err = -fd;
+		goto fail;
+	}
+	close(fd);
+	unlinkat(p->dirfd, p->tmp, 0);
 	return p;
+fail:
+	tool_prom_free(p);
+	errno = err;
+	return NULL;
 }
 
 static void counter_release(struct prom_counter *pc)
@@ -65,6 +154,8 @@ void tool_prom_free(struct tool_prom *p)
 		return;
 	for (int i = 0; i < p->ncounters; i++)
 		counter_release(&p->counters[i]);
+	if (p->dirfd >= 0)
+		close(p->dirfd);
 	free(p->path);
 	free(p->tmp);
 	free(p);
@@ -121,17 +212,28 @@ void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted
 	p->lost_uncounted = not_counted;
 }
 
+/* A label value: the text output's form of the name (tools/common.h:
+ * controls, C1 controls, bytes that are not UTF-8 and the backslash as
+ * \xNN), so the file is valid UTF-8 whatever the names (Prometheus
+ * rejects a whole textfile over one invalid byte) and two names never
+ * make one series; then the format's own escapes of that form: its
+ * backslashes as \\ and a quote as \" (a newline is \x0a by then). */
 void tool_prom_escape(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '"')
+	size_t n = s ? strlen(s) : 0;
+
+	while (n) {
+		size_t k = tool_esc_clean(s, n, TOOL_ESC_QUOTE);
+
+		fwrite(s, 1, k, f);
+		if (k == n)
+			break;
+		if (s[k] == '"')
 			fputs("\\\"", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
 		else
-			putc(*s, f);
+			fprintf(f, "\\\\x%02x", (unsigned char)s[k]);
+		s += k + 1;
+		n -= k + 1;
 	}
 }
 
@@ -189,7 +291,9 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		head(f, pc->name, pc->help, "counter");
 		for (long k = 0; k < n; k++)
 			sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
-		if (pc->top && tool_counter_count(pc->c) > pc->top)
+		/* "other": what the cut left out and what eviction summed */
+		if ((pc->top && tool_counter_count(pc->c) > pc->top) || tool_counter_evicted(pc->c) ||
+		    rest[0] || rest[1])
 			sample(f, pc, NULL, rest[pc->which ? 1 : 0]);
 		else if (!n && !pc->labels[0])
 			sample(f, pc, NULL, 0);
@@ -203,6 +307,17 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 	fputs("ftnet_lost_events_total{tool=\"", f);
 	tool_prom_escape(f, p->tool);
 	fprintf(f, "\",cause=\"not_counted\"} %llu\n", (unsigned long long)p->lost_uncounted);
+	/* not lost: their counts are in "other"; only the series is gone */
+	if (p->ncounters)
+		head(f, "ftnet_series_evicted_total",
+		     "Series a counter stopped keeping, past --max-series keys: their values are summed into its \"other\" series.",
+		     "counter");
+	for (int i = 0; i < p->ncounters; i++) {
+		fputs("ftnet_series_evicted_total{tool=\"", f);
+		tool_prom_escape(f, p->tool);
+		fprintf(f, "\",metric=\"%s\"} %llu\n", p->counters[i].name,
+			(unsigned long long)tool_counter_evicted(p->counters[i].c));
+	}
 	head(f, "ftnet_run_info", "An ftnet tool is running (always 1), with its version.", "gauge");
 	fputs("ftnet_run_info{tool=\"", f);
 	tool_prom_escape(f, p->tool);
@@ -214,21 +329,31 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 
 int tool_prom_write(struct tool_prom *p)
 {
-	FILE *f = fopen(p->tmp, "w");
-	int err;
+	int fd = tmp_create(p), err;
+	FILE *f;
 
-	if (!f)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	if (!(f = fdopen(fd, "w"))) {
+		err = -errno;
+		close(fd);
+		unlinkat(p->dirfd, p->tmp, 0);
+		return err;
+	}
 	err = tool_prom_print(p, f);
-	/* rename() replaces the file atomically for readers. No fsync: a
-	 * crash loses at most one interval, and the collector reads again */
+	/* rename() replaces the file atomically for readers; a FILE that is
+	 * a symlink is replaced, never followed. No fsync: a crash loses at
+	 * most one interval, and the collector reads again */
 	if (fflush(f) != 0 && !err)
 		err = -errno;
 	if (fclose(f) != 0 && !err)
 		err = -errno;
-	if (!err && rename(p->tmp, p->path) != 0)
+	if (!err && renameat(p->dirfd, p->tmp, p->dirfd, p->base) != 0)
 		err = -errno;
+	/* the name this call made, no other. Should the directory's owner
+	 * have put something else there since, unlinking it removes a name
+	 * of theirs from their directory: no file is written or followed */
 	if (err)
-		unlink(p->tmp);
+		unlinkat(p->dirfd, p->tmp, 0);
 	return err;
 }

@@ -36,34 +36,18 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 	r->o = *o;
 	r->out = stdout;
 	if (o->prom) {
-		char *tmp = NULL;
-		FILE *f = NULL;
-
+		/* an unwritable path is said now, before anything is traced:
+		 * tool_prom_new makes and removes a file in FILE's directory
+		 * the way every write does (never FILE or a fixed name) */
 		r->prom = tool_prom_new(o->prom, cfg->tool);
 		if (!r->prom) {
 			int err = errno;
 
-			tool_fail(-err, "cannot set up '%s' (--prom): %s", o->prom, strerror(err));
+			tool_fail(-err, "cannot write '%s' (--prom): %s", o->prom, strerror(err));
 			free(r);
 			errno = err;
 			return NULL;
 		}
-		/* say an unwritable path now, before anything is traced; the
-		 * probe is FILE.tmp, so FILE itself is only ever replaced whole */
-		if (asprintf(&tmp, "%s.tmp", o->prom) < 0)
-			tmp = NULL;
-		if (!tmp || !(f = fopen(tmp, "w"))) {
-			int err = tmp ? errno : ENOMEM;
-
-			tool_fail(-err, "cannot write '%s' (--prom): %s", o->prom, strerror(err));
-			free(tmp);
-			tool_report_free(r);
-			errno = err;
-			return NULL;
-		}
-		fclose(f);
-		unlink(tmp);
-		free(tmp);
 	}
 	return r;
 }
@@ -143,6 +127,24 @@ void tool_report_header(struct tool_report *r)
 		header_cols(r, r->cfg.cols, r->cfg.ncols);
 }
 
+/* The start line: names and filters in it escaped as on every stderr
+ * line (tools/common.h), the line in one write */
+static void say_start(const char *msg, const char *tail)
+{
+	size_t n = strlen(msg), lt = strlen(tail);
+	char *line = malloc(TOOL_ESC_MAX(n) + lt);
+
+	if (!line) {
+		tool_esc_write(stderr, msg, n, 0);
+		fputs(tail, stderr);
+		return;
+	}
+	n = tool_esc(line, msg, n, 0);
+	memcpy(line + n, tail, lt);
+	fwrite(line, 1, n + lt, stderr);
+	free(line);
+}
+
 int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -152,7 +154,7 @@ int tool_report_start(struct tool_report *r, int events, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	fprintf(stderr, "%s%s\n", msg ? msg : fmt, r->o.duration > 0 ? "" : " Ctrl-C to end.");
+	say_start(msg ? msg : fmt, r->o.duration > 0 ? "\n" : " Ctrl-C to end.\n");
 	free(msg);
 	r->started = 1;
 	if (events)
@@ -234,24 +236,28 @@ static inline void copy_short(char *p, const char *s, size_t n)
 
 /* Padded by hand into the row's buffer, written once per row: a printf
  * per field, and then a stdio call per field, were most of the per-event
- * cost of a stream (tcpretrans bench, ~10k events/s). n = strlen(s). */
-static void text_field_n(struct tool_report *r, const struct tool_col *c, const char *s,
-			 size_t n)
+ * cost of a stream (tcpretrans bench, ~10k events/s). n = strlen(s);
+ * esc: the n bytes go out escaped (tool_esc), as m bytes. */
+static void field_put(struct tool_report *r, const struct tool_col *c, const char *s,
+		      size_t n, int esc, size_t m)
 {
 	size_t w = (size_t)(c->width < 0 ? -c->width : c->width);
-	size_t pad = n < w ? w - n : 0;
+	size_t pad = m < w ? w - m : 0;
 	char *p;
 
 	/* room for the field and for spaces()' 32-byte store */
-	if (r->llen + 1 + pad + n + 32 > sizeof(r->line)) {
+	if (r->llen + 1 + pad + m + 32 > sizeof(r->line)) {
 		/* a long field: what is built so far, then the field */
 		line_out(r);
-		if (1 + pad + n + 32 > sizeof(r->line)) {
+		if (1 + pad + m + 32 > sizeof(r->line)) {
 			if (r->nfield++)
 				putc_unlocked(' ', r->out);
 			for (; pad && c->width > 0; pad--)
 				putc_unlocked(' ', r->out);
-			fwrite_unlocked(s, 1, n, r->out);
+			if (esc)
+				tool_esc_write(r->out, s, n, 0);
+			else
+				fwrite_unlocked(s, 1, n, r->out);
 			for (; pad; pad--)
 				putc_unlocked(' ', r->out);
 			return;
@@ -264,9 +270,30 @@ static void text_field_n(struct tool_report *r, const struct tool_col *c, const 
 		p = spaces(p, pad);
 		pad = 0;
 	}
-	copy_short(p, s, n);
-	p = spaces(p + n, pad);
+	if (esc)
+		tool_esc(p, s, n, 0);
+	else
+		copy_short(p, s, n);
+	p = spaces(p + m, pad);
 	r->llen = (size_t)(p - r->line);
+}
+
+/* A field the tool wrote itself (numbers, times): as it is. */
+static void text_field_n(struct tool_report *r, const struct tool_col *c, const char *s,
+			 size_t n)
+{
+	field_put(r, c, s, n, 0, n);
+}
+
+/* A string field: anyone's bytes (a task name, a string field of the
+ * event), escaped where they need it (tools/common.h); a clean field, the
+ * usual one, costs one pass over it. */
+static void text_field_esc(struct tool_report *r, const struct tool_col *c, const char *s,
+			   size_t n)
+{
+	int esc = !tool__esc_plain(s, n);
+
+	field_put(r, c, s, n, esc, esc ? tool_esc_len(s, n, 0) : n);
 }
 
 static void text_field(struct tool_report *r, const struct tool_col *c, const char *s)
@@ -296,8 +323,10 @@ void tool_report_str(struct tool_report *r, int col, const char *val)
 		return;
 	if (r->o.json)
 		tool_json_str(&r->j, c->key, val);
+	else if (val)
+		text_field_esc(r, c, val, strlen(val));
 	else
-		text_field(r, c, val ? val : "-");
+		text_field(r, c, "-");
 }
 
 void tool_report_strn(struct tool_report *r, int col, const char *val, size_t n)
@@ -309,7 +338,7 @@ void tool_report_strn(struct tool_report *r, int col, const char *val, size_t n)
 	if (r->o.json)
 		tool_json_str(&r->j, c->key, val);
 	else
-		text_field_n(r, c, val, n);
+		text_field_esc(r, c, val, n);
 }
 
 void tool_report_int(struct tool_report *r, int col, long long val)
@@ -421,8 +450,12 @@ void tool_report_row_end(struct tool_report *r)
 		line_out(r);
 	r->line[r->llen++] = '\n';
 	line_out(r);
-	for (int i = 0; r->stack_set && i < r->nframes; i++)
-		fprintf(r->out, "%s=> %s\n", r->cfg.stack_indent, r->frames[i]);
+	for (int i = 0; r->stack_set && i < r->nframes; i++) {
+		/* a frame is a symbol name: escaped as any string field */
+		fprintf(r->out, "%s=> ", r->cfg.stack_indent);
+		tool_esc_pad(r->out, r->frames[i], 0, 0);
+		putc_unlocked('\n', r->out);
+	}
 }
 
 /* ---------------------------------------------------------------- */

@@ -26,6 +26,9 @@ const char *tool_tracer_operands(struct tool_tracer *t, int argc, char **argv, i
 		t->filter = argv[i++];
 	if (i < argc)
 		tool_usage_fail("unexpected argument '%s' (quote %s)", argv[i], quote);
+	/* before anything is made: one line, exit 2 */
+	if (tool_text_check("filter", t->filter))
+		exit(TOOL_EXIT_USAGE);
 	return def;
 }
 

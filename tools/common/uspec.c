@@ -33,6 +33,13 @@ int tool_uprobe_spec_parse(const char *text, struct tool_uprobe_spec *out)
 	memset(out, 0, sizeof(*out));
 	if (!text)
 		return ufail(out, "no definition");
+	/* a newline ends the kernel's command (the rest: a second one), '#'
+	 * starts a comment (the rest dropped): refused, TAB a blank */
+	for (p = text; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return ufail(out, "control characters are refused (a newline would be a second command)");
+	if (strchr(text, '#'))
+		return ufail(out, "'#' starts a comment for the kernel: the rest would be dropped");
 	p = text;
 	while (*p == ' ' || *p == '\t')
 		p++;

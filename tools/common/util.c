@@ -59,6 +59,8 @@ int tool_exit_code(int err)
 	}
 }
 
+static void lib_log(enum ftn_log_level lvl, const char *msg);
+
 void tool_init(const char *tool, int verbose)
 {
 	progname = tool ? tool : "ftnet";
@@ -77,20 +79,54 @@ void tool_init(const char *tool, int verbose)
 	verbosity = verbose;
 	ftn_set_progname(progname);
 	ftn_set_verbose(verbose);
+	ftn_set_log(lib_log);
 }
 
 const char *tool_name(void) { return progname; }
+
+/* "PROG: MSG TAIL" on stderr, the whole line at once (lines of two tools
+ * sharing stderr do not interleave), never cut: it may carry the kernel's
+ * error_log text. MSG and TAIL may quote what other users wrote (a path,
+ * a name in an event or a file): escaped (tools/common.h), so a line
+ * stays one line and drives no terminal. */
+static void say(const char *msg, const char *tail)
+{
+	size_t lm = strlen(msg), lt = strlen(tail), lp = strlen(progname);
+	char *line = malloc(lp + 2 + TOOL_ESC_MAX(lm + lt) + 1), *p;
+
+	if (!line) {
+		fprintf(stderr, "%s: ", progname);
+		tool_esc_write(stderr, msg, lm, 0);
+		tool_esc_write(stderr, tail, lt, 0);
+		putc('\n', stderr);
+		return;
+	}
+	memcpy(line, progname, lp);
+	p = line + lp;
+	*p++ = ':';
+	*p++ = ' ';
+	p += tool_esc(p, msg, lm, 0);
+	p += tool_esc(p, tail, lt, 0);
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), stderr);
+	free(line);
+}
 
 static void vsay(const char *fmt, va_list ap, const char *tail)
 {
 	char *msg = NULL;
 
-	/* the whole line at once (lines of two tools sharing stderr do not
-	 * interleave), never cut: it may carry the kernel's error_log text */
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
-	fprintf(stderr, "%s: %s%s\n", progname, msg ? msg : fmt, tail ? tail : "");
+	say(msg ? msg : fmt, tail ? tail : "");
 	free(msg);
+}
+
+/* The library's messages (a stale probe's name, a path) the same way */
+static void lib_log(enum ftn_log_level lvl, const char *msg)
+{
+	(void)lvl;
+	say(msg, "");
 }
 
 int tool_fail(int err, const char *fmt, ...)
@@ -381,12 +417,20 @@ static void fwd_unread(void *p, int cpu, uint64_t n)
 	tool_report_unread(((struct consume_fwd *)p)->r, cpu, n);
 }
 
+/* trace_pipe lines the parser did not understand: each may have been an
+ * event (a line the kernel cut, a layout it never printed before) */
+static void fwd_unparsed(void *p, uint64_t n)
+{
+	tool_report_uncounted(((struct consume_fwd *)p)->r, n, "trace_pipe lines not parsed");
+}
+
 int tool_consume(struct ftn_instance *inst, int reader, const char *const *events,
 		 const struct ftn_consumer_opts *co, const struct ftn_consumer_ops *ops,
 		 void *ctx, struct tool_report *r)
 {
 	static const struct ftn_consumer_ops fwd = {
 		.event = fwd_event, .lost = fwd_lost, .unread = fwd_unread, .batch = fwd_batch,
+		.unparsed = fwd_unparsed,
 	};
 	struct consume_fwd f = { ops, ctx, r };
 	int err;
