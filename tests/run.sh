@@ -22,6 +22,9 @@
 #   vm       tests/vm/run.sh: kprobe back ends in a qemu guest; SKIPs without
 #            qemu-system-x86_64
 #
+# Each tier's time is said as it ends ("# tier host: 412 s") and all of
+# them again just before the closing line.
+#
 # Every test prints TAP lines ("ok N - x", "not ok N - x", "ok N - x # SKIP
 # why"); this script counts them. A test program that exits non-zero without
 # a "not ok" line counts as one failure, so a crash is never silent.
@@ -152,7 +155,11 @@ par_end() {
 	par_pending=""
 }
 
+# each tier's time, said as it ends and again before the closing line
+# (the CI budget: the whole run within 60 minutes)
+tier_times=""
 for tier in $tiers; do
+	tier_t0=$(date +%s)
 	case $tier in
 	offline)
 		for t in build/tests/test_*; do
@@ -219,8 +226,12 @@ for tier in $tiers; do
 	vm)
 		[ -f tests/vm/run.sh ] && run_one "vm/run.sh" sh tests/vm/run.sh ;;
 	esac
+	tier_s=$(($(date +%s) - tier_t0))
+	echo "# tier $tier: $tier_s s"
+	tier_times="$tier_times $tier $tier_s s,"
 done
 
 recap_failures
+[ -n "$tier_times" ] && echo "# tier times:${tier_times%,}"
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
