@@ -1099,6 +1099,11 @@ FTN_EXPORT int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
  * count). tuple: the probe reads the socket's tuple (else sk only, for a
  * join with /proc/net/tcp). 0 or -errno as ftn_kprobe_create. The event
  * is not enabled.
+ * "rtp": an event probe (dynamic_events, 5.15+) on tcp:tcp_retransmit_skb
+ * that reads the tuple and the segments the kernel counted there; enable
+ * it in place of the tracepoint (its filter: ftn_retrans_filter's for
+ * tcp_retransmit_skb). -ENODATA: no BTF to read an IPv6 socket with;
+ * -EINVAL / -ENOENT and the like: this kernel has no event probes.
  */
 FTN_EXPORT int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple);
 struct ftn_retrans {

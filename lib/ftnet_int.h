@@ -63,6 +63,13 @@ int ftn__probe_file_append(const char *file, const char *cmd);
 /* Remove a dynamic probe "-:GROUP/EVENT" from file (kprobe_events or
  * uprobe_events), append-only. Used by destroy and stale reaping. */
 int ftn__probe_remove(const char *file, const char *group, const char *event);
+/* "e:GROUP/EVENT def" on dynamic_events, recorded for removal as any
+ * probe of the instance; def = "SYS.EVENT [fetchargs]" */
+int ftn__eprobe_create(struct ftn_instance *inst, const char *event, const char *def);
+/* The kernel's BTF, read once per process (NULL: none) */
+const struct ftn_btf *ftn__sock_btf(void);
+/* ftn_probe_skb_fetchargs with the skb at base ("%si", "$skbaddr") */
+int ftn__probe_skb_fetchargs_at(const char *base, char *buf, size_t size);
 
 /* sysio.c: the one whole-file reader, writer, clock and /proc root. */
 /* Whole file of any size (procfs/tracefs report no size) into a

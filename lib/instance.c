@@ -190,7 +190,7 @@ static void crash_close_fds(void)
 
 int ftn_cleanup_crash(void)
 {
-	static const char *const files[] = { "/kprobe_events", "/uprobe_events" };
+	static const char *const files[] = { "/kprobe_events", "/uprobe_events", "/dynamic_events" };
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	int left = crash_lost ? -1 : 0, fd;
 

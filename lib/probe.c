@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * probe.c - dynamic probes (kprobe_events / uprobe_events) owned by an
- * instance, the fetch-arg helpers the kprobe back ends need (argument
+ * probe.c - dynamic probes (kprobe_events / uprobe_events, and event
+ * probes on dynamic_events) owned by an instance, the fetch-arg helpers the kprobe back ends need (argument
  * registers per architecture, struct sock fields), the parser for the
  * values kprobes print (ELF symbols for uprobes: elf.c).
  *
@@ -43,8 +43,9 @@ static int valid_name(const char *s)
 	return i < FTN_NAME_MAX;
 }
 
+/* kind: 'p' entry, 'r' return, 'e' event probe (dynamic_events) */
 static int probe_create(struct ftn_instance *inst, const char *file,
-			const char *event, const char *def, int is_return)
+			const char *event, const char *def, char kind)
 {
 	char cmd[4096];
 	int err, tries;
@@ -56,7 +57,7 @@ static int probe_create(struct ftn_instance *inst, const char *file,
 	 * is written, the reason in ftn_error_last() */
 	if ((err = ftn__tracefs_text_check(file, def)))
 		return err;
-	if ((size_t)snprintf(cmd, sizeof(cmd), "%c:%s/%s %s", is_return ? 'r' : 'p',
+	if ((size_t)snprintf(cmd, sizeof(cmd), "%c:%s/%s %s", kind,
 			     inst->group, event, def) >= sizeof(cmd))
 		return -E2BIG;
 	for (tries = 0; tries < 2; tries++) {
@@ -121,13 +122,21 @@ uint64_t ftn_probe_missed(const struct ftn_instance *inst)
 int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return)
 {
-	return probe_create(inst, "kprobe_events", event, def, is_return);
+	return probe_create(inst, "kprobe_events", event, def, is_return ? 'r' : 'p');
 }
 
 int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return)
 {
-	return probe_create(inst, "uprobe_events", event, def, is_return);
+	return probe_create(inst, "uprobe_events", event, def, is_return ? 'r' : 'p');
+}
+
+/* An event probe (5.15+, needs the kernel's kprobe events): fires where
+ * the event SYS.EVENT of def fires, in the instances that enable it,
+ * reading that event's fields ($field) and memory they point to. */
+int ftn__eprobe_create(struct ftn_instance *inst, const char *event, const char *def)
+{
+	return probe_create(inst, "dynamic_events", event, def, 'e');
 }
 
 int ftn_probe_destroy(struct ftn_instance *inst, const char *event)

@@ -624,5 +624,8 @@ int ftn_reap_stale(void)
 	}
 	n += reap_probes(proc, &self, "kprobe_events");
 	n += reap_probes(proc, &self, "uprobe_events");
+	/* event probes are listed only there (it lists kprobes and uprobes
+	 * too: those of dead runs are gone by now) */
+	n += reap_probes(proc, &self, "dynamic_events");
 	return n;
 }

@@ -21,10 +21,19 @@
  * up to 17 ms apart, so the caller is what decides wherever it can.
  * SYN-ACKs are counted in tcp_rtx_synack ("synack"), which never passes
  * there. "tlp" (tcp_send_loss_probe) is the probe itself, not a count.
+ *
+ * "rtp" is none of these: an event probe on the tcp:tcp_retransmit_skb
+ * tracepoint itself. The tracepoint fires after the kernel counted, with
+ * the skb as counted (cut to the window and to segs, re-segmented for
+ * the current MSS, a partly acknowledged head trimmed), so the skb's
+ * tcp_gso_segs read there is the kernel's own segs, where an entry
+ * probe ("rt") can only foresee it. It reads the socket as the kprobes
+ * do (BTF offsets) and fires once per retransmit: no pairing.
  */
-#include "ftnet.h"
+#include "ftnet_int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +62,38 @@ static const struct {
 	{ "tlp", "tcp_send_loss_probe", 1, 0 },
 };
 
+static int has_field(const char *event, const char *field);
+
+/* "rtp": needs BTF (an IPv6 socket's addresses are read at its offsets:
+ * the tracepoint's own 16-byte address fields cannot be fetched whole) */
+static int rtp_create(struct ftn_instance *inst)
+{
+	char tup[1024], skb[128], def[1400];
+	int n;
+
+	if (!ftn__sock_btf())
+		return -ENODATA;
+	if ((n = ftn_probe_sock_fetchargs("$skaddr", ftn__sock_btf(), tup, sizeof(tup))) < 0)
+		return n;
+	if (!strstr(tup, "saddr6_0"))
+		return -ENODATA;        /* no IPv6 in this kernel's struct sock */
+	if ((n = ftn__probe_skb_fetchargs_at("$skbaddr", skb, sizeof(skb))) < 0)
+		return n;
+	/* err (newer than 6.12): for the same filter as the tracepoint's */
+	n = snprintf(def, sizeof(def), "tcp.tcp_retransmit_skb sk=$skaddr:x64 %s %s%s", tup, skb,
+		     has_field("tcp_retransmit_skb", "err") ? " err=$err:s32" : "");
+	if (n < 0 || (size_t)n >= sizeof(def))
+		return -ENOSPC;
+	return ftn__eprobe_create(inst, "rtp", def);
+}
+
 int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple)
 {
 	char extra[256] = "", a3[32];
 	int err;
+
+	if (!strcmp(event, "rtp"))
+		return rtp_create(inst);
 
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		if (strcmp(event, probes[i].event))
@@ -149,10 +186,15 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 	uint64_t skb, segs, pc;
 
 	memset(r, 0, sizeof(*r));
-	if (strcmp(ev->name, "rt") && !inner && strcmp(ev->name, "synack") && strcmp(ev->name, "tlp"))
+	if (strcmp(ev->name, "rt") && !inner && strcmp(ev->name, "synack") && strcmp(ev->name, "tlp") &&
+	    strcmp(ev->name, "rtp"))
 		return decode_tp(ev, r);
 	r->type = ev->name[0] == 't' ? 'L' : ev->name[0] == 's' ? 'S' : 'R';
-	if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
+	if (!strcmp(ev->name, "rtp")) {
+		/* read where the kernel counted: its segs (0: not read) */
+		if (!ftn_event_u64(ev, "pcount", &pc) && pc <= UINT16_MAX)
+			r->segs = (uint32_t)pc;
+	} else if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
 		struct dec_cpu *c = &d->cpu[ev->cpu & (DEC_CPUS - 1)];
 
 		if (!inner) {

@@ -1386,7 +1386,7 @@ uint64_t ftn_sockres_snapshots(const struct ftn_sockres *r)
 /* ------------------------------------------------------------------ */
 
 /* BTF is read once per process: every probe of a run wants the same. */
-static const struct ftn_btf *sock_btf(void)
+const struct ftn_btf *ftn__sock_btf(void)
 {
 	static struct ftn_btf *btf;
 	static int tried;
@@ -1404,7 +1404,7 @@ int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const c
 
 	if (err < 0)
 		return err;
-	if (tuple && (err = ftn_probe_sock_fetchargs(arg, sock_btf(), fetch, sizeof(fetch))) < 0)
+	if (tuple && (err = ftn_probe_sock_fetchargs(arg, ftn__sock_btf(), fetch, sizeof(fetch))) < 0)
 		return err;
 	/* sk only (a join with /proc/net/tcp): the two ports too, at the
 	 * offsets struct sock_common has kept for a decade, so that a socket
@@ -1420,22 +1420,27 @@ int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const c
 	return ftn_kprobe_create(inst, event, def, !argn);      /* the return: a kretprobe */
 }
 
-int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size)
+int ftn__probe_skb_fetchargs_at(const char *base, char *buf, size_t size)
 {
 	/* offsetof(struct sk_buff, cb) + offsetof(struct tcp_skb_cb,
 	 * tcp_gso_segs) from BTF, else x86_64 6.1's */
 	unsigned int cb = 40, gso = 8, c, g;
-	const struct ftn_btf *btf = sock_btf();
-	char arg[32];
-	int err = ftn_probe_arg(argn, arg, sizeof(arg));
+	const struct ftn_btf *btf = ftn__sock_btf();
+	int err;
 
-	if (err < 0)
-		return err;
 	if (btf && !ftn_btf_member_offset(btf, "struct sk_buff", "cb", &c) &&
 	    !ftn_btf_member_offset(btf, "struct tcp_skb_cb", "tcp_gso_segs", &g))
 		cb = c, gso = g;
-	err = snprintf(buf, size, "skb=%s:x64 pcount=+%u(%s):u16", arg, cb + gso, arg);
+	err = snprintf(buf, size, "skb=%s:x64 pcount=+%u(%s):u16", base, cb + gso, base);
 	return err < 0 || (size_t)err >= size ? -ENOSPC : err;
+}
+
+int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size)
+{
+	char arg[32];
+	int err = ftn_probe_arg(argn, arg, sizeof(arg));
+
+	return err < 0 ? err : ftn__probe_skb_fetchargs_at(arg, buf, size);
 }
 
 /* A field as a number (binary records), else as the kernel's symbol

@@ -174,6 +174,29 @@ int tool_netns_hold(struct tool_netns *ns, pid_t pid);
  * tell). */
 int tool_netns_check(const struct tool_netns *ns);
 void tool_netns_release(struct tool_netns *ns);
+/*
+ * A counter of /proc/net/snmp (key "Tcp.RetransSegs") summed over every
+ * network namespace the tool can find (nssum.c): a process is in it, or
+ * it is mounted in /run/netns. tool_nssum_read gives the sum's growth
+ * since the last reading: 0 when known (the same namespaces were read at
+ * both ends, none went down; a new one still at 0 may come), else
+ * -EAGAIN (the first reading; namespaces came or went) or -errno, with
+ * *why in words; the next reading compares with this one either way.
+ */
+struct tool_nssum;
+struct tool_nssum *tool_nssum_new(const char *key);
+void tool_nssum_free(struct tool_nssum *s);
+int tool_nssum_read(struct tool_nssum *s, uint64_t *delta, const char **why);
+/* Read, and the interval's segments no event showed: the growth minus
+ * seen (what the events showed), into *n. More seen than counted (a
+ * retransmit counted before a reading, its event after it) is carried
+ * into the next interval's, never negative. 0, or as tool_nssum_read
+ * (nothing carried past an interval not known). */
+int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, uint64_t *n, const char **why);
+/* An interval not known: JSON {"interval_end":T,"unattributed":null,
+ * "why":WHY} when r prints JSON (r may be NULL: no record); stderr once
+ * for each why (a static string) in turn. */
+void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wall, const char *why);
 /* An unsigned integer lo <= v <= hi (decimal, or 0x hex): 0 or -EINVAL. */
 int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi,
 		    unsigned long *out);
@@ -403,6 +426,10 @@ struct tool_counter_row {
 	uint64_t n, n2;                 /* this interval */
 	uint64_t total, total2;         /* since the start */
 	const char *label[TOOL_COUNTER_MAX_LABELS]; /* NULL: "-" / null */
+	/* set by the tool: n2 is not known for this row (tcpretrans's
+	 * unattributed segments: no event of their own), "-" / null in
+	 * rows, no --prom sample of total2 */
+	unsigned char n2_unknown;
 };
 struct tool_counter;
 /* keep_rows: keep rows whose interval count is 0 (cumulative totals for

@@ -4,6 +4,9 @@
  * segments. Every back end sees what the kernel counts in RetransSegs
  * (retransmits of __tcp_retransmit_skb, tail loss probes' included, and
  * SYN-ACKs of tcp_rtx_synack: lib/retrans.c); totals count segments.
+ * Where the tracepoint cannot say how many (no event probes), count mode
+ * adds the segments no event showed: RetransSegs over the namespaces
+ * (tools/common/nssum.c) minus the segments seen, as a row of its own.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -34,6 +37,9 @@ struct state {
 	struct ftn_retrans_dec *dec;
 	struct tool_counter *counts;    /* -c, --prom */
 	struct tool_report *r;
+	int rtp;                        /* the tracepoint's segments, by an event probe */
+	struct tool_nssum *nss;         /* RetransSegs over the namespaces */
+	uint64_t iseen;                 /* segments the events showed this interval */
 };
 static const char *const backends[] = { "tracepoint", "kprobe", "join" };
 enum { C_TYPE = TOOL_NCOLS_HEAD, C_FAM, C_LEP, C_SADDR, C_SPORT, C_T, C_REP, C_DADDR,
@@ -84,11 +90,22 @@ static int tp_setup(struct state *st)
 	char f[256];
 	int err = 0;
 
+	/* where the kernel has event probes, one on tcp_retransmit_skb in
+	 * place of it reads the segments it counted ("rtp", lib/retrans.c);
+	 * the same filter, on the probe's fields of the same names */
+	if (ftn_kernel_has_kprobes()) {
+		if ((err = ftn_retrans_probe_create(st->inst, "rtp", 1)))
+			tool_info("no event probe on tcp:tcp_retransmit_skb (%s): segments not read",
+				  strerror(-err));
+		st->rtp = !err;
+		err = 0;
+	}
 	for (int i = 0; i < 2 && !err; i++) {
 		if (i && !ftn_event_exists("tcp", ev[i]))
 			return tool_fail(0, "no tcp:%s: SYN-ACK retransmits are not shown", ev[i]);
 		if (!(err = ftn_retrans_filter(ev[i], st->family, f, sizeof(f))))
-			err = event_setup(st, "tcp", ev[i], f);
+			err = !i && st->rtp ? event_setup(st, ftn_probe_group(st->inst), "rtp", f)
+				: event_setup(st, "tcp", ev[i], f);
 	}
 	return err;
 }
@@ -175,6 +192,7 @@ static void emit(struct state *st, const struct retrans *r)
 		print_event(st, r);
 	if (r->x.type == 'L' || !st->counts)
 		return;         /* a probe; its retransmit is an R event */
+	st->iseen += segs;
 	if (!r->x.known)
 		return tool_report_uncounted(st->r, segs, "socket gone before the join");
 	memset(&k, 0, sizeof(k));
@@ -187,6 +205,34 @@ static void emit(struct state *st, const struct retrans *r)
 		snprintf(lp, sizeof(lp), "%u", r->x.t.lport);
 		tool_counter_set_label(st->counts, row, 0, ftn_addr_str(&r->x.t.raddr, ra, sizeof(ra)));
 		tool_counter_set_label(st->counts, row, 1, lp);
+	}
+}
+
+/* The segments the kernel counted (RetransSegs over the namespaces) that
+ * no event showed this interval: a multi-segment skb's others where the
+ * segments are not read, lost events', a retransmit the tracepoint does
+ * not fire for. A row of its own in the counter (RADDR "unattributed",
+ * no event count), so that the interval's total is the kernel's. */
+static void unattributed(struct state *st, int64_t now_wall)
+{
+	static const char key[] = "unattributed";
+	struct tool_counter_row *row;
+	const char *why;
+	uint64_t n;
+	int is_new;
+
+	if (!st->nss)
+		return;
+	if (tool_nssum_unseen(st->nss, st->iseen, &n, &why) && st->r)
+		tool_nssum_say(st->nss, st->count ? st->r : NULL, now_wall, why);
+	st->iseen = 0;
+	if (!n)
+		return;
+	if (!(row = tool_counter_add(st->counts, key, sizeof(key) - 1, n, 0, &is_new))) {
+		tool_report_uncounted(st->r, n, "out of memory");
+	} else if (is_new) {
+		tool_counter_set_label(st->counts, row, 0, key);
+		row->n2_unknown = 1;
 	}
 }
 
@@ -207,11 +253,12 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	struct retrans r;
 
 	/* only the events this back end enabled (text may carry others') */
-	if ((!st->be && strncmp(ev->name, "tcp_", 4) && (!st->tlp || strcmp(ev->name, "tlp"))) ||
+	if ((!st->be && strncmp(ev->name, "tcp_", 4) && strcmp(ev->name, "rtp") &&
+	     (!st->tlp || strcmp(ev->name, "tlp"))) ||
 	    !ftn_retrans_decode(st->dec, ev, &r.x))
 		return 0;
 	r.ev = ev;
-	if (!r.x.known && r.x.sk) {     /* join: by pointer, from /proc/net/tcp(6) */
+	if (!r.x.known && r.x.sk && st->socks) {        /* join: by pointer, from /proc/net/tcp(6) */
 		const struct ftn_sock *s = ftn_sockres_lookup_sk(st->socks, r.x.sk);
 
 		if (!ftn_sockres_ptrs_valid(st->socks) && !st->warned++)
@@ -234,6 +281,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 	struct state *st = ctx;
 
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
+	unattributed(st, now_wall);
 	if (st->count)
 		tool_report_counter(st->r, st->counts, now_wall);
 	else if (st->counts)
@@ -319,8 +367,13 @@ static int init(struct state *st)
 	st->raw = err == 'r';
 	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
 	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
-	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL))))
+	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL))) ||
+	    (st->counts && !st->be && !st->family && !(st->nss = tool_nssum_new("Tcp.RetransSegs"))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
+	/* the first reading before the events are on: a retransmit between
+	 * the two is counted and not seen - unattributed, which it is */
+	if (st->nss)
+		unattributed(st, 0);
 	return (!st->be && (err = tp_setup(st))) ? err : kp_setup(st);
 }
 
@@ -347,8 +400,9 @@ static int run(struct state *st)
 					     "TCP retransmits (events), by remote address and local port.",
 					     st->counts, 1, count_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
-	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP retransmits (%s back end, %s)%s.",
-				     backends[st->be], st->raw ? "binary buffers" : "text",
+	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP retransmits (%s back end%s, %s)%s.",
+				     backends[st->be], st->rtp ? ", segments by an event probe" : "",
+				     st->raw ? "binary buffers" : "text",
 				     st->count ? ", segments per remote address and local port" : "")))
 		return err;
 	return tool_consume(st->inst, st->raw ? 'r' : 't', st->evs, &co, &ops, st, st->r);
@@ -357,6 +411,8 @@ static int run(struct state *st)
 static int fini(struct state *st, int err)
 {
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
+	if (st->r && !err)
+		unattributed(st, tool_now_wall());
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
 	if (st->be)		/* nested hits */
@@ -367,6 +423,7 @@ static int fini(struct state *st, int err)
 	ftn_sockres_free(st->socks);
 	ftn_retrans_dec_free(st->dec);
 	ftn_owners_free(st->owners);
+	tool_nssum_free(st->nss);
 	return err ? err : ferr;
 }
 

@@ -290,7 +290,8 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 			return (int)n;
 		head(f, pc->name, pc->help, "counter");
 		for (long k = 0; k < n; k++)
-			sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
+			if (!pc->which || !rows[k]->n2_unknown)
+				sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
 		/* "other": what the cut left out and what eviction summed */
 		if ((pc->top && tool_counter_count(pc->c) > pc->top) || tool_counter_evicted(pc->c) ||
 		    rest[0] || rest[1])

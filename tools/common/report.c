@@ -515,6 +515,8 @@ static void counter_row(struct tool_report *r, const struct tool_counter_row *ro
 				continue;
 			if (src == TOOL_SRC_N)
 				tool_report_uint(r, i, (unsigned long long)(row ? row->n : rest[0]));
+			else if (src == TOOL_SRC_N2 && row && row->n2_unknown)
+				tool_report_null(r, i);
 			else if (src == TOOL_SRC_N2)
 				tool_report_uint(r, i, (unsigned long long)(row ? row->n2 : rest[1]));
 			else if (is_label(src))
