@@ -53,6 +53,11 @@ struct state {
 	struct tool_counter *flows, *drops, *resets, *ctrs;
 	struct tool_counter *pflows;    /* --prom: flows by remote address and owner */
 	uint64_t rt_segs, rt_events, drop_events, rst_sent, rst_recv, lost, uncounted;
+	/* segments RetransSegs (every namespace found) counted and no event
+	 * showed; unatt_why: not known, why */
+	struct tool_nssum *nss;
+	uint64_t unatt;
+	const char *unatt_why;
 
 	struct ftn_netsnap *s0, *s1;
 	struct ftn_netdelta *d;
@@ -171,7 +176,8 @@ static void flow_count(struct state *st, const struct ftn_event *ev, const struc
 	if (!is_new)
 		return;
 	/* the owner once per flow, while the socket lives */
-	ftn_event_u64(ev, "skaddr", &sk);
+	if (!(sk = r->sk))      /* (the event probe's field is sk) */
+		ftn_event_u64(ev, "skaddr", &sk);
 	snprintf(ep, sizeof(ep), t->family == AF_INET6 ? "[%s]:%u" : "%s:%u",
 		 ftn_addr_str(&t->laddr, a, sizeof(a)), t->lport);
 	tool_counter_set_label(st->flows, row, 0, ep);
@@ -250,7 +256,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 
 	if (!strcmp(ev->name, "kfree_skb"))
 		drop_count(st, ev);
-	else if (!strncmp(ev->name, "tcp_retransmit_", 15) && ftn_retrans_decode(st->rdec, ev, &r))
+	else if ((!strncmp(ev->name, "tcp_retransmit_", 15) || !strcmp(ev->name, "rtp")) &&
+		 ftn_retrans_decode(st->rdec, ev, &r))
 		flow_count(st, ev, &r);
 	else if (st->xdec)
 		ftn_reset_feed(st->xdec, ev, rst_count, st);
@@ -350,13 +357,25 @@ static int trace_setup(struct state *st)
 	} else if (!(st->rdec = ftn_retrans_dec_alloc(0)) || !(st->owners = ftn_ownermap_alloc(NULL, st->pid))) {
 		return tool_fail(-ENOMEM, "out of memory");
 	} else {
+		/* the segments: read by an event probe in place of
+		 * tcp_retransmit_skb where the kernel has them (lib/retrans.c);
+		 * else the row of those no event showed, from RetransSegs over
+		 * every namespace, read first before the events are on */
+		int rtp = ftn_kernel_has_kprobes() && !ftn_retrans_probe_create(st->inst, "rtp", 1);
+		uint64_t d;
+
+		if ((st->nss = tool_nssum_new("Tcp.RetransSegs")) &&
+		    tool_nssum_read(st->nss, &d, &st->unatt_why) == -EAGAIN)
+			st->unatt_why = NULL;   /* the first reading, as it should be */
 		st->have[S_RETRANS] = 1;
 		for (int i = 0; i < 2 && st->have[S_RETRANS]; i++) {
 			const char *ev = i ? "tcp_retransmit_synack" : "tcp_retransmit_skb";
 
 			if (i && !ftn_event_exists("tcp", ev))
 				break;  /* SYN-ACKs not traced: the cross-check shows it */
-			if (ftn_retrans_filter(ev, 0, f, sizeof(f)) || add_event(st, S_RETRANS, "tcp", ev, f))
+			if (ftn_retrans_filter(ev, 0, f, sizeof(f)) ||
+			    add_event(st, S_RETRANS, !i && rtp ? ftn_probe_group(st->inst) : "tcp",
+				      !i && rtp ? "rtp" : ev, f))
 				st->have[S_RETRANS] = 0;
 		}
 	}
@@ -410,9 +429,22 @@ static int sample(struct state *st)
 	st->t0 = tool_now_wall();
 	tool_info("counters read; sampling %.3g s", st->o.duration);
 	if (tracing) {
+		uint64_t d;
+
 		err = tool_consume(st->inst, st->reader, st->evs, &co, &ops, st, NULL);
 		if (st->xdec)
 			ftn_reset_flush(st->xdec, rst_count, st);
+		/* more seen than counted: not what the kernel counted (a
+		 * namespace not read, a retransmit counted before the first
+		 * reading and traced after it) */
+		if (!st->nss)
+			st->unatt_why = "out of memory";
+		else if (!err && !st->unatt_why && !tool_nssum_read(st->nss, &d, &st->unatt_why)) {
+			if (d >= st->rt_segs)
+				st->unatt = d - st->rt_segs;
+			else
+				st->unatt_why = "more segments traced than counted";
+		}
 	} else {
 		struct timespec end;
 
@@ -606,6 +638,11 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 			fprintf(f, "  %8s  %-44s %s\n", "COUNT", s == S_DROPS ? "LOCATION" : "DIR",
 				"REASON");
 		text_rows(f, cs[s], top, s);
+		if (s == S_RETRANS && st->unatt_why)
+			fprintf(f, "  segments no event showed: not known (%s)\n", st->unatt_why);
+		else if (s == S_RETRANS && st->unatt)
+			fprintf(f, "  %6llu %6s  %s\n", (unsigned long long)st->unatt, "-",
+				"unattributed (RetransSegs of every namespace, no event)");
 	}
 	fprintf(f, "Cross-check:");
 	for (int i = 0; i < 3; i++) {
@@ -701,6 +738,10 @@ static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t 
 			if (s == S_RETRANS) {
 				tool_json_uint(&j, "segments", st->rt_segs);
 				tool_json_uint(&j, "events", st->rt_events);
+				st->unatt_why ? tool_json_null(&j, "unattributed") :
+						tool_json_uint(&j, "unattributed", st->unatt);
+				st->unatt_why ? tool_json_str(&j, "unattributed_why", st->unatt_why) :
+						tool_json_null(&j, "unattributed_why");
 			} else if (s == S_DROPS) {
 				tool_json_uint(&j, "drops", st->drop_events);
 			} else {
@@ -764,6 +805,9 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 	}
 	/* flows past --max-series: their segments in "other" */
 	tool_counter_fold(st->pflows, rest[0], rest[1]);
+	if (st->unatt && !st->unatt_why &&
+	    (row = tool_counter_add(st->pflows, "unattributed", 12, st->unatt, 0, &is_new)) && is_new)
+		tool_counter_set_label(st->pflows, row, 0, "unattributed");
 	for (size_t i = 0; i < ncr; i++) {
 		row = tool_counter_add(st->ctrs, cr[i].key, strlen(cr[i].key),
 				       cr[i].delta > 0 ? (uint64_t)cr[i].delta : 0, 0, &is_new);
@@ -941,6 +985,7 @@ static int fini(struct state *st, int err)
 	tool_counter_free(st->resets);
 	tool_counter_free(st->ctrs);
 	tool_counter_free(st->pflows);
+	tool_nssum_free(st->nss);
 	tool_prom_free(st->prom);
 	ftn_netsnap_free(st->s0);
 	ftn_netsnap_free(st->s1);

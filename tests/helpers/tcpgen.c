@@ -3,6 +3,8 @@
  *   tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *   tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
  *   tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]
+ *   (server, client, flow: -a ADDR instead of the loopback address; client
+ *   and flow: -B bulk, -r the sender's own retransmit count)
  *   tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-b LPORT] [-t SECS]
  *   tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]
  *
@@ -29,6 +31,14 @@
  *          sending one byte and closing gracefully: many handshakes in a
  *          short time, for tests that lose SYN-ACKs. Exits 0 when every
  *          connection completed and the server read CONNS bytes.
+ *
+ * -B (bulk): no TCP_NODELAY, large writes (-s up to 1 MiB): the kernel
+ * builds skbs of many segments (TSO/GSO; on loopback too, when the MSS is
+ * below its 64 KiB), so a retransmitted skb can count several segments.
+ * -r: when the server's EOF has come (everything acknowledged), the
+ * client prints its socket's own count, "tcpgen: client total_retrans N"
+ * (tcp_info's tcpi_total_retrans: the segments the kernel counted in
+ * RetransSegs for this connection).
  *
  * Small writes with TCP_NODELAY keep one write per skb, and on loopback an
  * skb is one segment (MSS ~64 KiB), so the tcp_retransmit_skb tracepoint
@@ -65,6 +75,8 @@ struct opts {
 	double secs;
 	long conns;
 	int bind_port;          /* syn -b: one local port, remote ports PORT + i */
+	const char *addr;       /* -a: not the loopback address */
+	int bulk, report;       /* -B, -r */
 };
 
 static void usage(void)
@@ -73,6 +85,7 @@ static void usage(void)
 		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
 		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
+		"       (server, client, flow: -a ADDR; client, flow: -B bulk, -r total_retrans)\n"
 		"       tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-b LPORT] [-t SECS]\n"
 		"       tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]\n");
 	exit(2);
@@ -118,6 +131,8 @@ static socklen_t fill_addr(const struct opts *o, struct sockaddr_storage *ss)
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)o->port);
 		s6->sin6_addr = in6addr_loopback;
+		if (o->addr && inet_pton(AF_INET6, o->addr, &s6->sin6_addr) != 1)
+			usage();
 		return sizeof(*s6);
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
@@ -125,6 +140,8 @@ static socklen_t fill_addr(const struct opts *o, struct sockaddr_storage *ss)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((uint16_t)o->port);
 		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (o->addr && inet_pton(AF_INET, o->addr, &s4->sin_addr) != 1)
+			usage();
 		return sizeof(*s4);
 	}
 }
@@ -237,7 +254,8 @@ static int run_client(const struct opts *o)
 		return 1;
 	}
 	/* One write, one skb, one segment: see the header comment. */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (!o->bulk)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	do
 		rc = connect(fd, (struct sockaddr *)&ss, len);
 	while (rc < 0 && errno == EINTR);
@@ -269,6 +287,17 @@ static int run_client(const struct opts *o)
 	if (n < 0) {
 		perror("tcpgen: read");
 		goto fail;
+	}
+	if (o->report) {
+		struct tcp_info ti;
+		socklen_t tl = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0) {
+			perror("tcpgen: TCP_INFO");
+			goto fail;
+		}
+		printf("tcpgen: client total_retrans %u\n", ti.tcpi_total_retrans);
 	}
 	close(fd);
 	free(msg);
@@ -518,8 +547,11 @@ int main(int argc, char **argv)
 		usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "46b:p:n:s:i:t:c:")) != -1) {
+	while ((c = getopt(argc, argv, "46a:b:Bp:n:rs:i:t:c:")) != -1) {
 		switch (c) {
+		case 'a': o.addr = optarg; break;
+		case 'B': o.bulk = 1; break;
+		case 'r': o.report = 1; break;
 		case '4': o.family = AF_INET; break;
 		case '6': o.family = AF_INET6; break;
 		case 'p': o.port = (int)num(optarg, 1, 65535); break;
