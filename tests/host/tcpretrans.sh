@@ -36,7 +36,7 @@ NS=ftnet-test-$$
 # Ports of this run: retransmit tracepoints see every namespace, and other
 # runs of this test (other worktrees) may trace at the same time; distinct
 # ports below the ephemeral range keep each run's counts its own.
-P4=$((10000 + $$ % 2000 * 10)) P6=$((P4 + 1)) PS=$((P4 + 2)) PB=$((P4 + 9))
+P4=$((10000 + $$ % 2000 * 10)) P6=$((P4 + 1)) PS=$((P4 + 2)) PK=$((P4 + 3)) PB=$((P4 + 9))
 DUR=18                       # tcpretrans -d for the traffic phase
 FLOW="-n 2000 -s 200 -i 500 -t 4"   # ~1.3 s per flow, bounded at 4 s
 # (word-split on purpose where used)
@@ -95,6 +95,7 @@ table inet ftnet_test {
 		type filter hook input priority 0; policy accept;
 		tcp dport $P4 meta length > 100 numgen random mod 100 < 7 drop
 		tcp dport $P6 meta length > 100 numgen random mod 100 < 7 drop
+		tcp dport $PK meta length > 100 numgen random mod 100 < 1 drop
 		tcp dport $PB drop
 		tcp sport $PS tcp flags & (syn | ack) == syn | ack numgen random mod 100 < 30 drop
 	}
@@ -265,6 +266,45 @@ else
 fi
 t_is "$(host_inst_of "$trpid")" "" \
 	"no instance of the -d run left behind"
+
+# ------------------------------------------------------------ bulk flow
+# A bulk sender (tcpgen -B: large writes, no TCP_NODELAY) to port PK, 1%
+# of its data segments dropped: the kernel builds skbs of several
+# segments, and a retransmitted one counts them all in RetransSegs, where
+# the 6.18 tracepoint says nothing of how many. tcpretrans -c, alone in
+# this phase: its interval totals - the flow's rows and the unattributed
+# row (RetransSegs over every namespace it finds minus the segments seen)
+# - must equal the RetransSegs deltas of this namespace and the initial
+# one (nothing else runs under the host lock), and the sender's own count
+# (tcp_info's tcpi_total_retrans, printed by tcpgen -r once the server's
+# EOF came); the sender must be the namespace's only retransmitter.
+tr_bg "$tmp/bk.json" "$tmp/bk.err" -c -d 60 --json
+if host_wait_nonempty "$tmp/bk.err" 50 "$trpid"; then
+	sleep 0.2
+	k0=$(host_netns_snmp "$NS" RetransSegs)
+	r0=$(awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }' /proc/net/snmp)
+	ip netns exec "$NS" "$GEN" flow -4 -B -r -p $PK -n 64 -s 1048576 -t 20 >"$tmp/bulk.out" 2>&1
+	rck=$?
+	sleep 1         # a FIN's retransmit may follow the flow
+	k1=$(host_netns_snmp "$NS" RetransSegs)
+	kill -INT "$trpid"
+	host_wait_pid "$trpid" 50 && { wait "$trpid"; rc=$?; } || rc=timeout
+	r1=$(awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }' /proc/net/snmp)
+	sed 's/^/# /' "$tmp/bulk.out"
+	t_is "$rck" 0 "tcpgen bulk flow (64 MiB in 1 MiB writes) to port $PK completed"
+	t_is "$rc" 0 "tcpretrans -c (bulk phase) exits 0"
+	snd=$(sed -n 's/^tcpgen: client total_retrans //p' "$tmp/bulk.out")
+	t_check "the bulk sender retransmitted (${snd:-none})" [ "${snd:-0}" -gt 0 ]
+	t_is "$((k1 - k0))" "$snd" "bulk: the namespace's RetransSegs delta = the sender's total_retrans"
+	tot=$(sed -n 's/.*"total":\([0-9]*\),"lost".*/\1/p' "$tmp/bk.json" | awk '{ s += $1 } END { print s + 0 }')
+	un=$(sed -n 's/.*"raddr":"unattributed".*"segs":\([0-9]*\).*/\1/p' "$tmp/bk.json" | awk '{ s += $1 } END { print s + 0 }')
+	t_diag "bulk: RetransSegs +$((k1 - k0)) here, +$((r1 - r0)) in the initial namespace; tcpretrans -c total $tot, unattributed $un"
+	t_is "$tot" "$((k1 - k0 + r1 - r0))" "bulk: tcpretrans -c totals (rows + unattributed) = RetransSegs of both namespaces"
+	t_is "$(grep -c '"unattributed":null' "$tmp/bk.json")" 0 "bulk: every interval's unattributed segments known"
+	t_is "$(host_inst_of "$trpid")" "" "bulk: no instance left behind"
+else
+	t_fail "tcpretrans -c (bulk phase) prints its banner within 5 s"
+fi
 
 # ------------------------------------------------------------ signals
 for sig in INT TERM HUP; do

@@ -417,8 +417,11 @@ check_tcpretrans_backends() {
 	check "kprobe back end: IPv6 addresses from BTF offsets" \
 		grep -q '"saddr":"::1","sport":[0-9]*,"daddr":"::1","dport":502[0-3]' /tmp/rt.kprobe.json
 	check "kprobe back end: segments read from the skb" grep -q '"type":"R".*"segs":1' /tmp/rt.kprobe.json
-	check "tracepoint back end: segments unknown (null), never invented" \
-		sh -c '! grep "\"type\":\"R\"" /tmp/rt.tracepoint.json | grep -qv "\"segs\":null"'
+	# (kernels with event probes: one on the tracepoint reads them)
+	check "tracepoint back end: segments read by its event probe" \
+		sh -c '! grep "\"type\":\"R\"" /tmp/rt.tracepoint.json | grep -q "\"segs\":null"'
+	check "tracepoint back end: the banner says the event probe reads the segments" \
+		grep -q 'tracepoint back end, segments by an event probe' /tmp/rt.tracepoint.err
 	bad=$(grep '"type":"R"' /tmp/rt.kprobe.json | grep -v '"state":"[A-Z0-9_]*"' | head -3)
 	if [ -z "$bad" ]; then ok "kprobe back end: states are names"; else
 		nok "kprobe back end: states are names"; echo "$bad" | sed 's/^/# /'; fi
@@ -464,11 +467,90 @@ check_tcpretrans_tlp_stacks() {
 	check "-s: loss probe stacks start at tcp_send_loss_probe" grep -q '"type":"L".*"stack":\["tcp_send_loss_probe"' /tmp/rt.l.json
 }
 
+# A bulk flow (large writes, no TCP_NODELAY) over a veth pair into another
+# network namespace (ip netns: only a mount in /run/netns when no process
+# is in it), through netem loss 1% on the sender's side. veth has TSO: the
+# kernel builds skbs of many segments, and a retransmitted skb counts
+# several in RetransSegs. tcpretrans -c with the default back end (the
+# tracepoint, its event probe reading the segments) and -B kprobe -c run
+# at once. Ground truth: the RetransSegs deltas of both namespaces, and
+# the sender's own count (tcpgen -r: tcp_info's tcpi_total_retrans once
+# the server's EOF came), which must agree (nothing else retransmits). The
+# default's interval totals (its rows and any unattributed row) must equal
+# them; its rows must hold multi-segment retransmits (a count of one per
+# event, the old default's, falls short). The kprobe back end's total is
+# said (it reads the segments at the entry of the retransmit).
+check_tcpretrans_bulk() {
+	local tg=$FTNET_TOP/build/tests/tcpgen ipr=/sbin/ipr ns=ftrb r0 r1 n0 n1 i rc b cr sr
+	local want tr got segs ev
+	if [ ! -x "$tg" ] || [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
+		skip "tcpretrans -c, a bulk flow over veth" "no tcpgen, iproute2 ip or tc, or no veth module"
+		return
+	fi
+	mkdir -p /run/netns
+	if ! { $ipr netns add $ns && $ipr link add ftrb0 type veth peer name ftrb1 netns $ns &&
+	       $ipr addr add 10.77.0.1/24 dev ftrb0 && $ipr link set ftrb0 up &&
+	       $ipr -n $ns addr add 10.77.0.2/24 dev ftrb1 && $ipr -n $ns link set ftrb1 up &&
+	       $ipr -n $ns link set lo up && /sbin/tc qdisc add dev ftrb0 root netem loss 1%; }; then
+		nok "tcpretrans bulk: veth pair into namespace $ns with netem loss 1%"
+		$ipr link del ftrb0 2>/dev/null; $ipr netns del $ns 2>/dev/null
+		return
+	fi
+	for b in tracepoint kprobe; do
+		fresh /tmp/rb.$b.json /tmp/rb.$b.err
+		if [ $b = tracepoint ]; then tcpretrans -c -d 300 --json >/tmp/rb.$b.json 2>/tmp/rb.$b.err &
+		else tcpretrans -B kprobe -c -d 300 --json >/tmp/rb.$b.json 2>/tmp/rb.$b.err &
+		fi
+		eval "pid_$b=$!"
+	done
+	i=0
+	while [ $i -lt 200 ] && [ "$(cat /tmp/rb.*.err 2>/dev/null | grep -c '^Tracing')" -lt 2 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	r0=$(retrans_segs) n0=$($ipr netns exec $ns cat /proc/net/snmp | awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }')
+	$ipr netns exec $ns "$tg" server -a 10.77.0.2 -p 5040 -t 60 >/tmp/rb.srv 2>&1 &
+	sr=$!
+	i=0
+	while [ $i -lt 50 ] && ! $ipr netns exec $ns cat /proc/net/tcp | grep -q ':13B0 00000000:0000 0A'; do
+		sleep 0.1; i=$((i + 1))
+	done
+	"$tg" client -a 10.77.0.2 -p 5040 -B -r -n 64 -s 131072 -t 60 >/tmp/rb.cli 2>&1
+	cr=$?
+	wait $sr || cr="$cr, server $?"
+	sleep 2         # a FIN's retransmit can come after the client returns
+	r1=$(retrans_segs) n1=$($ipr netns exec $ns cat /proc/net/snmp | awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }')
+	for b in tracepoint kprobe; do eval "stop_wait \$pid_$b"; eval "rc_$b=$rc"; done
+	/sbin/tc qdisc del dev ftrb0 root
+	$ipr link del ftrb0
+	$ipr netns del $ns
+	want=$((r1 - r0 + n1 - n0))
+	tr=$(sed -n 's/^tcpgen: client total_retrans //p' /tmp/rb.cli)
+	check "tcpretrans bulk: 8 MB sent over veth into $ns ($cr)" [ "$cr" = 0 ]
+	check "tcpretrans bulk: the sender retransmitted ($tr) and RetransSegs of both namespaces agree ($want)" \
+		[ "${tr:-0}" -gt 0 -a "$tr" = "$want" ]
+	for b in tracepoint kprobe; do
+		eval "rc=\$rc_$b"
+		got=$(sed -n 's/.*"total":\([0-9]*\),"lost".*/\1/p' /tmp/rb.$b.json | awk '{ s += $1 } END { print s + 0 }')
+		segs=$(grep '"raddr":"10.77.0.2"' /tmp/rb.$b.json | sed -n 's/.*"segs":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+		ev=$(grep '"raddr":"10.77.0.2"' /tmp/rb.$b.json | sed -n 's/.*"retransmits":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+		un=$(sed -n 's/.*"raddr":"unattributed".*"segs":\([0-9]*\).*/\1/p' /tmp/rb.$b.json | awk '{ s += $1 } END { print s + 0 }')
+		diag "tcpretrans bulk, $b back end: -c total $got (the flow: $segs segments in $ev retransmits; unattributed $un), RetransSegs $want, sender $tr"
+		[ $b = kprobe ] && continue
+		check "tcpretrans bulk: exited 0 (got $rc)" [ "$rc" = 0 ]
+		check "tcpretrans bulk: -c totals (rows + unattributed) = RetransSegs of both namespaces = the sender's count ($got = $want = $tr)" \
+			[ "$got" = "$want" -a "$got" = "$tr" ]
+		check "tcpretrans bulk: retransmits of several segments, read by the event probe ($segs segments in $ev events)" \
+			[ "$segs" -gt "$ev" ]
+	done
+}
+
 check_tool_tcpretrans() {
 	tool_help tcpretrans || return
 	check_tcpretrans_backends
 	check_tcpretrans_tlp_stacks
+	check_tcpretrans_bulk
 	check "no ftnet_tcpretrans group left in kprobe_events" sh -c "! grep -q ftnet_tcpretrans $T/kprobe_events"
+	check "no ftnet_tcpretrans probe left in dynamic_events" sh -c "! grep -q ftnet_tcpretrans $T/dynamic_events"
 }
 
 check_tool_kprobe() {
@@ -1462,6 +1544,8 @@ check_killstep_kprobe() {
 	. "$inc"
 	killstep_walk "tcpretrans -B kprobe -s" "kprobe_events trigger enable rmdir" \
 		tcpretrans -B kprobe -s -d 0.2
+	# the default back end here: the tracepoint's event probe
+	killstep_walk "tcpretrans (event probe)" "dynamic_events enable rmdir" tcpretrans -d 0.2
 	killstep_walk "kprobe p:tcp_sendmsg" "kprobe_events enable" \
 		kprobe -d 0.2 'p:tcp_sendmsg size=%dx'
 	killstep_walk "tcpdrop (hist trigger)" "trigger" tcpdrop -d 0.2

@@ -194,6 +194,9 @@ cp "$bb" "$root/bin/busybox"
 # before the guest runs `busybox --install -s`, which then leaves it alone.
 tc=$(command -v tc 2>/dev/null || ls /sbin/tc /usr/sbin/tc 2>/dev/null | head -1)
 [ -n "$tc" ] && copy_elf "$tc" /sbin/tc
+# iproute2's ip as /sbin/ipr (busybox's ip stays ip): veth pairs, ip netns
+ipr=$(command -v ip 2>/dev/null || ls /sbin/ip /usr/sbin/ip 2>/dev/null | head -1)
+[ -n "$ipr" ] && [ "$(readlink -f "$ipr")" != "$(readlink -f "$bb")" ] && copy_elf "$ipr" /sbin/ipr
 for f in "$top"/bin/* "$top"/build/tests/*; do
 	[ -f "$f" ] && [ -x "$f" ] || continue
 	case $f in
@@ -218,8 +221,9 @@ done >"$root/etc/ftnet-env"
 # .modinfo section ("depends=a,b", NUL-separated strings). 6.1 ships plain
 # .ko files, 6.12 .ko.xz (CONFIG_MODULE_COMPRESS_XZ); busybox insmod reads
 # no compressed module, so the guest gets plain .ko files.
-# sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem
-want_mods="sch_netem sch_prio cls_u32"
+# sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem;
+# veth: tcpretrans's bulk check (a TSO pair into another namespace)
+want_mods="sch_netem sch_prio cls_u32 veth"
 # FTNET_VM_MODULES: more, for one run (make bench's tcptop -B diag in the
 # guest: inet_diag tcp_diag, sock_diag for TCP; modules on Debian)
 want_mods="$want_mods ${FTNET_VM_MODULES:-}"
