@@ -44,6 +44,10 @@ echo
 sh tests/bench/retrans_bench.sh
 
 echo
+# tcpretrans's back ends where both exist: the VM tier's guests (qemu)
+sh tests/bench/retrans_vm.sh
+
+echo
 # tcplife / tcpstates at 20k connections/s beside bpftrace (root only)
 sh tests/bench/conn_bench.sh
 

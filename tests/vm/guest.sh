@@ -2045,6 +2045,68 @@ check_bench_sockio() {
 	bench_sockio_line hist-idle 0 0 "$((c1 - c0))" "$t0" "$t1" 0
 }
 
+# make bench (tests/bench/retrans_vm.sh), not in all_checks: what each
+# back end of tcpretrans -c costs per retransmit where both exist. SYN
+# retransmits over a veth pair whose every packet netem drops: tcpgen
+# opens FTNET_BENCH_RT_N (default 1500) connects 1 ms apart, and each
+# SYN_SENT socket retransmits its SYN (about 3 each in the 9 s window).
+# Per mode - none, the default (the tracepoint's event probe), -B kprobe
+# (tcp_retransmit_skb, __tcp_retransmit_skb) - the retransmits
+# (RetransSegs), what the tool counted, its own CPU (schedstat) and the
+# whole guest's busy CPU (/proc/stat), in one line each.
+bench_busy() { # the guest's busy jiffies (all CPUs: user..softirq, steal)
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+bench_retrans_mode() { # MODE [tcpretrans args]
+	local mode=$1 tg=$FTNET_TOP/build/tests/tcpgen p="" i c0=0 c1=0 b0 b1 r0 r1 got N=${FTNET_BENCH_RT_N:-1500}
+	shift
+	if [ "$mode" != none ]; then
+		fresh /tmp/br.out /tmp/br.err
+		tcpretrans -c -H -i 1 -d 60 "$@" >/tmp/br.out 2>/tmp/br.err &
+		p=$!
+		i=0
+		while ! grep -q '^Tracing' /tmp/br.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 1
+		c0=$(awk '{ print $1 }' /proc/$p/schedstat)
+	fi
+	r0=$(retrans_segs)
+	b0=$(bench_busy)
+	"$tg" syn -4 -a 10.77.0.2 -p 20000 -c "$N" -i 1000 -t 9 >/dev/null 2>&1
+	r1=$(retrans_segs)
+	sleep 1.5
+	b1=$(bench_busy)
+	got=-
+	if [ -n "$p" ]; then
+		c1=$(awk '{ print $1 }' /proc/$p/schedstat)
+		kill -INT $p
+		wait $p
+		got=$(awk '/ retransmitted segments, / { s += $2 } END { print s + 0 }' /tmp/br.out)
+	fi
+	diag "bench retrans: mode=$mode retransmits=$((r1 - r0)) counted=$got tool_ms=$(((c1 - c0) / 1000000)) busy_ms=$(((b1 - b0) * 10))"   # (/proc/stat: USER_HZ 100)
+	[ "$mode" = none ] || [ "$got" = "$((r1 - r0))" ]
+}
+check_bench_retrans() {
+	local ipr=/sbin/ipr ns=ftrb m
+	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
+		skip "bench retrans" "no iproute2 ip or tc, or no veth module"
+		return
+	fi
+	mkdir -p /run/netns
+	$ipr netns add $ns && $ipr link add ftrb0 type veth peer name ftrb1 netns $ns &&
+		$ipr addr add 10.77.0.1/24 dev ftrb0 && $ipr link set ftrb0 up &&
+		$ipr -n $ns addr add 10.77.0.2/24 dev ftrb1 && $ipr -n $ns link set ftrb1 up &&
+		/sbin/tc qdisc add dev ftrb0 root netem loss 100% || { nok "bench retrans: veth set-up"; return; }
+	for m in none default kprobe none2; do
+		case $m in
+		none|none2) check "bench retrans: no tracer (the reference)" bench_retrans_mode $m ;;
+		default) check "bench retrans: default back end, counted = RetransSegs" bench_retrans_mode default ;;
+		kprobe) check "bench retrans: -B kprobe, counted = RetransSegs" bench_retrans_mode kprobe -B kprobe ;;
+		esac
+	done
+	$ipr link del ftrb0
+	$ipr netns del $ns
+}
+
 # --- uprobes on the file a tool opened (issue 22) ---------------------------
 
 # uprobe and sockio -x open the binary once and name it to the kernel as
