@@ -184,6 +184,8 @@ void tool_netns_release(struct tool_netns *ns);
  * *why in words; the next reading compares with this one either way.
  */
 struct tool_nssum;
+struct tool_report;
+struct tool_counter;
 struct tool_nssum *tool_nssum_new(const char *key);
 void tool_nssum_free(struct tool_nssum *s);
 int tool_nssum_read(struct tool_nssum *s, uint64_t *delta, const char **why);
@@ -197,6 +199,12 @@ int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, uint64_t *n, const ch
  * "why":WHY} when r prints JSON (r may be NULL: no record); stderr once
  * for each why (a static string) in turn. */
 void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wall, const char *why);
+/* tool_nssum_unseen's segments as a row of c keyed and labelled (label 0)
+ * "unattributed", its n2 not known; an interval not known said with
+ * tool_nssum_say (its JSON record when json). r NULL: before the run
+ * (the first reading), nothing said. */
+void tool_nssum_row(struct tool_nssum *s, struct tool_report *r, int json, struct tool_counter *c,
+		    uint64_t seen, int64_t now_wall);
 /* An unsigned integer lo <= v <= hi (decimal, or 0x hex): 0 or -EINVAL. */
 int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi,
 		    unsigned long *out);

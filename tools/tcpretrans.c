@@ -209,31 +209,13 @@ static void emit(struct state *st, const struct retrans *r)
 }
 
 /* The segments the kernel counted (RetransSegs over the namespaces) that
- * no event showed this interval: a multi-segment skb's others where the
- * segments are not read, lost events', a retransmit the tracepoint does
- * not fire for. A row of its own in the counter (RADDR "unattributed",
+ * no event showed this interval: a row of its own (RADDR "unattributed",
  * no event count), so that the interval's total is the kernel's. */
 static void unattributed(struct state *st, int64_t now_wall)
 {
-	static const char key[] = "unattributed";
-	struct tool_counter_row *row;
-	const char *why;
-	uint64_t n;
-	int is_new;
-
-	if (!st->nss)
-		return;
-	if (tool_nssum_unseen(st->nss, st->iseen, &n, &why) && st->r)
-		tool_nssum_say(st->nss, st->count ? st->r : NULL, now_wall, why);
+	if (st->nss)
+		tool_nssum_row(st->nss, st->r, st->count, st->counts, st->iseen, now_wall);
 	st->iseen = 0;
-	if (!n)
-		return;
-	if (!(row = tool_counter_add(st->counts, key, sizeof(key) - 1, n, 0, &is_new))) {
-		tool_report_uncounted(st->r, n, "out of memory");
-	} else if (is_new) {
-		tool_counter_set_label(st->counts, row, 0, key);
-		row->n2_unknown = 1;
-	}
 }
 
 static void on_resolved(void *ctx, void *item, const struct ftn_event *ev,

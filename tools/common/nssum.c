@@ -350,3 +350,25 @@ void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wal
 			  s->said ? "" : "; said once for each cause");
 	s->said = why;
 }
+
+void tool_nssum_row(struct tool_nssum *s, struct tool_report *r, int json, struct tool_counter *c,
+		    uint64_t seen, int64_t now_wall)
+{
+	static const char key[] = "unattributed";
+	struct tool_counter_row *row;
+	const char *why;
+	uint64_t n;
+	int is_new;
+
+	if (tool_nssum_unseen(s, seen, &n, &why) && r)
+		tool_nssum_say(s, json ? r : NULL, now_wall, why);
+	if (!n)
+		return;
+	if (!(row = tool_counter_add(c, key, sizeof(key) - 1, n, 0, &is_new))) {
+		if (r)
+			tool_report_uncounted(r, n, "out of memory");
+	} else if (is_new) {
+		tool_counter_set_label(c, row, 0, key);
+		row->n2_unknown = 1;
+	}
+}
