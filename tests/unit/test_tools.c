@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -873,6 +874,121 @@ static void test_names(void)
 	free(text);
 }
 
+static int rm_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb; (void)ftw;
+	return type == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+/* a fake /proc namespace: PROC/PID/ns/net (a file: its inode is the
+ * namespace's) and PROC/PID/net/snmp with RetransSegs = v */
+static void ns_put(const char *proc, int pid, const char *nsfile, unsigned long long v)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/ns", proc, pid);
+	(void)mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%d/ns/net", proc, pid);
+	if (nsfile) {
+		unlink(path);
+		if (link(nsfile, path) < 0)
+			perror(path);
+	}
+	snprintf(path, sizeof(path), "%s/%d/net/snmp", proc, pid);
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails "
+			"EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+			"Tcp: 1 200 120000 -1 1 1 0 0 0 10 10 %llu 0 0 0\n", v);
+		fclose(f);
+	}
+}
+
+/* RetransSegs over the namespaces (tools/common/nssum.c), a fake /proc:
+ * two processes in one namespace count once, deltas over namespaces,
+ * a namespace that came (with a count, or at 0) or went, the unseen
+ * segments carried while more were seen than counted */
+static void test_nssum(const char *dir)
+{
+	char proc[256], path[PATH_MAX], nsa[256], nsb[256];
+	struct tool_nssum *s;
+	const char *why = NULL;
+	uint64_t d = 99, n = 99;
+	FILE *f;
+
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	snprintf(nsa, sizeof(nsa), "%s/ns.a", dir);
+	snprintf(nsb, sizeof(nsb), "%s/ns.b", dir);
+	mkdir(proc, 0755);
+	for (int i = 0; i < 2; i++)
+		if ((f = fopen(i ? nsb : nsa, "w")))
+			fclose(f);
+	for (int pid = 1; pid <= 3; pid++) {
+		snprintf(path, sizeof(path), "%s/%d", proc, pid);
+		mkdir(path, 0755);
+		snprintf(path, sizeof(path), "%s/%d/net", proc, pid);
+		mkdir(path, 0755);
+	}
+	setenv("FTNET_PROC", proc, 1);
+	ns_put(proc, 1, nsa, 100);
+	ns_put(proc, 2, nsa, 100);      /* the same namespace: once */
+	ns_put(proc, 3, nsb, 50);
+	s = tool_nssum_new("Tcp.RetransSegs");
+	is_int(tool_nssum_read(s, &d, &why), -EAGAIN, "nssum: the first reading has nothing to compare");
+	ns_put(proc, 1, NULL, 110);
+	ns_put(proc, 2, NULL, 110);
+	ns_put(proc, 3, NULL, 53);
+	is_int(tool_nssum_read(s, &d, &why), 0, "nssum: the same namespaces: known");
+	is_int((int)d, 13, "nssum: the delta sums the namespaces (10 + 3), each once");
+	/* unseen: counted 5, seen 8 -> nothing, 3 carried; then counted 5,
+	 * seen 1 -> 4 - 3 = 1 */
+	ns_put(proc, 1, NULL, 115);
+	ns_put(proc, 2, NULL, 115);
+	is_int(tool_nssum_unseen(s, 8, &n, &why), 0, "nssum: more seen than counted is known");
+	is_int((int)n, 0, "nssum: ... and no segments unseen (never negative)");
+	ns_put(proc, 1, NULL, 120);
+	ns_put(proc, 2, NULL, 120);
+	is_int(tool_nssum_unseen(s, 1, &n, &why), 0, "nssum: next interval known");
+	is_int((int)n, 1, "nssum: the surplus seen before is carried (5 - 1 - 3)");
+	/* a third namespace at 0 may come; with a count it may not */
+	snprintf(path, sizeof(path), "%s/4", proc);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/4/net", proc);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ns.c", dir);
+	if ((f = fopen(path, "w")))
+		fclose(f);
+	ns_put(proc, 4, path, 0);
+	is_int(tool_nssum_read(s, &d, &why), 0, "nssum: a namespace came at 0: known");
+	ns_put(proc, 4, NULL, 2);
+	is_int(tool_nssum_read(s, &d, &why), 0, "nssum: ... and counts from then on");
+	is_int((int)d, 2, "nssum: its delta");
+	snprintf(path, sizeof(path), "%s/5", proc);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/5/net", proc);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ns.d", dir);
+	if ((f = fopen(path, "w")))
+		fclose(f);
+	ns_put(proc, 5, path, 7);
+	is_int(tool_nssum_read(s, &d, &why), -EAGAIN, "nssum: a namespace came with a count: not known");
+	ok(why && !strcmp(why, "a network namespace came"), "nssum: ... why: %s", why ? why : "(none)");
+	/* pid 3 and its namespace gone */
+	snprintf(path, sizeof(path), "%s/3/ns/net", proc);
+	unlink(path);
+	is_int(tool_nssum_read(s, &d, &why), -EAGAIN, "nssum: a namespace went away: not known");
+	ok(why && !strcmp(why, "a network namespace went away"), "nssum: ... why: %s", why ? why : "(none)");
+	is_int(tool_nssum_unseen(s, 0, &n, &why), 0, "nssum: the next interval is known again");
+	is_int((int)n, 0, "nssum: nothing counted, nothing unseen");
+	tool_nssum_free(s);
+	unsetenv("FTNET_PROC");
+	nftw(proc, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/ns.%c", dir, 'a' + i);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ftnet-test-tools-XXXXXX";
@@ -893,6 +1009,7 @@ int main(void)
 	test_specs();
 	test_evprint_head();
 	test_names();
+	test_nssum(dir);
 	rmdir(dir);
 	printf("1..%d\n", tap_n);
 	return tap_fail ? 1 : 0;
