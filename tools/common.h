@@ -189,12 +189,13 @@ struct tool_counter;
 struct tool_nssum *tool_nssum_new(const char *key);
 void tool_nssum_free(struct tool_nssum *s);
 int tool_nssum_read(struct tool_nssum *s, uint64_t *delta, const char **why);
-/* Read, and the interval's segments no event showed: the growth minus
- * seen (what the events showed), into *n. More seen than counted (a
+/* Read, and the segments no event showed: the growth minus seen (what
+ * the events showed), into *n, given one reading late (still unseen a
+ * whole drain later; at once when last). More seen than counted (a
  * retransmit counted before a reading, its event after it) is carried
  * into the next interval's, never negative. 0, or as tool_nssum_read
  * (nothing carried past an interval not known). */
-int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, uint64_t *n, const char **why);
+int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, int last, uint64_t *n, const char **why);
 /* An interval not known: JSON {"interval_end":T,"unattributed":null,
  * "why":WHY} when r prints JSON (r may be NULL: no record); stderr once
  * for each why (a static string) in turn. */
@@ -204,7 +205,7 @@ void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wal
  * tool_nssum_say (its JSON record when json). r NULL: before the run
  * (the first reading), nothing said. */
 void tool_nssum_row(struct tool_nssum *s, struct tool_report *r, int json, struct tool_counter *c,
-		    uint64_t seen, int64_t now_wall);
+		    uint64_t seen, int last, int64_t now_wall);
 /* An unsigned integer lo <= v <= hi (decimal, or 0x hex): 0 or -EINVAL. */
 int tool_parse_uint(const char *s, unsigned long lo, unsigned long hi,
 		    unsigned long *out);

@@ -211,10 +211,10 @@ static void emit(struct state *st, const struct retrans *r)
 /* The segments the kernel counted (RetransSegs over the namespaces) that
  * no event showed this interval: a row of its own (RADDR "unattributed",
  * no event count), so that the interval's total is the kernel's. */
-static void unattributed(struct state *st, int64_t now_wall)
+static void unattributed(struct state *st, int last, int64_t now_wall)
 {
 	if (st->nss)
-		tool_nssum_row(st->nss, st->r, st->count, st->counts, st->iseen, now_wall);
+		tool_nssum_row(st->nss, st->r, st->count, st->counts, st->iseen, last, now_wall);
 	st->iseen = 0;
 }
 
@@ -263,7 +263,7 @@ static int on_batch(void *ctx, int64_t now_wall)
 	struct state *st = ctx;
 
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
-	unattributed(st, now_wall);
+	unattributed(st, 0, now_wall);
 	if (st->count)
 		tool_report_counter(st->r, st->counts, now_wall);
 	else if (st->counts)
@@ -355,7 +355,7 @@ static int init(struct state *st)
 	/* the first reading before the events are on: a retransmit between
 	 * the two is counted and not seen - unattributed, which it is */
 	if (st->nss)
-		unattributed(st, 0);
+		unattributed(st, 0, 0);
 	return (!st->be && (err = tp_setup(st))) ? err : kp_setup(st);
 }
 
@@ -394,7 +394,7 @@ static int fini(struct state *st, int err)
 {
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
 	if (st->r && !err)
-		unattributed(st, tool_now_wall());
+		unattributed(st, 1, tool_now_wall());
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
 	if (st->be)		/* nested hits */

@@ -63,7 +63,8 @@ golden tcpretrans.6.18.count.txt "$tmp/o"
 # The segments RetransSegs counted that no event showed (a multi-segment
 # skb's others: the tracepoint carries no count): the namespace's counter
 # grows by 25 while the tool reads the fixture's 21 one-segment events -
-# a row "unattributed" of 4 segments, no event count, and the interval's
+# a row "unattributed" of 4 segments, no event count (given at the end:
+# the next reading, a drain later), and the run's
 # total is the counter's 25. The counter moves once the tool has opened
 # trace_pipe (after its first reading, before the feed).
 # run_bump ROOT FIXTURE OUT ERR CMD: fake_run, the counter set to 1025

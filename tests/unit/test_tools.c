@@ -941,15 +941,29 @@ static void test_nssum(const char *dir)
 	is_int(tool_nssum_read(s, &d, &why), 0, "nssum: the same namespaces: known");
 	is_int((int)d, 13, "nssum: the delta sums the namespaces (10 + 3), each once");
 	/* unseen: counted 5, seen 8 -> nothing, 3 carried; then counted 5,
-	 * seen 1 -> 4 - 3 = 1 */
+	 * seen 1 -> 4 - 3 = 1, held a reading; then nothing: given */
 	ns_put(proc, 1, NULL, 115);
 	ns_put(proc, 2, NULL, 115);
-	is_int(tool_nssum_unseen(s, 8, &n, &why), 0, "nssum: more seen than counted is known");
+	is_int(tool_nssum_unseen(s, 8, 0, &n, &why), 0, "nssum: more seen than counted is known");
 	is_int((int)n, 0, "nssum: ... and no segments unseen (never negative)");
 	ns_put(proc, 1, NULL, 120);
 	ns_put(proc, 2, NULL, 120);
-	is_int(tool_nssum_unseen(s, 1, &n, &why), 0, "nssum: next interval known");
-	is_int((int)n, 1, "nssum: the surplus seen before is carried (5 - 1 - 3)");
+	is_int(tool_nssum_unseen(s, 1, 0, &n, &why), 0, "nssum: next interval known");
+	is_int((int)n, 0, "nssum: the unseen one held a reading (its event may come late)");
+	is_int(tool_nssum_unseen(s, 0, 0, &n, &why), 0, "nssum: the interval after known");
+	is_int((int)n, 1, "nssum: still unseen a reading later: given (5 - 1 - 3)");
+	/* a late event: counted 6 seen 2 (4 held), then seen 4: nothing given */
+	ns_put(proc, 1, NULL, 126);
+	ns_put(proc, 2, NULL, 126);
+	is_int(tool_nssum_unseen(s, 2, 0, &n, &why), 0, "nssum: counted 6, seen 2");
+	is_int((int)n, 0, "nssum: ... 4 held");
+	is_int(tool_nssum_unseen(s, 4, 0, &n, &why), 0, "nssum: their events came after the reading");
+	is_int((int)n, 0, "nssum: ... nothing given, nothing to take back");
+	/* the last reading gives what is unseen at once */
+	ns_put(proc, 1, NULL, 128);
+	ns_put(proc, 2, NULL, 128);
+	is_int(tool_nssum_unseen(s, 0, 1, &n, &why), 0, "nssum: the last reading");
+	is_int((int)n, 2, "nssum: ... gives at once");
 	/* a third namespace at 0 may come; with a count it may not */
 	snprintf(path, sizeof(path), "%s/4", proc);
 	mkdir(path, 0755);
@@ -978,7 +992,7 @@ static void test_nssum(const char *dir)
 	unlink(path);
 	is_int(tool_nssum_read(s, &d, &why), -EAGAIN, "nssum: a namespace went away: not known");
 	ok(why && !strcmp(why, "a network namespace went away"), "nssum: ... why: %s", why ? why : "(none)");
-	is_int(tool_nssum_unseen(s, 0, &n, &why), 0, "nssum: the next interval is known again");
+	is_int(tool_nssum_unseen(s, 0, 0, &n, &why), 0, "nssum: the next interval is known again");
 	is_int((int)n, 0, "nssum: nothing counted, nothing unseen");
 	tool_nssum_free(s);
 	unsetenv("FTNET_PROC");

@@ -44,7 +44,8 @@ struct tool_nssum {
 	struct nsent *last;
 	size_t nlast;
 	int have;               /* last is a reading */
-	int64_t bal;            /* tool_nssum_unseen: counted - seen, not given yet (<= 0) */
+	int64_t bal;            /* tool_nssum_unseen: counted - seen, not given yet */
+	int64_t held;           /* the part of bal > 0 at the last reading */
 	const char *said;       /* tool_nssum_say: the last cause said */
 };
 
@@ -315,21 +316,32 @@ int tool_nssum_read(struct tool_nssum *s, uint64_t *delta, const char **why)
 	return err;
 }
 
-int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, uint64_t *n, const char **why)
+/*
+ * The counter is read after the interval's events were drained, so a
+ * retransmit between the drain and the reading is counted now and seen
+ * in the next interval. What was unseen at a reading is given only when
+ * it is still unseen at the next one (a whole drain later: its event, if
+ * any, was in the buffer by then), or at the last reading (nothing comes
+ * after it): a late event never makes a row that is taken back.
+ */
+int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, int last, uint64_t *n, const char **why)
 {
 	uint64_t d;
 	int err = tool_nssum_read(s, &d, why);
+	int64_t give;
 
 	*n = 0;
 	if (err) {
-		s->bal = 0;     /* what was carried is of no use against what comes */
+		s->bal = s->held = 0;   /* what was carried is of no use against what comes */
 		return err;
 	}
 	s->bal += (int64_t)d - (int64_t)seen;
-	if (s->bal > 0) {
-		*n = (uint64_t)s->bal;
-		s->bal = 0;
+	give = last ? s->bal : s->held < s->bal ? s->held : s->bal;
+	if (give > 0) {
+		*n = (uint64_t)give;
+		s->bal -= give;
 	}
+	s->held = s->bal > 0 ? s->bal : 0;
 	return 0;
 }
 
@@ -352,7 +364,7 @@ void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wal
 }
 
 void tool_nssum_row(struct tool_nssum *s, struct tool_report *r, int json, struct tool_counter *c,
-		    uint64_t seen, int64_t now_wall)
+		    uint64_t seen, int last, int64_t now_wall)
 {
 	static const char key[] = "unattributed";
 	struct tool_counter_row *row;
@@ -360,7 +372,7 @@ void tool_nssum_row(struct tool_nssum *s, struct tool_report *r, int json, struc
 	uint64_t n;
 	int is_new;
 
-	if (tool_nssum_unseen(s, seen, &n, &why) && r)
+	if (tool_nssum_unseen(s, seen, last, &n, &why) && r)
 		tool_nssum_say(s, json ? r : NULL, now_wall, why);
 	if (!n)
 		return;
