@@ -35,6 +35,8 @@
  * -B (bulk): no TCP_NODELAY, large writes (-s up to 1 MiB): the kernel
  * builds skbs of many segments (TSO/GSO; on loopback too, when the MSS is
  * below its 64 KiB), so a retransmitted skb can count several segments.
+ * -M MSS: TCP_MAXSEG on the client before it connects. On loopback (MTU
+ * 64 KiB) a bulk flow's skbs are then many segments each, as on a NIC.
  * -r: when the server's EOF has come (everything acknowledged), the
  * client prints its socket's own count, "tcpgen: client total_retrans N"
  * (tcp_info's tcpi_total_retrans: the segments the kernel counted in
@@ -77,6 +79,7 @@ struct opts {
 	int bind_port;          /* syn -b: one local port, remote ports PORT + i */
 	const char *addr;       /* -a: not the loopback address */
 	int bulk, report;       /* -B, -r */
+	int mss;                /* -M: TCP_MAXSEG before connect (0: the route's) */
 };
 
 static void usage(void)
@@ -85,7 +88,7 @@ static void usage(void)
 		"usage: tcpgen server [-4|-6] -p PORT [-c CONNS] [-t SECS]\n"
 		"       tcpgen client [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
 		"       tcpgen flow   [-4|-6] -p PORT [-n COUNT] [-s SIZE] [-i USEC] [-t SECS]\n"
-		"       (server, client, flow: -a ADDR; client, flow: -B bulk, -r total_retrans)\n"
+		"       (server, client, flow: -a ADDR; client, flow: -B bulk, -r total_retrans, -M MSS)\n"
 		"       tcpgen syn    [-4|-6] -p PORT [-c CONNS] [-b LPORT] [-t SECS]\n"
 		"       tcpgen conns  [-4|-6] -p PORT [-c CONNS] [-t SECS]\n");
 	exit(2);
@@ -256,6 +259,10 @@ static int run_client(const struct opts *o)
 	/* One write, one skb, one segment: see the header comment. */
 	if (!o->bulk)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (o->mss && setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &o->mss, sizeof(o->mss)) < 0) {
+		perror("tcpgen: TCP_MAXSEG");
+		goto fail;
+	}
 	do
 		rc = connect(fd, (struct sockaddr *)&ss, len);
 	while (rc < 0 && errno == EINTR);
@@ -547,10 +554,11 @@ int main(int argc, char **argv)
 		usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "46a:b:Bp:n:rs:i:t:c:")) != -1) {
+	while ((c = getopt(argc, argv, "46a:b:BM:p:n:rs:i:t:c:")) != -1) {
 		switch (c) {
 		case 'a': o.addr = optarg; break;
 		case 'B': o.bulk = 1; break;
+		case 'M': o.mss = (int)num(optarg, 88, 65535); break;
 		case 'r': o.report = 1; break;
 		case '4': o.family = AF_INET; break;
 		case '6': o.family = AF_INET6; break;

@@ -469,7 +469,7 @@ check_tcpretrans_tlp_stacks() {
 
 # A bulk flow (large writes, no TCP_NODELAY) over a veth pair into another
 # network namespace (ip netns: only a mount in /run/netns when no process
-# is in it), through netem loss 1% on the sender's side. veth has TSO: the
+# is in it), through netem loss 3% (of skbs: a GSO skb is dropped whole) on the sender's side. veth has TSO: the
 # kernel builds skbs of many segments, and a retransmitted skb counts
 # several in RetransSegs. tcpretrans -c with the default back end (the
 # tracepoint, its event probe reading the segments) and -B kprobe -c run
@@ -481,7 +481,7 @@ check_tcpretrans_tlp_stacks() {
 # event, the old default's, falls short). The kprobe back end's total is
 # said (it reads the segments at the entry of the retransmit).
 check_tcpretrans_bulk() {
-	local tg=$FTNET_TOP/build/tests/tcpgen ipr=/sbin/ipr ns=ftrb r0 r1 n0 n1 i rc b cr sr
+	local tg=$FTNET_TOP/build/tests/tcpgen ipr=/opt/iproute2/ip ns=ftrb r0 r1 n0 n1 i rc b cr sr
 	local want tr got segs ev
 	if [ ! -x "$tg" ] || [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
 		skip "tcpretrans -c, a bulk flow over veth" "no tcpgen, iproute2 ip or tc, or no veth module"
@@ -491,8 +491,8 @@ check_tcpretrans_bulk() {
 	if ! { $ipr netns add $ns && $ipr link add ftrb0 type veth peer name ftrb1 netns $ns &&
 	       $ipr addr add 10.77.0.1/24 dev ftrb0 && $ipr link set ftrb0 up &&
 	       $ipr -n $ns addr add 10.77.0.2/24 dev ftrb1 && $ipr -n $ns link set ftrb1 up &&
-	       $ipr -n $ns link set lo up && /sbin/tc qdisc add dev ftrb0 root netem loss 1%; }; then
-		nok "tcpretrans bulk: veth pair into namespace $ns with netem loss 1%"
+	       $ipr -n $ns link set lo up && /sbin/tc qdisc add dev ftrb0 root netem loss 3%; }; then
+		nok "tcpretrans bulk: veth pair into namespace $ns with netem loss 3%"
 		$ipr link del ftrb0 2>/dev/null; $ipr netns del $ns 2>/dev/null
 		return
 	fi
@@ -514,7 +514,7 @@ check_tcpretrans_bulk() {
 	while [ $i -lt 50 ] && ! $ipr netns exec $ns cat /proc/net/tcp | grep -q ':13B0 00000000:0000 0A'; do
 		sleep 0.1; i=$((i + 1))
 	done
-	"$tg" client -a 10.77.0.2 -p 5040 -B -r -n 64 -s 131072 -t 60 >/tmp/rb.cli 2>&1
+	"$tg" client -a 10.77.0.2 -p 5040 -B -r -n 128 -s 131072 -t 60 >/tmp/rb.cli 2>&1
 	cr=$?
 	wait $sr || cr="$cr, server $?"
 	sleep 2         # a FIN's retransmit can come after the client returns
@@ -525,9 +525,11 @@ check_tcpretrans_bulk() {
 	$ipr netns del $ns
 	want=$((r1 - r0 + n1 - n0))
 	tr=$(sed -n 's/^tcpgen: client total_retrans //p' /tmp/rb.cli)
-	check "tcpretrans bulk: 8 MB sent over veth into $ns ($cr)" [ "$cr" = 0 ]
-	check "tcpretrans bulk: the sender retransmitted ($tr) and RetransSegs of both namespaces agree ($want)" \
-		[ "${tr:-0}" -gt 0 -a "$tr" = "$want" ]
+	check "tcpretrans bulk: 16 MB sent over veth into $ns ($cr)" [ "$cr" = 0 ]
+	# (the receiver may retransmit too: its FIN, when the sender's ACK of
+	# it is lost - a row of its own, in RetransSegs)
+	check "tcpretrans bulk: the sender retransmitted ($tr), RetransSegs of both namespaces hold it ($want)" \
+		[ "${tr:-0}" -gt 0 -a "$want" -ge "${tr:-0}" ]
 	for b in tracepoint kprobe; do
 		eval "rc=\$rc_$b"
 		got=$(sed -n 's/.*"total":\([0-9]*\),"lost".*/\1/p' /tmp/rb.$b.json | awk '{ s += $1 } END { print s + 0 }')
@@ -537,8 +539,9 @@ check_tcpretrans_bulk() {
 		diag "tcpretrans bulk, $b back end: -c total $got (the flow: $segs segments in $ev retransmits; unattributed $un), RetransSegs $want, sender $tr"
 		[ $b = kprobe ] && continue
 		check "tcpretrans bulk: exited 0 (got $rc)" [ "$rc" = 0 ]
-		check "tcpretrans bulk: -c totals (rows + unattributed) = RetransSegs of both namespaces = the sender's count ($got = $want = $tr)" \
-			[ "$got" = "$want" -a "$got" = "$tr" ]
+		check "tcpretrans bulk: -c totals (rows + unattributed) = RetransSegs of both namespaces ($got = $want)" \
+			[ "$got" = "$want" ]
+		check "tcpretrans bulk: the flow's rows = the sender's own count ($segs = $tr)" [ "$segs" = "$tr" ]
 		check "tcpretrans bulk: retransmits of several segments, read by the event probe ($segs segments in $ev events)" \
 			[ "$segs" -gt "$ev" ]
 	done
@@ -2086,7 +2089,7 @@ bench_retrans_mode() { # MODE [tcpretrans args]
 	[ "$mode" = none ] || [ "$got" = "$((r1 - r0))" ]
 }
 check_bench_retrans() {
-	local ipr=/sbin/ipr ns=ftrb m
+	local ipr=/opt/iproute2/ip ns=ftrb m
 	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
 		skip "bench retrans" "no iproute2 ip or tc, or no veth module"
 		return

@@ -194,9 +194,10 @@ cp "$bb" "$root/bin/busybox"
 # before the guest runs `busybox --install -s`, which then leaves it alone.
 tc=$(command -v tc 2>/dev/null || ls /sbin/tc /usr/sbin/tc 2>/dev/null | head -1)
 [ -n "$tc" ] && copy_elf "$tc" /sbin/tc
-# iproute2's ip as /sbin/ipr (busybox's ip stays ip): veth pairs, ip netns
+# iproute2's ip as /opt/iproute2/ip (busybox's ip stays ip; iproute2 reads its
+# own name: as "ipr" it would be "ip route"): veth pairs, ip netns
 ipr=$(command -v ip 2>/dev/null || ls /sbin/ip /usr/sbin/ip 2>/dev/null | head -1)
-[ -n "$ipr" ] && [ "$(readlink -f "$ipr")" != "$(readlink -f "$bb")" ] && copy_elf "$ipr" /sbin/ipr
+[ -n "$ipr" ] && [ "$(readlink -f "$ipr")" != "$(readlink -f "$bb")" ] && copy_elf "$ipr" /opt/iproute2/ip
 for f in "$top"/bin/* "$top"/build/tests/*; do
 	[ -f "$f" ] && [ -x "$f" ] || continue
 	case $f in
