@@ -1115,19 +1115,55 @@ struct ftn_retrans {
 	int ports;              /* sk only: t.lport / t.rport were read by the
 				   probe; a /proc row with other ports is
 				   another socket (the memory was reused) */
+	int cause;              /* enum ftn_retrans_cause */
 };
+/*
+ * Why the kernel retransmitted, from the call path of the retransmit (the
+ * tracepoint's stack, a probe's return address) and, for the retransmit
+ * queue, the socket's congestion state at that moment (icsk_ca_state,
+ * which the kernel's own split uses: TcpExt.TCPSlowStartRetrans in the
+ * Loss state, TCPFastRetrans in every other one):
+ *   RTO        tcp_retransmit_timer, the first unacknowledged segment
+ *   SLOWSTART  the retransmit queue in the Loss state (after an RTO, or a
+ *              path MTU drop: tcp_simple_retransmit)
+ *   FAST       the retransmit queue in any other state (fast retransmit,
+ *              recovery, RACK's reordering timer)
+ *   TLP        tcp_send_loss_probe (a tail loss probe resending the last
+ *              segment); the probe events ('L') say TLP too
+ *   SYN        a SYN (SYN_SENT) or a SYN-ACK of a full socket (SYN_RECV) by
+ *              the timer: with SYNACK, TcpExt.TCPSynRetrans
+ *   SYNACK     tcp_rtx_synack (a request socket's SYN-ACK)
+ *   UNKNOWN    the back end cannot tell (no stack or caller, a caller it
+ *              does not know, the congestion state not known)
+ */
+enum ftn_retrans_cause {
+	FTN_RTX_UNKNOWN, FTN_RTX_RTO, FTN_RTX_SLOWSTART, FTN_RTX_FAST, FTN_RTX_TLP,
+	FTN_RTX_SYN, FTN_RTX_SYNACK, FTN_RTX_NCAUSES
+};
+/* "rto", "slowstart", "fast", "tlp", "syn", "synack"; "-" for UNKNOWN
+ * and anything else. */
+FTN_EXPORT const char *ftn_retrans_cause_name(int cause);
 /* The filter for tcp:EVENT (tcp_retransmit_skb, tcp_retransmit_synack)
  * on this kernel: family (AF_INET, AF_INET6, 0 any) when the event has it,
  * and where the tracepoint fires also for attempts the kernel does not
  * count (err: newer than 6.12), those left out. "" when nothing. 0 or -ENOSPC. */
 FTN_EXPORT int ftn_retrans_filter(const char *event, int family, char *buf, size_t size);
-/* Decoder state: which retransmit a nested rt/rt2 pair already gave. */
+/* The tracepoint back end's cause: a stacktrace trigger on
+ * tcp:tcp_retransmit_skb recording the stacks of the events its filter
+ * (filter, "" none) passes, but for SYN_SENT (a SYN: the state says it),
+ * and tcp:tcp_cong_state_set enabled beside it where the kernel has it
+ * (6.1 does, 5.10 does not): the decoder follows each socket's congestion
+ * state. The trigger's text in buf: 0 or -ENOSPC. */
+FTN_EXPORT int ftn_retrans_cause_trigger(const char *filter, char *buf, size_t size);
+/* Decoder state: which retransmit a nested rt/rt2 pair already gave, the
+ * congestion state of the sockets tcp:tcp_cong_state_set showed. */
 struct ftn_retrans_dec;
 FTN_EXPORT struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex);
 FTN_EXPORT void ftn_retrans_dec_free(struct ftn_retrans_dec *d);
 /* 1 and *r for a retransmit (tcp:tcp_retransmit_skb, tcp_retransmit_synack,
  * or the probes above), from text or binary events; 0 for other events
- * and for the inner half of a nested pair (already counted). */
+ * and for the inner half of a nested pair (already counted). Feed it
+ * tcp:tcp_cong_state_set events too (0: they only update the state). */
 FTN_EXPORT int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r);
 

@@ -124,6 +124,10 @@ static inline uint64_t ftn__mix64(uint64_t x)
 	x ^= x >> 31;
 	return x;
 }
+/* sockets.c: "ca=..." reading argument argn's icsk_ca_state at its BTF
+ * offset (a bitfield); its length, -ENOENT without BTF or the kernel's
+ * bitfield type, -ENOSPC. */
+int ftn__probe_ca_fetcharg(int argn, char *buf, size_t size);
 /* util.c: the process's random hash key, for tables keyed by data remote
  * peers choose (never 0, the same for the process's life) */
 uint64_t ftn__hash_key(void);

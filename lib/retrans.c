@@ -29,6 +29,24 @@
  * tcp_gso_segs read there is the kernel's own segs, where an entry
  * probe ("rt") can only foresee it. It reads the socket as the kprobes
  * do (BTF offsets) and fires once per retransmit: no pairing.
+ *
+ * Why (ftn_retrans.cause): the kernel retransmits from three places, and
+ * the function that called tcp_retransmit_skb / __tcp_retransmit_skb says
+ * which: the retransmission timer (tcp_retransmit_timer, inlined in
+ * tcp_write_timer_handler on some builds), a tail loss probe
+ * (tcp_send_loss_probe) or the retransmit queue
+ * (tcp_xmit_retransmit_queue: after ACKs, RACK's reordering timer, a path
+ * MTU drop). The queue's retransmits are split by the kernel itself on the
+ * socket's congestion state at that moment: TCPSlowStartRetrans in Loss
+ * (after an RTO), TCPFastRetrans in any other state. The probes read the
+ * caller ($stack0, the return address at the entry) and icsk_ca_state (BTF
+ * offset); the tracepoint back end has the caller from a stacktrace
+ * trigger and the state from tcp:tcp_cong_state_set, which fires on every
+ * change (tcp_set_ca_state, also when entering Loss again): the decoder
+ * keeps each socket's last one. A socket whose last change came before
+ * the run (or was forgotten: the table is bounded) has no known state,
+ * and its queue retransmits no cause. SYN_SENT needs no stack: only the
+ * timer retransmits a SYN.
  */
 #include "ftnet_int.h"
 
@@ -39,16 +57,23 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#define TCP_SYN_SENT 2
 #define TCP_SYN_RECV 3
+#define TCP_CA_LOSS 4
 #define DEC_CPUS 512            /* power of two */
 #define DEC_NEST 4              /* rt calls open at once on one CPU */
 #define DEC_OPEN_NS 100000000   /* an rt older than 100 ms is not open */
+#define CA_SETS 1024            /* power of two */
+#define CA_WAYS 8               /* sockets per set: the oldest one goes */
 
 struct ftn_retrans_dec {
 	int bare_hex;           /* pre-4.17 probes print bare hex */
 	/* per CPU, the rt calls whose rt2 has not come yet, innermost last
 	 * (an interrupt can retransmit between the two entries of a call) */
 	struct dec_cpu { int n; struct { uint64_t skb, ts; } rt[DEC_NEST]; } cpu[DEC_CPUS];
+	/* the last congestion state of each socket tcp:tcp_cong_state_set
+	 * showed, by socket (key 0: free); allocated at the first */
+	struct ca_slot { uint64_t key, ts; int state; } *ca;
 };
 
 static const struct {
@@ -87,6 +112,23 @@ static int rtp_create(struct ftn_instance *inst)
 	return ftn__eprobe_create(inst, "rtp", def);
 }
 
+/* rt: icsk_ca_state (where BTF says where it is) and, for a join (no
+ * tuple), the socket's state (skc_state, at the offset struct sock_common
+ * has kept for a decade): a SYN's cause is its state then, not the /proc
+ * row's later. What does not fit is left out (the cause is then "-"). */
+static void cause_fetchargs(int argn, int tuple, char *extra, size_t size)
+{
+	size_t len = strlen(extra);
+	char ca[96], st[64] = "", arg[32];
+
+	if (!tuple && ftn_probe_arg(argn, arg, sizeof(arg)) >= 0)
+		snprintf(st, sizeof(st), " skstate=+18(%s):u8", arg);
+	if (ftn__probe_ca_fetcharg(argn, ca, sizeof(ca)) < 0)
+		ca[0] = '\0';
+	if (len + 1 + strlen(ca) + strlen(st) < size)
+		snprintf(extra + len, size - len, "%s%s%s", *ca ? " " : "", ca, st);
+}
+
 int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple)
 {
 	char extra[256] = "", a3[32];
@@ -102,8 +144,12 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 			if ((err = ftn_probe_arg(3, a3, sizeof(a3))) < 0 ||
 			    (err = ftn_probe_skb_fetchargs(2, extra, sizeof(extra) - 48)) < 0)
 				return err;
-			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3,
-				 strcmp(event, "rt2") ? "" : " caller=$stack0:symbol");
+			/* the caller: rt's and rt2's (cause); the congestion
+			 * state: rt's (the retransmit queue's split) */
+			snprintf(extra + err, sizeof(extra) - (size_t)err,
+				 " segs=%s:s32 caller=$stack0:symbol", a3);
+			if (!strcmp(event, "rt"))
+				cause_fetchargs(probes[i].argn, tuple, extra, sizeof(extra));
 		}
 		/* a request sock's tuple is always read: /proc has no pointer
 		 * to join it with */
@@ -124,13 +170,175 @@ struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex)
 
 void ftn_retrans_dec_free(struct ftn_retrans_dec *d)
 {
+	if (d)
+		free(d->ca);
 	free(d);
 }
 
-static int decode_tp(const struct ftn_event *ev, struct ftn_retrans *r)
+const char *ftn_retrans_cause_name(int cause)
+{
+	static const char *const names[FTN_RTX_NCAUSES] = {
+		"-", "rto", "slowstart", "fast", "tlp", "syn", "synack",
+	};
+
+	return cause > 0 && cause < FTN_RTX_NCAUSES ? names[cause] : "-";
+}
+
+int ftn_retrans_cause_trigger(const char *filter, char *buf, size_t size)
+{
+	/* the event's filter too: a post trigger runs for an event its
+	 * filter discards, and that stack would follow another event */
+	int n = snprintf(buf, size, "stacktrace if state != %d%s%s%s", TCP_SYN_SENT,
+			 filter && *filter ? " && (" : "", filter && *filter ? filter : "",
+			 filter && *filter ? ")" : "");
+
+	return n < 0 || (size_t)n >= size ? -ENOSPC : 0;
+}
+
+/* ---- each socket's congestion state (tcp:tcp_cong_state_set) ---- */
+
+/* The socket of a tracepoint event: its tuple, and in a binary record
+ * its address (text prints none for tcp_cong_state_set, a hash for
+ * tcp_retransmit_skb: both leave it out, and so the key is the same) */
+static uint64_t ca_key(const struct ftn_event *ev, const struct ftn_probe_sock *t)
+{
+	uint64_t k = (uint64_t)t->family << 32 | (uint64_t)t->lport << 16 | t->rport, sk = 0, w[4];
+
+	/* (the event probe "rtp" names it sk) */
+	if (ev->rec && !ev->raw && ftn_event_u64(ev, "skaddr", &sk) && ftn_event_u64(ev, "sk", &sk))
+		sk = 0;
+	k = ftn__mix64(k ^ ftn__mix64(sk));
+	memcpy(w, &t->laddr.v6, 16);
+	memcpy(w + 2, &t->raddr.v6, 16);
+	for (int i = 0; i < 4; i++)
+		k = ftn__mix64(k ^ w[i]);
+	return k ? k : 1;
+}
+
+static struct ca_slot *ca_set(struct ftn_retrans_dec *d, uint64_t key)
+{
+	return &d->ca[(key >> 32 & (CA_SETS - 1)) * CA_WAYS];
+}
+
+/* -1: not known */
+static int ca_lookup(struct ftn_retrans_dec *d, uint64_t key)
+{
+	struct ca_slot *s;
+
+	if (!d->ca)
+		return -1;
+	s = ca_set(d, key);
+	for (int i = 0; i < CA_WAYS; i++)
+		if (s[i].key == key)
+			return s[i].state;
+	return -1;
+}
+
+static void ca_update(struct ftn_retrans_dec *d, const struct ftn_event *ev)
+{
+	struct ftn_probe_sock t;
+	struct ca_slot *s, *old;
+	uint64_t key, v;
+
+	if (ftn_event_u64(ev, "cong_state", &v) || ftn_sock_event_decode(ev, &t) ||
+	    (!d->ca && !(d->ca = calloc(CA_SETS * CA_WAYS, sizeof(*d->ca)))))
+		return;         /* (no memory: states not known, causes "-") */
+	key = ca_key(ev, &t);
+	old = s = ca_set(d, key);
+	for (int i = 0; i < CA_WAYS; i++) {
+		if (s[i].key == key || !s[i].key) {
+			old = &s[i];
+			break;
+		}
+		if (s[i].ts < old->ts)
+			old = &s[i];
+	}
+	*old = (struct ca_slot){ key, ev->ts_ns, (int)v };
+}
+
+/* ---- the cause ---- */
+
+enum { K_OTHER, K_SELF, K_TIMER, K_TLP, K_QUEUE };
+
+/* A caller's kind from its name ("tcp_xmit_retransmit_queue.part.0",
+ * "tcp_retransmit_timer+0x1c/0x90": the name up to a '.', '+' or blank) */
+static int caller_kind(const char *f)
+{
+	static const struct { const char *name; int kind; } k[] = {
+		{ "tcp_retransmit_skb", K_SELF }, { "__tcp_retransmit_skb", K_SELF },
+		{ "tcp_retransmit_timer", K_TIMER }, { "tcp_write_timer_handler", K_TIMER },
+		{ "tcp_write_timer", K_TIMER }, { "tcp_send_loss_probe", K_TLP },
+		{ "tcp_xmit_retransmit_queue", K_QUEUE },
+	};
+	size_t n = strcspn(f, ".+ ");
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (strlen(k[i].name) == n && !strncmp(f, k[i].name, n))
+			return k[i].kind;
+	return K_OTHER;
+}
+
+/* kind: the caller's; state: the socket's TCP state; ca: its congestion
+ * state, -1 not known */
+static int cause_of(int kind, int state, int ca)
+{
+	switch (kind) {
+	case K_TIMER:
+		return state == TCP_SYN_SENT || state == TCP_SYN_RECV ? FTN_RTX_SYN : FTN_RTX_RTO;
+	case K_TLP:
+		return FTN_RTX_TLP;
+	case K_QUEUE:
+		return ca < 0 ? FTN_RTX_UNKNOWN : ca == TCP_CA_LOSS ? FTN_RTX_SLOWSTART : FTN_RTX_FAST;
+	}
+	return FTN_RTX_UNKNOWN;
+}
+
+/* The tracepoint's (and its event probe's): from its stack, the first
+ * frame past the retransmit functions. The tracepoint's machinery frames
+ * are trimmed already; an event probe's stack starts in the trigger that
+ * fires it (eprobe_trigger_func, event_triggers_call...): frames of no
+ * kind before the first retransmit function are passed over. */
+static int tp_cause(struct ftn_retrans_dec *d, const struct ftn_event *ev, const struct ftn_retrans *r)
+{
+	int kind = K_OTHER, self = 0;
+
+	if (r->t.state == TCP_SYN_SENT)
+		return FTN_RTX_SYN;
+	for (int i = 0; i < ev->nframes; i++) {
+		kind = caller_kind(ev->frames[i]);
+		if (kind == K_SELF)
+			self = 1;
+		else if (self || kind != K_OTHER)
+			break;
+	}
+	return cause_of(kind == K_SELF ? K_OTHER : kind, r->t.state,
+			kind == K_QUEUE ? ca_lookup(d, ca_key(ev, &r->t)) : -1);
+}
+
+/* A probe's: its caller= field; the state a join read (skstate=), else
+ * the one read with the tuple */
+static int kp_cause(const struct ftn_event *ev, const struct ftn_retrans *r, int bare_hex)
+{
+	const char *c = ftn_event_str(ev, "caller");
+	uint64_t ca, st;
+
+	if (r->type != 'R' || !c)
+		return r->type == 'S' ? FTN_RTX_SYNACK : r->type == 'L' ? FTN_RTX_TLP : FTN_RTX_UNKNOWN;
+	if (ftn_probe_value_u64(ftn_event_str(ev, "skstate"), bare_hex, &st))
+		st = (uint64_t)r->t.state;
+	if (ftn_probe_value_u64(ftn_event_str(ev, "ca"), bare_hex, &ca))
+		ca = (uint64_t)-1;
+	return cause_of(caller_kind(c), (int)st, ca > 31 ? -1 : (int)ca);
+}
+
+static int decode_tp(struct ftn_retrans_dec *d, const struct ftn_event *ev, struct ftn_retrans *r)
 {
 	int synack = !strcmp(ev->name, "tcp_retransmit_synack");
 
+	if (!strcmp(ev->name, "tcp_cong_state_set")) {
+		ca_update(d, ev);
+		return 0;
+	}
 	if ((!synack && strcmp(ev->name, "tcp_retransmit_skb")) || ftn_sock_event_decode(ev, &r->t))
 		return 0;
 	/* a SYN-ACK is one segment; the skb tracepoint has no segment count */
@@ -139,6 +347,7 @@ static int decode_tp(const struct ftn_event *ev, struct ftn_retrans *r)
 	r->segs = (uint32_t)synack;
 	if (synack)
 		r->t.state = TCP_SYN_RECV;
+	r->cause = synack ? FTN_RTX_SYNACK : tp_cause(d, ev, r);
 	return 1;
 }
 
@@ -188,7 +397,7 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 	memset(r, 0, sizeof(*r));
 	if (strcmp(ev->name, "rt") && !inner && strcmp(ev->name, "synack") && strcmp(ev->name, "tlp") &&
 	    strcmp(ev->name, "rtp"))
-		return decode_tp(ev, r);
+		return decode_tp(d, ev, r);
 	r->type = ev->name[0] == 't' ? 'L' : ev->name[0] == 's' ? 'S' : 'R';
 	if (!strcmp(ev->name, "rtp")) {
 		/* read where the kernel counted: its segs (0: not read) */
@@ -224,6 +433,10 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		r->t.rport = ntohs((uint16_t)segs);     /* skc_dport: network */
 		r->ports = 1;
 	}
+	/* rtp: the tracepoint's own way (its stack, the socket's last
+	 * congestion state); a socket not read has no cause */
+	r->cause = strcmp(ev->name, "rtp") ? kp_cause(ev, r, d->bare_hex)
+		: r->known ? tp_cause(d, ev, r) : FTN_RTX_UNKNOWN;
 	return 1;
 }
 

@@ -1443,6 +1443,33 @@ int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size)
 	return err < 0 ? err : ftn__probe_skb_fetchargs_at(arg, buf, size);
 }
 
+int ftn__probe_ca_fetcharg(int argn, char *buf, size_t size)
+{
+	const struct ftn_btf *btf = ftn__sock_btf();
+	struct ftn_btf_member m;
+	unsigned int shift;
+	char arg[32];
+	int err = ftn_probe_arg(argn, arg, sizeof(arg));
+
+	if (err < 0)
+		return err;
+	/* icsk_ca_state is a bitfield (5 bits on 6.x, 6 before): read its
+	 * byte as the kernel's bitfield type, which shifts from the low bit
+	 * of the value loaded; BTF counts from the start of memory, which on
+	 * a big-endian machine is the high bit */
+	if (!btf || ftn_tracefs_readme_has("b<bit-width>@") <= 0 ||
+	    ftn_btf_member_find(btf, "struct inet_connection_sock", "icsk_ca_state", &m) ||
+	    !m.bit_size || m.bit_off % 8 + m.bit_size > 8)
+		return -ENOENT;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	shift = 8 - m.bit_off % 8 - m.bit_size;
+#else
+	shift = m.bit_off % 8;
+#endif
+	err = snprintf(buf, size, "ca=+%u(%s):b%u@%u/8", m.bit_off / 8, arg, m.bit_size, shift);
+	return err < 0 || (size_t)err >= size ? -ENOSPC : err;
+}
+
 /* A field as a number (binary records), else as the kernel's symbol
  * ("AF_INET6", "TCP_ESTABLISHED": text); -1 when absent. */
 static int num_or_symbol(const struct ftn_event *ev, const char *name)

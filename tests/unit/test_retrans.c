@@ -2,10 +2,14 @@
  * fires the probe on tcp_retransmit_skb ("rt") and, where the kernel does
  * not inline it (Debian's 6.12), the one on __tcp_retransmit_skb ("rt2")
  * it calls; a loss probe fires rt2 alone. Lines in the kernel's text form
- * (6.12 under qemu TCG), with the gaps seen there. */
+ * (6.12 under qemu TCG), with the gaps seen there. Then the cause of each
+ * retransmit: the probes' caller and congestion state, the tracepoint's
+ * stack and the congestion states tcp:tcp_cong_state_set showed (6.18's
+ * text form). */
 #include "ftnet.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +32,144 @@ static int dec(struct ftn_retrans_dec *d, const char *text, struct ftn_retrans *
 #define RT2(ts, skb, caller) \
 	"          tcpgen-168     [000] ..... " ts ": rt2: (__tcp_retransmit_skb+0x4/0x860) " \
 	"skb=" skb " pcount=1 segs=1" caller
+
+/* the probe on tcp_retransmit_skb with the cause's fields */
+#define RTC(ts, caller, rest) \
+	"          tcpgen-168     [000] ..... " ts ": rt: (tcp_retransmit_skb+0x4/0xe0) " \
+	"skb=0xff40053801ac4000 pcount=1 segs=1 caller=" caller rest
+/* 6.18's tracepoints, one IPv4 socket (sport 37122) unless said */
+#define TP(ts, sport, state) \
+	"          tcpgen-10545   [001] .....   " ts ": tcp_retransmit_skb: skbaddr=00000000ae56ae89 " \
+	"skaddr=0000000071f78746 family=AF_INET sport=" sport " dport=5000 saddr=127.0.0.1 " \
+	"daddr=127.0.0.1 saddrv6=::ffff:127.0.0.1 daddrv6=::ffff:127.0.0.1 state=" state " err=0"
+#define CA(ts, sport, ca) \
+	"          tcpgen-10545   [001] .....   " ts ": tcp_cong_state_set: family=AF_INET sport=" sport \
+	" dport=5000 saddr=127.0.0.1 daddr=127.0.0.1 saddrv6=::ffff:127.0.0.1 " \
+	"daddrv6=::ffff:127.0.0.1 cong_state=" ca
+
+static const char *const q_stack[] = { "__tcp_retransmit_skb", "tcp_retransmit_skb",
+	"tcp_xmit_retransmit_queue.part.0", "tcp_ack", "tcp_rcv_established" };
+static const char *const t_stack[] = { "__tcp_retransmit_skb", "tcp_retransmit_skb",
+	"tcp_retransmit_timer", "tcp_write_timer_handler", "tcp_write_timer" };
+static const char *const l_stack[] = { "__tcp_retransmit_skb", "tcp_send_loss_probe",
+	"tcp_write_timer_handler" };
+static const char *const x_stack[] = { "0xffffffffac493e80", "0xffffffffac493f00" };
+
+/* the cause of a tracepoint line with this stack (NULL: none); -1 when
+ * it is no retransmit */
+static int tp_cause(struct ftn_retrans_dec *d, const char *text, const char *const *st, int n)
+{
+	char line[512];
+	struct ftn_event ev;
+	struct ftn_retrans r;
+	uint64_t lost;
+
+	snprintf(line, sizeof(line), "%s", text);
+	if (ftn_parse_line(line, strlen(line), &ev, &lost) != FTN_LINE_EVENT)
+		return -2;
+	ev.nframes = st ? n : 0;
+	for (int i = 0; st && i < n; i++)
+		ev.frames[i] = st[i];
+	return ftn_retrans_decode(d, &ev, &r) == 1 ? r.cause : -1;
+}
+
+static int kp_cause(struct ftn_retrans_dec *d, const char *text)
+{
+	struct ftn_retrans r;
+
+	return dec(d, text, &r) == 1 ? r.cause : -1;
+}
+
+static void test_causes(void)
+{
+	struct ftn_retrans_dec *d = ftn_retrans_dec_alloc(0);
+	char buf[256], line[512];
+	int known, i;
+
+	ok(!strcmp(ftn_retrans_cause_name(FTN_RTX_RTO), "rto") &&
+	   !strcmp(ftn_retrans_cause_name(FTN_RTX_SLOWSTART), "slowstart") &&
+	   !strcmp(ftn_retrans_cause_name(FTN_RTX_FAST), "fast") &&
+	   !strcmp(ftn_retrans_cause_name(FTN_RTX_TLP), "tlp") &&
+	   !strcmp(ftn_retrans_cause_name(FTN_RTX_SYN), "syn") &&
+	   !strcmp(ftn_retrans_cause_name(FTN_RTX_SYNACK), "synack") &&
+	   !strcmp(ftn_retrans_cause_name(FTN_RTX_UNKNOWN), "-") &&
+	   !strcmp(ftn_retrans_cause_name(99), "-") && !strcmp(ftn_retrans_cause_name(-1), "-"),
+	   "cause names");
+	ok(ftn_retrans_cause_trigger("", buf, sizeof(buf)) == 0 &&
+	   !strcmp(buf, "stacktrace if state != 2"), "trigger without a filter");
+	ok(ftn_retrans_cause_trigger("family == 2", buf, sizeof(buf)) == 0 &&
+	   !strcmp(buf, "stacktrace if state != 2 && (family == 2)"), "trigger with the event's filter");
+	ok(ftn_retrans_cause_trigger("family == 2", buf, 20) == -ENOSPC, "trigger too long: -ENOSPC");
+
+	/* kprobes: the caller, the congestion state, the socket's state */
+	ok(kp_cause(d, RTC("1.0", "tcp_xmit_retransmit_queue+0x1a3/0x2e0", " ca=4")) == FTN_RTX_SLOWSTART,
+	   "kprobe: the queue in Loss is slowstart");
+	ok(kp_cause(d, RTC("1.1", "tcp_xmit_retransmit_queue.part.0+0x1a3/0x2e0", " ca=3")) == FTN_RTX_FAST,
+	   "kprobe: the queue in Recovery is fast (.part.0 suffix)");
+	ok(kp_cause(d, RTC("1.2", "tcp_xmit_retransmit_queue+0x1a3/0x2e0", " ca=0")) == FTN_RTX_FAST,
+	   "kprobe: the queue in Open is fast (the kernel's split: not Loss)");
+	ok(kp_cause(d, RTC("1.3", "tcp_xmit_retransmit_queue+0x1a3/0x2e0", "")) == FTN_RTX_UNKNOWN,
+	   "kprobe: the queue without the congestion state (no BTF) is not told");
+	ok(kp_cause(d, RTC("1.4", "tcp_retransmit_timer+0x2f1/0xa60", " ca=4 skstate=1")) == FTN_RTX_RTO,
+	   "kprobe: the timer, ESTABLISHED, is rto");
+	ok(kp_cause(d, RTC("1.5", "tcp_write_timer_handler+0x91/0x2a0", " ca=4 skstate=4")) == FTN_RTX_RTO,
+	   "kprobe: the timer inlined in tcp_write_timer_handler is rto");
+	ok(kp_cause(d, RTC("1.6", "tcp_retransmit_timer+0x2f1/0xa60", " ca=4 skstate=2")) == FTN_RTX_SYN,
+	   "kprobe: the timer in SYN_SENT is syn");
+	ok(kp_cause(d, RTC("1.7", "tcp_retransmit_timer+0x2f1/0xa60", " ca=4 skstate=3")) == FTN_RTX_SYN,
+	   "kprobe: the timer in SYN_RECV (a full socket's SYN-ACK) is syn");
+	ok(kp_cause(d, RTC("1.8", "0xffffffffac493e80", " ca=4")) == FTN_RTX_UNKNOWN,
+	   "kprobe: a caller with no name is not told");
+	ok(kp_cause(d, RTC("1.9", "tcp_some_new_caller+0x10/0x100", " ca=4")) == FTN_RTX_UNKNOWN,
+	   "kprobe: a caller not known is not told");
+	ok(kp_cause(d, RT2("2.0", "0xff40053801ac4200", " caller=tcp_send_loss_probe+0x1a4/0x2c0")) ==
+	   FTN_RTX_TLP, "kprobe: rt2 from tcp_send_loss_probe is tlp");
+	ok(kp_cause(d, RT2("2.1", "0xff40053801ac4400", " caller=tcp_retransmit_skb+0x18/0xe0")) ==
+	   FTN_RTX_UNKNOWN, "kprobe: an rt2 whose rt was not traced is not told");
+
+	/* the tracepoint: state, stack, congestion state */
+	ok(tp_cause(d, TP("3.0", "37122", "TCP_SYN_SENT"), NULL, 0) == FTN_RTX_SYN,
+	   "tracepoint: SYN_SENT is syn, without a stack");
+	ok(tp_cause(d, TP("3.1", "37122", "TCP_ESTABLISHED"), NULL, 0) == FTN_RTX_UNKNOWN,
+	   "tracepoint: no stack, no cause");
+	ok(tp_cause(d, TP("3.2", "37122", "TCP_ESTABLISHED"), t_stack, 5) == FTN_RTX_RTO,
+	   "tracepoint: the timer's stack is rto");
+	ok(tp_cause(d, TP("3.3", "37122", "TCP_ESTABLISHED"), l_stack, 3) == FTN_RTX_TLP,
+	   "tracepoint: tcp_send_loss_probe's stack is tlp");
+	ok(tp_cause(d, TP("3.4", "37122", "TCP_ESTABLISHED"), x_stack, 2) == FTN_RTX_UNKNOWN,
+	   "tracepoint: frames with no names: not told");
+	ok(tp_cause(d, TP("3.5", "37122", "TCP_ESTABLISHED"), q_stack, 5) == FTN_RTX_UNKNOWN,
+	   "tracepoint: the queue, congestion state not seen: not told");
+	ok(tp_cause(d, CA("3.6", "37122", "3"), NULL, 0) == -1, "tcp_cong_state_set is no retransmit");
+	ok(tp_cause(d, TP("3.7", "37122", "TCP_ESTABLISHED"), q_stack, 5) == FTN_RTX_FAST,
+	   "tracepoint: the queue after Recovery is fast");
+	tp_cause(d, CA("3.8", "37122", "4"), NULL, 0);
+	ok(tp_cause(d, TP("3.9", "37122", "TCP_ESTABLISHED"), q_stack, 5) == FTN_RTX_SLOWSTART,
+	   "tracepoint: the queue after Loss is slowstart");
+	ok(tp_cause(d, TP("4.0", "37123", "TCP_ESTABLISHED"), q_stack, 5) == FTN_RTX_UNKNOWN,
+	   "tracepoint: another socket's state is not this one's");
+	tp_cause(d, CA("4.1", "37122", "0"), NULL, 0);
+	ok(tp_cause(d, TP("4.2", "37122", "TCP_FIN_WAIT1"), q_stack, 5) == FTN_RTX_FAST,
+	   "tracepoint: back in Open, the queue is fast");
+	ok(tp_cause(d, "          <idle>-0       [001] ..s2.   4.3: tcp_retransmit_synack: skaddr=00000000ec3adca1 "
+			"req=0000000099d3d2c2 family=AF_INET sport=5002 dport=46020 saddr=127.0.0.1 "
+			"daddr=127.0.0.1 saddrv6=::ffff:127.0.0.1 daddrv6=::ffff:127.0.0.1", NULL, 0) ==
+	   FTN_RTX_SYNACK, "tracepoint: tcp_retransmit_synack is synack");
+
+	/* a bounded table: many sockets later, the newest are still known */
+	for (i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof(buf), "%d", 1024 + i);
+		snprintf(line, sizeof(line), CA("%d.%06d", "%s", "3"), 5 + i / 1000000, i % 1000000, buf);
+		tp_cause(d, line, NULL, 0);
+	}
+	for (known = 0, i = 19900; i < 20000; i++) {
+		snprintf(buf, sizeof(buf), "%d", 1024 + i);
+		snprintf(line, sizeof(line), TP("9.0", "%s", "TCP_ESTABLISHED"), buf);
+		known += tp_cause(d, line, q_stack, 5) == FTN_RTX_FAST;
+	}
+	ok(known == 100, "20000 sockets: the last 100 are known (%d)", known);
+	ftn_retrans_dec_free(d);
+}
 
 int main(void)
 {
@@ -79,5 +221,6 @@ int main(void)
 	   dec(d, RT2("10.009000", "0xff40053801ac3800", " caller=tcp_retransmit_skb+0x18/0xe0"), &r) == 0,
 	   "rt X, (interrupt: rt Y, rt2 Y), rt2 X: two retransmits");
 	ftn_retrans_dec_free(d);
+	test_causes();
 	return tap_done();
 }
