@@ -30,8 +30,8 @@ struct state {
 	const char *backend;
 	pid_t netns_pid;
 	struct ftn_instance *inst;
-	const char *evs[6];
-	char evnames[5][160];
+	const char *evs[7];
+	char evnames[6][160];
 	struct ftn_sockres *socks;      /* join pointers, -o tuples */
 	struct ftn_owners *owners;
 	struct ftn_retrans_dec *dec;
@@ -43,7 +43,7 @@ struct state {
 };
 static const char *const backends[] = { "tracepoint", "kprobe", "join" };
 enum { C_TYPE = TOOL_NCOLS_HEAD, C_FAM, C_LEP, C_SADDR, C_SPORT, C_T, C_REP, C_DADDR,
-       C_DPORT, C_STATE, C_SEGS, C_OPID, C_OCOMM, NCOLS };
+       C_DPORT, C_STATE, C_SEGS, C_CAUSE, C_OPID, C_OCOMM, NCOLS };
 static const struct tool_col ev_cols[] = {
 	TOOL_COLS_HEAD,
 	{ NULL, "type", 0, TOOL_COL_STR, 0, 0 }, { NULL, "family", 0, TOOL_COL_INT, 0, 0 },
@@ -51,27 +51,34 @@ static const struct tool_col ev_cols[] = {
 	{ NULL, "sport", 0, TOOL_COL_INT, 0, 0 }, { "T>", NULL, -2, TOOL_COL_STR, 0, 0 },
 	{ "RADDR:RPORT", NULL, -22, TOOL_COL_STR, 0, 0 }, { NULL, "daddr", 0, TOOL_COL_STR, 0, 0 },
 	{ NULL, "dport", 0, TOOL_COL_INT, 0, 0 }, { "STATE", "state", -11, TOOL_COL_STR, 0, 0 },
-	{ "SEGS", "segs", 4, TOOL_COL_UINT, 0, 0 }, { "OPID", "owner_pid", -7, TOOL_COL_INT, 0, 0 },
+	{ "SEGS", "segs", 4, TOOL_COL_UINT, 0, 0 }, { "CAUSE", "cause", -9, TOOL_COL_STR, 0, 0 },
+	{ "OPID", "owner_pid", -7, TOOL_COL_INT, 0, 0 },
 	{ "OCOMM", "owner_comm", 0, TOOL_COL_STR, 0, 0 },
 };
-/* -c and --prom rows: per remote address and local port (low cardinality:
- * a server's clients, a client's connections); n = segments, n2 = events */
+/* -c and --prom rows: per remote address, local port (low cardinality:
+ * a server's clients, a client's connections) and cause; n = segments,
+ * n2 = events */
 static const struct tool_col count_cols[] = {
 	{ "RADDR", "raddr", -39, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
 	{ "LPORT", "lport", -5, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
+	{ "CAUSE", "cause", -9, TOOL_COL_STR, 0, TOOL_SRC_LABEL(2) },
 	{ "SEGS", "segs", 8, TOOL_COL_UINT, 0, TOOL_SRC_N },
 	{ "RETRANSMITS", "retransmits", 12, TOOL_COL_UINT, 0, TOOL_SRC_N2 },
 };
-static const char *const count_labels[] = { "raddr", "lport", NULL };
+static const char *const count_labels[] = { "raddr", "lport", "cause", NULL };
 
-/* Filter, stack trigger and enable, in our instance; kept for the reader */
-static int event_setup(struct state *st, const char *sys, const char *event, const char *filter)
+/* Filter, stack trigger (trig; NULL: "stacktrace" with -s) and enable, in
+ * our instance; kept for the reader */
+static int event_setup(struct state *st, const char *sys, const char *event, const char *filter,
+		       const char *trig)
 {
 	int err;
 
+	if (!trig)
+		trig = st->stacks ? "stacktrace" : "";
 	if (*filter && (err = ftn_event_set_filter(st->inst, sys, event, filter)))
 		return tool_kfail(err, "cannot set filter '%s' on %s:%s", filter, sys, event);
-	if (st->stacks && (err = ftn_event_add_trigger(st->inst, sys, event, "stacktrace")))
+	if (*trig && (err = ftn_event_add_trigger(st->inst, sys, event, trig)))
 		return tool_kfail(err, "cannot add a stacktrace trigger to %s:%s", sys, event);
 	if ((err = ftn_event_enable(st->inst, sys, event)))
 		return tool_kfail(err, "cannot enable %s:%s", sys, event);
@@ -84,10 +91,12 @@ static int event_setup(struct state *st, const char *sys, const char *event, con
 /* ---- back ends: the tracepoints, or kprobes (tuple read by the probe,
  * or for join the socket pointer only) ---- */
 
+/* The cause: the retransmit's stack (-s: every one; else those whose state
+ * does not say it) and each socket's congestion state (lib/retrans.c) */
 static int tp_setup(struct state *st)
 {
 	static const char *const ev[] = { "tcp_retransmit_skb", "tcp_retransmit_synack" };
-	char f[256];
+	char f[256], trig[320];
 	int err = 0;
 
 	/* where the kernel has event probes, one on tcp_retransmit_skb in
@@ -101,13 +110,25 @@ static int tp_setup(struct state *st)
 		err = 0;
 	}
 	for (int i = 0; i < 2 && !err; i++) {
-		if (i && !ftn_event_exists("tcp", ev[i]))
-			return tool_fail(0, "no tcp:%s: SYN-ACK retransmits are not shown", ev[i]);
-		if (!(err = ftn_retrans_filter(ev[i], st->family, f, sizeof(f))))
-			err = !i && st->rtp ? event_setup(st, ftn_probe_group(st->inst), "rtp", f)
-				: event_setup(st, "tcp", ev[i], f);
+		if (i && !ftn_event_exists("tcp", ev[i])) {
+			tool_fail(0, "no tcp:%s: SYN-ACK retransmits are not shown", ev[i]);
+			break;
+		}
+		if (!(err = ftn_retrans_filter(ev[i], st->family, f, sizeof(f))) &&
+		    !(err = ftn_retrans_cause_trigger(f, trig, sizeof(trig))))
+			err = !i && st->rtp ? event_setup(st, ftn_probe_group(st->inst), "rtp", f,
+							  st->stacks ? NULL : trig)
+				: event_setup(st, "tcp", ev[i], f, i || st->stacks ? NULL : trig);
 	}
-	return err;
+	if (err)
+		return err;
+	if (!ftn_event_exists("tcp", "tcp_cong_state_set")) {
+		tool_fail(0, "no tcp:tcp_cong_state_set: the retransmit queue's causes (fast, "
+			  "slowstart) are not told (\"-\")");
+		return 0;
+	}
+	return event_setup(st, "tcp", "tcp_cong_state_set", !st->family ? "" :
+			   st->family == AF_INET ? "family == 2" : "family == 10", "");
 }
 
 /* rt, rt2 (may be missing: said), synack; with -l tlp (alone for the
@@ -126,7 +147,7 @@ static int kp_setup(struct state *st)
 			return tool_kfail(err, "cannot create the %s kprobe", ev[i]);
 		if ((err = event_setup(st, ftn_probe_group(st->inst), ev[i],
 				       !(tuple || i == 2) || !st->family ? "" :
-				       st->family == AF_INET ? "family == 2" : "family == 10")))
+				       st->family == AF_INET ? "family == 2" : "family == 10", NULL)))
 			return err;
 	}
 	return 0;
@@ -169,6 +190,7 @@ static void print_event(struct state *st, const struct retrans *r)
 	k ? tool_report_int(rp, C_DPORT, p->rport) : tool_report_null(rp, C_DPORT);
 	tool_report_str(rp, C_STATE, k ? ftn_tcp_state_name(p->state) : NULL);
 	r->x.segs ? tool_report_uint(rp, C_SEGS, r->x.segs) : tool_report_null(rp, C_SEGS);
+	tool_report_str(rp, C_CAUSE, r->x.cause ? ftn_retrans_cause_name(r->x.cause) : NULL);
 	if (st->owner) {
 		own ? tool_report_int(rp, C_OPID, opid) : tool_report_null(rp, C_OPID);
 		tool_report_str(rp, C_OCOMM, own ? oc : NULL);
@@ -180,7 +202,7 @@ static void print_event(struct state *st, const struct retrans *r)
 
 static void emit(struct state *st, const struct retrans *r)
 {
-	struct { uint16_t fam, lport; struct in6_addr ra; } k;
+	struct { uint16_t fam, lport, cause; struct in6_addr ra; } k;
 	uint64_t segs = r->x.segs ? r->x.segs : 1;
 	struct tool_counter_row *row;
 	char ra[64], lp[8];
@@ -198,6 +220,7 @@ static void emit(struct state *st, const struct retrans *r)
 	memset(&k, 0, sizeof(k));
 	k.fam = (uint16_t)r->x.t.family;
 	k.lport = r->x.t.lport;
+	k.cause = (uint16_t)r->x.cause;
 	memcpy(&k.ra, &r->x.t.raddr.v6, r->x.t.family == AF_INET6 ? 16 : 4);
 	if (!(row = tool_counter_add(st->counts, &k, sizeof(k), segs, 1, &is_new)))
 		return tool_report_uncounted(st->r, segs, "out of memory");
@@ -205,6 +228,8 @@ static void emit(struct state *st, const struct retrans *r)
 		snprintf(lp, sizeof(lp), "%u", r->x.t.lport);
 		tool_counter_set_label(st->counts, row, 0, ftn_addr_str(&r->x.t.raddr, ra, sizeof(ra)));
 		tool_counter_set_label(st->counts, row, 1, lp);
+		if (r->x.cause)
+			tool_counter_set_label(st->counts, row, 2, ftn_retrans_cause_name(r->x.cause));
 	}
 }
 
@@ -294,12 +319,14 @@ static const struct tool_desc desc = {
 	.synopsis = "tcpretrans [-chHlosv46] [-B BACKEND] [-b KB] [-C raw|text] [-d SECS] [-i SECS]\n"
 		    "                  [-N PID] [--json] [--prom FILE] [--top N]",
 	.about = "TCP retransmits (R>), SYN-ACK retransmits (S>) and with -l tail loss probes\n"
-		 "(L>): connection, state and segments, as the kernel counts them in\n"
+		 "(L>): connection, state, segments and cause, as the kernel counts them in\n"
 		 "RetransSegs. SEGS is \"-\" where the back end cannot read it (the tracepoint:\n"
-		 "one skb, one segment unless TSO/GSO built it). Needs root.\n",
+		 "one skb, one segment unless TSO/GSO built it). CAUSE: rto (the timer), slowstart\n"
+		 "(the queue after an RTO), fast (the queue otherwise), tlp (a tail loss probe),\n"
+		 "syn, synack, or \"-\" where the back end cannot tell. Needs root.\n",
 	.options = "  -B BACKEND  tracepoint | kprobe | join (default: the best available)\n"
-		   "  -c          count mode: retransmitted segments per remote address and local\n"
-		   "              port each interval, most first\n"
+		   "  -c          count mode: retransmitted segments per remote address, local\n"
+		   "              port and cause each interval, most first\n"
 		   "  -l          tail loss probes too (L>; needs kprobes; not counted: a probe's\n"
 		   "              retransmit is an R event)\n"
 		   "  -N PID      look sockets up in PID's network namespace (-o, join)\n"
@@ -349,7 +376,7 @@ static int init(struct state *st)
 	st->raw = err == 'r';
 	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
 	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
-	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(2, st->o.prom != NULL))) ||
+	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(3, st->o.prom != NULL))) ||
 	    (st->counts && !st->be && !st->family && !(st->nss = tool_nssum_new("Tcp.RetransSegs"))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* the first reading before the events are on: a retransmit between
@@ -362,13 +389,14 @@ static int init(struct state *st)
 static int run(struct state *st)
 {
 	struct ftn_consumer_opts co = {
-		.period_s = st->o.interval, .duration_s = st->o.duration, .want_stacks = st->stacks,
+		.period_s = st->o.interval, .duration_s = st->o.duration,
+		.want_stacks = st->stacks || !st->be,   /* the tracepoint's cause */
 	};
 	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "retransmitted segments",
 		.cols = ev_cols, .ncols = st->owner ? NCOLS : C_OPID,
-		.icols = count_cols, .nicols = 4,
+		.icols = count_cols, .nicols = 5,
 	};
 	int err;
 
@@ -376,16 +404,16 @@ static int run(struct state *st)
 		return -errno;
 	if (st->o.prom &&
 	    ((err = tool_report_prom_counter(st->r, "ftnet_tcpretrans_segments_total",
-					     "TCP segments retransmitted (RetransSegs), by remote address and local port.",
+					     "TCP segments retransmitted (RetransSegs), by remote address, local port and cause.",
 					     st->counts, 0, count_labels, 20)) ||
 	     (err = tool_report_prom_counter(st->r, "ftnet_tcpretrans_retransmits_total",
-					     "TCP retransmits (events), by remote address and local port.",
+					     "TCP retransmits (events), by remote address, local port and cause.",
 					     st->counts, 1, count_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP retransmits (%s back end%s, %s)%s.",
 				     backends[st->be], st->rtp ? ", segments by an event probe" : "",
 				     st->raw ? "binary buffers" : "text",
-				     st->count ? ", segments per remote address and local port" : "")))
+				     st->count ? ", segments per remote address, local port and cause" : "")))
 		return err;
 	return tool_consume(st->inst, st->raw ? 'r' : 't', st->evs, &co, &ops, st, st->r);
 }

@@ -96,8 +96,8 @@ run_bump "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" env FTNET_PROC="$P" "$BIN/
 golden tcpretrans.6.18.unattributed.json "$tmp/o"
 run_bump "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" env FTNET_PROC="$P" "$BIN/tcpretrans" -d 1 -c \
 	--prom "$tmp/u.prom"
-check "--prom: the unattributed segments as raddr=\"unattributed\"" \
-	grep -qx 'ftnet_tcpretrans_segments_total{raddr="unattributed",lport=""} 4' "$tmp/u.prom"
+check "--prom: the unattributed segments as raddr=\"unattributed\", no cause" \
+	grep -qx 'ftnet_tcpretrans_segments_total{raddr="unattributed",lport="",cause=""} 4' "$tmp/u.prom"
 check "--prom: no retransmit count for them" sh -c '! grep -q "retransmits_total{raddr=\"unattributed\"" "$1"' sh "$tmp/u.prom"
 # -4 and -6 leave the other family's retransmits out, which RetransSegs
 # counts: no row there
