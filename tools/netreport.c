@@ -58,6 +58,7 @@ struct state {
 	struct tool_nssum *nss;
 	uint64_t unatt;
 	const char *unatt_why;
+	uint64_t rt_cause[FTN_RTX_NCAUSES];     /* segments by ftn_retrans.cause */
 
 	struct ftn_netsnap *s0, *s1;
 	struct ftn_netdelta *d;
@@ -161,6 +162,7 @@ static void flow_count(struct state *st, const struct ftn_event *ev, const struc
 
 	st->rt_segs += segs;
 	st->rt_events++;
+	st->rt_cause[r->cause > 0 && r->cause < FTN_RTX_NCAUSES ? r->cause : 0] += segs;
 	if (!r->known)
 		return;         /* (the tracepoints always carry the tuple) */
 	memset(&k, 0, sizeof(k));
@@ -256,8 +258,9 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 
 	if (!strcmp(ev->name, "kfree_skb"))
 		drop_count(st, ev);
-	else if ((!strncmp(ev->name, "tcp_retransmit_", 15) || !strcmp(ev->name, "rtp")) &&
-		 ftn_retrans_decode(st->rdec, ev, &r))
+	else if ((!strncmp(ev->name, "tcp_retransmit_", 15) || !strcmp(ev->name, "rtp") ||
+		  !strcmp(ev->name, "tcp_cong_state_set")) &&
+		 ftn_retrans_decode(st->rdec, ev, &r))      /* (a state change: 0) */
 		flow_count(st, ev, &r);
 	else if (st->xdec)
 		ftn_reset_feed(st->xdec, ev, rst_count, st);
@@ -331,7 +334,7 @@ static int add_event(struct state *st, int s, const char *sys, const char *ev, c
 
 static int trace_setup(struct state *st)
 {
-	char f[256];
+	char f[256], trig[320];
 	int err;
 
 	for (int s = 0; s < S_N; s++)
@@ -373,11 +376,21 @@ static int trace_setup(struct state *st)
 
 			if (i && !ftn_event_exists("tcp", ev))
 				break;  /* SYN-ACKs not traced: the cross-check shows it */
+			/* the causes (lib/retrans.c): stacks, the trigger set
+			 * before the enable, and the sockets' congestion
+			 * states; without them a cause is "-", the section stays */
+			if (!i && !ftn_retrans_filter(ev, 0, f, sizeof(f)) &&
+			    !ftn_retrans_cause_trigger(f, trig, sizeof(trig)))
+				ftn_event_add_trigger(st->inst, rtp ? ftn_probe_group(st->inst) : "tcp",
+						      rtp ? "rtp" : ev, trig);
 			if (ftn_retrans_filter(ev, 0, f, sizeof(f)) ||
 			    add_event(st, S_RETRANS, !i && rtp ? ftn_probe_group(st->inst) : "tcp",
 				      !i && rtp ? "rtp" : ev, f))
 				st->have[S_RETRANS] = 0;
 		}
+		if (st->have[S_RETRANS] && ftn_event_exists("tcp", "tcp_cong_state_set") &&
+		    add_event(st, S_RETRANS, "tcp", "tcp_cong_state_set", NULL))
+			st->have[S_RETRANS] = 1;
 	}
 	if (!ftn_event_exists("skb", "kfree_skb"))
 		missing(st, S_DROPS, 0, "no skb:kfree_skb tracepoint on this kernel");
@@ -404,7 +417,8 @@ static int trace_setup(struct state *st)
 
 static int sample(struct state *st)
 {
-	struct ftn_consumer_opts co = { .period_s = 1, .duration_s = st->o.duration };
+	struct ftn_consumer_opts co = { .period_s = 1, .duration_s = st->o.duration,
+					.want_stacks = st->have[S_RETRANS] };
 	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread,
 				      .unparsed = on_unparsed, .batch = on_batch };
 	int err = 0, nerr, tracing = st->have[S_RETRANS] || st->have[S_DROPS] || st->have[S_RESETS];
@@ -591,6 +605,30 @@ static void text_rows(FILE *f, struct tool_counter *c, size_t top, int which)
 		fprintf(f, "  (none)\n");
 }
 
+/* The traced segments by cause ("unknown" last), each beside the
+ * kernel's counter of that split where it has one (this namespace's) */
+static void text_causes(const struct state *st, FILE *f)
+{
+	static const char *const ctr[FTN_RTX_NCAUSES] = {
+		[FTN_RTX_SLOWSTART] = "TcpExt.TCPSlowStartRetrans", [FTN_RTX_FAST] = "TcpExt.TCPFastRetrans",
+		[FTN_RTX_TLP] = "TcpExt.TCPLossProbes", [FTN_RTX_SYNACK] = "TcpExt.TCPSynRetrans",
+	};
+	int64_t v;
+	int c, found = 0;
+
+	fprintf(f, "  by cause (segments):");
+	for (int i = 1; i <= FTN_RTX_NCAUSES; i++) {
+		c = i % FTN_RTX_NCAUSES;
+		fprintf(f, "%s %s %llu", i > 1 ? "," : "", c ? ftn_retrans_cause_name(c) : "unknown",
+			(unsigned long long)st->rt_cause[c]);
+		v = ctr[c] ? delta_of(st, ctr[c], &found) : 0;
+		if (ctr[c] && found)
+			fprintf(f, " (%s%s %lld)", c == FTN_RTX_SYNACK ? "with syn: " : "", ctr[c],
+				(long long)v);
+	}
+	fputc('\n', f);
+}
+
 static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t ncr,
 		       const struct xcheck x[3])
 {
@@ -643,6 +681,8 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 		else if (s == S_RETRANS && st->unatt)
 			fprintf(f, "  %6llu %6s  %s\n", (unsigned long long)st->unatt, "-",
 				"unattributed (RetransSegs of every namespace, no event)");
+		if (s == S_RETRANS)
+			text_causes(st, f);
 	}
 	fprintf(f, "Cross-check:");
 	for (int i = 0; i < 3; i++) {
@@ -742,6 +782,11 @@ static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t 
 						tool_json_uint(&j, "unattributed", st->unatt);
 				st->unatt_why ? tool_json_str(&j, "unattributed_why", st->unatt_why) :
 						tool_json_null(&j, "unattributed_why");
+				tool_json_obj_begin(&j, "causes");     /* segments */
+				for (int c = 1; c <= FTN_RTX_NCAUSES; c++)
+					tool_json_uint(&j, c < FTN_RTX_NCAUSES ? ftn_retrans_cause_name(c)
+						       : "unknown", st->rt_cause[c % FTN_RTX_NCAUSES]);
+				tool_json_obj_end(&j);
 			} else if (s == S_DROPS) {
 				tool_json_uint(&j, "drops", st->drop_events);
 			} else {
