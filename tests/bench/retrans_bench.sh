@@ -22,6 +22,14 @@
 # kernel counts in TcpRetransSegs: the namespace's counter is printed
 # beside the events the tool saw. Needs root; otherwise it says so and
 # exits 0.
+#
+# CAUSE: a SYN_SENT socket's retransmit needs no stack (its state says
+# syn), but each RTO also sets the socket's congestion state (Loss), one
+# tcp:tcp_cong_state_set event the tool reads too: the rows above pay that.
+# A retransmit in any other state carries a stack (stacktrace trigger) to
+# be classified: the row "raw count+stack" forces one per SYN (-s: same
+# trigger, same frames read and named; not printed in count mode), so its
+# difference to "raw count" is what a stack costs the tool per retransmit.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 N=${FTNET_RETRANS_BENCH_N:-10000}
@@ -37,12 +45,13 @@ snmp() { # TcpRetransSegs of the namespace
 		else { print $c; exit } }' /proc/net/snmp
 }
 
-# run MODE CONSUMER: prints "cpu_ns events lost retranssegs"
+# run MODE CONSUMER [ARG]: prints "cpu_ns events lost retranssegs"
 run() {
 	case $1 in
 	stream) args="-H" ;;
 	count) args="-c -H" ;;
 	esac
+	args="$args $3"
 	: >"$tmp/err"   # now, not when the child runs: the wait below would read the last run's lines
 	"$TR" -d 12 -C "$2" $args >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
@@ -84,6 +93,11 @@ for mode in stream count; do
 		res="$res $mode.$c=$per"
 	done
 done
+set -- $(run count raw -s)
+per=$(awk -v c="$1" -v e="$2" 'BEGIN { print (e > 0 ? c / e : 0) }')
+printf '  %-16s %9d %9d %7d %9.1f %9.0f\n' "raw count+stack" "$2" "$4" "$3" \
+	"$(awk -v c="$1" 'BEGIN { print c / 1e6 }')" "$per"
+res="$res stack=$per"
 echo "$res" | tr ' ' '\n' | awk -F= 'NF == 2 { v[$1] = $2 } END {
 	for (m = 1; m <= 2; m++) {
 		mode = m == 1 ? "stream" : "count"
@@ -94,4 +108,7 @@ echo "$res" | tr ' ' '\n' | awk -F= 'NF == 2 { v[$1] = $2 } END {
 		else
 			printf "  %-6s not measured (no events)\n", mode
 	}
+	if (v["stack"] > 0 && v["count.raw"] > 0)
+		printf "  a stack (CAUSE of a retransmit in any state but SYN_SENT): %+.0f ns/event in the tool\n",
+		    v["stack"] - v["count.raw"]
 }'
