@@ -248,6 +248,29 @@ segs_sum() {
 		END { print s + 0 }' "$1"
 }
 
+# ext_vals: the TcpExt counters that split the retransmits by cause, as
+# "FAST SLOWSTART SYN LOSSPROBES TIMEOUTS" (/proc/net/netstat)
+ext_vals() { # [FILE]: a netstat file, else this namespace's
+	awk '$1 == "TcpExt:" { if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1 }
+		else { print $c["TCPFastRetrans"], $c["TCPSlowStartRetrans"], $c["TCPSynRetrans"],
+			$c["TCPLossProbes"], $c["TCPTimeouts"]; exit } }' "${1:-/proc/net/netstat}"
+}
+
+# crow_sum FILE CAUSE: segments of a tcpretrans -c --json run's rows (not
+# the unattributed row) with that cause ("null": none told)
+crow_sum() {
+	case $2 in null) c='"cause":null' ;; *) c="\"cause\":\"$2\"" ;; esac
+	grep '"raddr":' "$1" | grep -v '"raddr":"unattributed"' | grep -F "$c" |
+		sed -n 's/.*"segs":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# cause_sum FILE CAUSE: segments of the R and S events with that cause
+# ("null": none told) of a tcpretrans --json run
+cause_sum() {
+	case $2 in null) c='"cause":null' ;; *) c="\"cause\":\"$2\"" ;; esac
+	grep '"type":"[RS]"' "$1" | grep -F "$c" | segs_sum -
+}
+
 # rt_diff A B: on a count mismatch, the tuples+states whose counts differ
 # between two tcpretrans --json runs, with their events (the evidence)
 rt_diff() {
@@ -299,6 +322,7 @@ tcpretrans_round() { # round number
 		sleep 0.1; i=$((i + 1))
 	done
 	r0=$(retrans_segs)
+	x0=$(ext_vals)
 	/sbin/tc qdisc add dev lo root netem loss 5%
 	fl=""
 	for k in 0 1 2 3; do
@@ -322,6 +346,7 @@ tcpretrans_round() { # round number
 	/sbin/tc qdisc del dev lo root 2>/dev/null
 	sleep 3
 	r2=$(retrans_segs)
+	x2=$(ext_vals)
 	for b in tracepoint kprobe join; do
 		eval "p=\$pid_$b"
 		kill -0 $p 2>/dev/null || nok "round $rd: tcpretrans -B $b still tracing when the counter was read"
@@ -363,6 +388,7 @@ tcpretrans_round() { # round number
 		[ "$got" = "$want" ] || [ $b = tracepoint ] || rt_diff /tmp/rt.tracepoint.json /tmp/rt.$b.json
 		check "round $rd: $b saw SYN-ACK retransmits in SYN_RECV ($nS)" \
 			sh -c "[ $nS -gt 0 ] && ! grep '\"type\":\"S\"' /tmp/rt.$b.json | grep -qv '\"state\":\"SYN_RECV\"'"
+		rt_causes "$rd" $b "$got" "$want" "$miss"
 	done
 	diag "$line"
 	echo "$line" >>/tmp/rt.rounds
@@ -395,6 +421,29 @@ tcpretrans_round() { # round number
 	named=$(wc -l </tmp/rt.jt)
 	check "round $rd: the tuples the join named are the kprobe back end's ($wrong of $named not)" \
 		[ "$named" -gt 0 -a $((wrong * 10)) -le "$named" ]
+}
+
+# rt_causes ROUND BACKEND GOT WANT MISSED: the back end's segments by
+# cause against the kernel's own split (TcpExt deltas x0 -> x2 of the
+# round): fast = TCPFastRetrans, slowstart = TCPSlowStartRetrans, syn +
+# synack = TCPSynRetrans, tlp <= TCPLossProbes (which counts new-data
+# probes too), rto + syn <= TCPTimeouts, none without a cause. Where the
+# totals already differ (a kprobe hit lost, said above) the split cannot
+# be exact: said, not checked.
+rt_causes() {
+	set -- "$@" $x0 $x2
+	local rd=$1 b=$2 f=/tmp/rt.$2.json
+	local dF=$((${11} - $6)) dS=$((${12} - $7)) dY=$((${13} - $8)) dL=$((${14} - $9)) dT=$((${15} - ${10}))
+	local fast=$(cause_sum $f fast) ss=$(cause_sum $f slowstart) syn=$(cause_sum $f syn)
+	local sa=$(cause_sum $f synack) tlp=$(cause_sum $f tlp) rto=$(cause_sum $f rto) unk=$(cause_sum $f null)
+	local line="round $rd: $b by cause: fast $fast/$dF slowstart $ss/$dS syn+synack $((syn + sa))/$dY tlp $tlp/$dL rto+syn $((rto + syn))/$dT unknown $unk"
+	if [ "$3" != "$4" ] || [ "$5" != 0 ]; then
+		skip "$line" "the totals differ (a kprobe hit lost): the split cannot be exact"
+		return
+	fi
+	check "$line: fast, slowstart, syn+synack equal the TcpExt counters, every segment has a cause" \
+		[ "$fast" = "$dF" -a "$ss" = "$dS" -a $((syn + sa)) = "$dY" -a "$tlp" -le "$dL" \
+		  -a $((rto + syn)) -le "$dT" -a "$unk" = 0 ]
 }
 
 check_tcpretrans_backends() {
@@ -465,6 +514,11 @@ check_tcpretrans_tlp_stacks() {
 		grep -q '"type":"R".*"stack":\["__tcp_retransmit_skb","tcp_send_loss_probe' /tmp/rt.l.json
 	check "-s: no kprobe machinery frames" sh -c '! grep -E "kprobe_|aggr_pre_handler|\"0x" /tmp/rt.l.json'
 	check "-s: loss probe stacks start at tcp_send_loss_probe" grep -q '"type":"L".*"stack":\["tcp_send_loss_probe"' /tmp/rt.l.json
+	# the cause: a retransmit made by a loss probe (its stack says so) is
+	# a tlp, and so is every probe
+	check "cause: retransmits through tcp_send_loss_probe are tlp, as are the probes" sh -c \
+		'! grep "\"type\":\"R\".*\"stack\":\[\"__tcp_retransmit_skb\",\"tcp_send_loss_probe" /tmp/rt.l.json |
+		   grep -qv "\"cause\":\"tlp\"" && ! grep "\"type\":\"L\"" /tmp/rt.l.json | grep -qv "\"cause\":\"tlp\""'
 }
 
 # A bulk flow (large writes, no TCP_NODELAY) over a veth pair into another
@@ -508,6 +562,9 @@ check_tcpretrans_bulk() {
 		sleep 0.1; i=$((i + 1))
 	done
 	r0=$(retrans_segs) n0=$($ipr netns exec $ns cat /proc/net/snmp | awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }')
+	$ipr netns exec $ns cat /proc/net/netstat >/tmp/rb.nx0
+	set -- $(ext_vals) $(ext_vals /tmp/rb.nx0)
+	local x0="$*"
 	$ipr netns exec $ns "$tg" server -a 10.77.0.2 -p 5040 -t 60 >/tmp/rb.srv 2>&1 &
 	sr=$!
 	i=0
@@ -519,6 +576,9 @@ check_tcpretrans_bulk() {
 	wait $sr || cr="$cr, server $?"
 	sleep 2         # a FIN's retransmit can come after the client returns
 	r1=$(retrans_segs) n1=$($ipr netns exec $ns cat /proc/net/snmp | awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }')
+	$ipr netns exec $ns cat /proc/net/netstat >/tmp/rb.nx1
+	set -- $(ext_vals) $(ext_vals /tmp/rb.nx1)
+	local x1="$*"
 	for b in tracepoint kprobe; do eval "stop_wait \$pid_$b"; eval "rc_$b=$rc"; done
 	/sbin/tc qdisc del dev ftrb0 root
 	$ipr link del ftrb0
@@ -544,7 +604,25 @@ check_tcpretrans_bulk() {
 		check "tcpretrans bulk: the flow's rows = the sender's own count ($segs = $tr)" [ "$segs" = "$tr" ]
 		check "tcpretrans bulk: retransmits of several segments, read by the event probe ($segs segments in $ev events)" \
 			[ "$segs" -gt "$ev" ]
+		rb_causes /tmp/rb.$b.json "$x0" "$x1" "$un" "$want"
 	done
+}
+
+# rb_causes FILE "X0" "X1" UNATTRIBUTED RETRANSSEGS: the bulk flow's -c
+# rows by cause, in segments (several per retransmit: the queue counters
+# add tcp_skb_pcount), against the TcpExt split of both namespaces
+# (ext_vals of the host's then the namespace's, before and after): fast =
+# TCPFastRetrans, slowstart = TCPSlowStartRetrans, syn + synack =
+# TCPSynRetrans, tlp <= TCPLossProbes, rto + syn <= TCPTimeouts, none
+# without a cause, and the causes + unattributed = RetransSegs
+rb_causes() {
+	local f=$1 un=$4 want=$5 fast ss syn sa tlp rto unk
+	set -- $(echo "$2 $3" | awk '{ for (k = 1; k <= 5; k++) printf "%d ", $(k + 10) - $k + $(k + 15) - $(k + 5) }')
+	fast=$(crow_sum $f fast) ss=$(crow_sum $f slowstart) syn=$(crow_sum $f syn) sa=$(crow_sum $f synack)
+	tlp=$(crow_sum $f tlp) rto=$(crow_sum $f rto) unk=$(crow_sum $f null)
+	check "tcpretrans bulk by cause: fast $fast/$1 slowstart $ss/$2 syn+synack $((syn + sa))/$3 tlp $tlp/$4 rto+syn $((rto + syn))/$5 unknown $unk, causes + unattributed $((fast + ss + syn + sa + tlp + rto + un))/$want" \
+		[ "$fast" = "$1" -a "$ss" = "$2" -a $((syn + sa)) = "$3" -a "$tlp" -le "$4" \
+		  -a $((rto + syn)) -le "$5" -a "$unk" = 0 -a $((fast + ss + syn + sa + tlp + rto + un)) = "$want" ]
 }
 
 check_tool_tcpretrans() {
