@@ -144,6 +144,57 @@ check "-l without kprobes: one line on stderr" [ "$(wc -l < "$tmp/e")" = 1 ]
 FTNET_TRACEFS=$tmp/linux-6.18/fs "$BIN/tcpretrans" -B kprobe -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "-B kprobe without kprobes exits 2" [ "$rc" = 2 ]
 
+# CAUSE (tests/fixtures/cause, tests/helpers/capture_cause.sh): a real
+# trace (a 6.12 guest: no other traffic) of retransmits of every cause,
+# with the stacks and congestion states the tracepoint back end asks for,
+# and the kernel's own split (its counters before and after): the events
+# split by cause as TcpExt did
+CX=$FIX/cause
+fake_tree "$tmp/cause" cause tcp/tcp_retransmit_skb tcp/tcp_retransmit_synack tcp/tcp_cong_state_set
+tree_sum "$tmp/cause/fs" > "$tmp/cause.before"
+fake_run "$tmp/cause" "$CX/trace.txt" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1
+check "cause: exit 0 (got $rc)" [ "$rc" = 0 ]
+golden tcpretrans.cause.txt "$tmp/o"
+cf=
+grep -q 'field:int err;' "$CX/format.tcp_tcp_retransmit_skb" && cf=" && ($errf)"
+check "cause: the stacktrace trigger of every state but SYN_SENT, with the event's filter" \
+	grep -qxF "stacktrace if state != 2$cf" "$tmp/cause/seen/events/tcp/tcp_retransmit_skb/trigger"
+check "cause: tcp:tcp_cong_state_set enabled" grep -qx 1 "$tmp/cause/seen/events/tcp/tcp_cong_state_set/enable"
+check "cause: no trigger on tcp_retransmit_synack" sh -c '! test -s "$1"' sh "$tmp/cause/seen/events/tcp/tcp_retransmit_synack/trigger"
+fake_run "$tmp/cause" "$CX/trace.txt" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 --json
+golden tcpretrans.cause.json "$tmp/o"
+nx() { # the capture's TcpExt delta of $1
+	awk -v n="TcpExt$1" 'FNR == NR { if ($1 == n) b = $2; next } $1 == n { print $2 - b }' "$CX/nstat.before" "$CX/nstat.after"
+}
+cn() { grep -c "\"cause\":$1" "$tmp/o"; }
+check "cause: every event has one" [ "$(cn null)" = 0 ]
+check "cause: fast = TCPFastRetrans ($(cn '"fast"') = $(nx TCPFastRetrans))" [ "$(cn '"fast"')" = "$(nx TCPFastRetrans)" ]
+check "cause: slowstart = TCPSlowStartRetrans ($(cn '"slowstart"') = $(nx TCPSlowStartRetrans))" \
+	[ "$(cn '"slowstart"')" = "$(nx TCPSlowStartRetrans)" ]
+check "cause: syn + synack = TCPSynRetrans" [ $(($(cn '"syn"') + $(cn '"synack"'))) = "$(nx TCPSynRetrans)" ]
+check "cause: tlp <= TCPLossProbes" [ "$(cn '"tlp"')" -le "$(nx TCPLossProbes)" ]
+check "cause: rto + syn <= TCPTimeouts" [ $(($(cn '"rto"') + $(cn '"syn"'))) -le "$(nx TCPTimeouts)" ]
+check "cause: the capture has each cause (rto, slowstart, fast, tlp, syn, synack)" \
+	sh -c 'for c in rto slowstart fast tlp syn synack; do grep -q "\"cause\":\"$c\"" "$1" || exit 1; done' sh "$tmp/o"
+check "cause: the events sum to RetransSegs" \
+	[ "$(grep -c '"type":"[RS]"' "$tmp/o")" = "$(awk 'FNR == NR { if ($1 == "TcpRetransSegs") b = $2; next }
+		$1 == "TcpRetransSegs" { print $2 - b }' "$CX/nstat.before" "$CX/nstat.after")" ]
+fake_run "$tmp/cause" "$CX/trace.txt" "$tmp/o" "$tmp/e" env FTNET_PROC="$P" "$BIN/tcpretrans" -d 1 -c
+golden tcpretrans.cause.count.txt "$tmp/o"
+fake_run "$tmp/cause" "$CX/trace.txt" "$tmp/o" "$tmp/e" env FTNET_PROC="$P" "$BIN/tcpretrans" -d 1 -c --json
+golden tcpretrans.cause.count.json "$tmp/o"
+tree_sum "$tmp/cause/fs" > "$tmp/cause.after"
+same "cause fake tree left as found" "$tmp/cause.before" "$tmp/cause.after"
+# a kernel without tcp:tcp_cong_state_set (so none of its lines): said
+# once, and the retransmit queue's causes are "-", never guessed
+fake_tree "$tmp/nocs" cause tcp/tcp_retransmit_skb tcp/tcp_retransmit_synack
+grep -v ' tcp_cong_state_set: ' "$CX/trace.txt" >"$tmp/nocs.txt"
+fake_run "$tmp/nocs" "$tmp/nocs.txt" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 --json
+check "no tcp_cong_state_set: said on stderr" grep -q 'no tcp:tcp_cong_state_set' "$tmp/e"
+check "no tcp_cong_state_set: the queue's retransmits have no cause" \
+	sh -c '! grep -q "\"cause\":\"\(fast\|slowstart\)\"" "$1" && grep -q "\"cause\":null" "$1" &&
+	       grep -q "\"cause\":\"rto\"" "$1"' sh "$tmp/o"
+
 # stale instance of a dead run is reaped; a live one is not
 mkdir "$tmp/linux-6.18/fs/instances/ftnet-tcpretrans-999999999"
 sleep 1000 & live=$!

@@ -1377,6 +1377,70 @@ check_tool_sockio() {
 		sh -c "! grep -q 'ftnet_\(tcp\|udp\)\(top\|snoop\)' $T/kprobe_events"
 }
 
+# Not in all_checks: FTNET_VM_CHECKS=capture_cause prints real trace text
+# of TCP retransmits of every cause for the offline tcpretrans CAUSE tests
+# (tests/fixtures/cause; tests/helpers/capture_cause.sh turns the log into
+# it): a private instance capcause-PID enables what tcpretrans's
+# tracepoint back end enables for CAUSE on a kernel without event probes -
+# tcp:tcp_retransmit_skb with its filter and the trigger "stacktrace if
+# state != 2 && (filter)", tcp:tcp_retransmit_synack,
+# tcp:tcp_cong_state_set - around IPv4 and IPv6 flows of small writes and
+# handshakes through netem loss on lo (fast retransmits, loss probes,
+# RTOs and, from a bulk flow, the Loss state's slow-start retransmits,
+# SYNs, SYN-ACKs). Saved
+# with the formats: the TcpExt and Tcp counters before and after
+# (nstat.before, nstat.after, as nstat names them: the kernel's own split),
+# the trace text (trace.txt), uname -r; each file as "# capcause FILE
+# BASE64" lines.
+capture_cause() {
+	local ci=$T/instances/capcause-$$ cf cg=$FTNET_TOP/build/tests/tcpgen cd=/tmp/capcause ce
+	rm -rf $cd
+	mkdir -p $cd $ci
+	echo boot >$ci/trace_clock
+	echo 8192 >$ci/buffer_size_kb
+	cf=
+	grep -q 'field:int err;' $T/events/tcp/tcp_retransmit_skb/format &&
+		cf='(err != -16 && err != -11 && err != -12 && err != -22 && err != -113)'
+	[ -n "$cf" ] && echo "$cf" >$ci/events/tcp/tcp_retransmit_skb/filter
+	echo "stacktrace if state != 2${cf:+ && ($cf)}" >$ci/events/tcp/tcp_retransmit_skb/trigger
+	for ce in tcp_retransmit_skb tcp_retransmit_synack tcp_cong_state_set; do
+		echo 1 >$ci/events/tcp/$ce/enable
+		cp $T/events/tcp/$ce/format $cd/format.tcp_$ce
+	done
+	capcause_nstat >$cd/nstat.before
+	/sbin/tc qdisc add dev lo root netem delay 5ms loss 12%
+	"$cg" flow -4 -p 5061 -n 300 -s 1000 -i 300 -t 15 >/dev/null 2>&1
+	"$cg" flow -6 -p 5062 -n 300 -s 1000 -i 300 -t 15 >/dev/null 2>&1
+	"$cg" conns -4 -p 5063 -c 20 -t 15 >/dev/null 2>&1
+	# bulk (no NODELAY, 128 KiB writes; lo's MSS keeps one segment an
+	# skb): RTOs with a window in flight, the Loss state's retransmits
+	"$cg" flow -4 -B -p 5064 -n 32 -s 131072 -t 20 >/dev/null 2>&1
+	/sbin/tc qdisc del dev lo root
+	sleep 3
+	capcause_nstat >$cd/nstat.after
+	echo 0 >$ci/tracing_on
+	grep -v '^#' $ci/trace >$cd/trace.txt
+	echo "!stacktrace if state != 2${cf:+ && ($cf)}" >$ci/events/tcp/tcp_retransmit_skb/trigger
+	echo 0 >$ci/events/enable
+	echo 0 >$ci/events/tcp/tcp_retransmit_skb/filter
+	rmdir $ci
+	uname -r >$cd/kernel
+	check "capture_cause: the instance is gone" [ ! -d $ci ]
+	diag "capture_cause: $(grep -c 'tcp_retransmit_skb:' $cd/trace.txt) retransmits, $(grep -c 'tcp_retransmit_synack:' $cd/trace.txt) SYN-ACKs, $(grep -c 'tcp_cong_state_set:' $cd/trace.txt) state changes"
+	for cf in $cd/*; do
+		base64 "$cf" | sed "s|^|# capcause $(basename "$cf") |"
+	done
+}
+
+# capcause_nstat: the Tcp and TcpExt counters as "NAME VALUE", named as
+# nstat names them (TcpRetransSegs, TcpExtTCPFastRetrans)
+capcause_nstat() {
+	cat /proc/net/snmp /proc/net/netstat | awk '$1 == "Tcp:" || $1 == "TcpExt:" {
+		p = substr($1, 1, length($1) - 1)
+		if (!(p in h)) { h[p] = 1; for (i = 2; i <= NF; i++) n[p, i] = $i }
+		else for (i = 2; i <= NF; i++) print p n[p, i], $i }'
+}
+
 # Not in all_checks: FTNET_VM_CHECKS=capture_sockio_kprobe prints real
 # binary pages of the kprobe back end of tcptop/udptop/tcpsnoop/udpsnoop
 # (the probes the library makes on this kernel, by hand, in group capkp and
