@@ -191,7 +191,7 @@ nps=$(grep -E "\"sport\": *$PS[ ,}]" "$tmp/tr.json" | grep -c '"type": *"[RS]"')
 psum=$(awk -v p="lport=\"$PS\"" '/^ftnet_tcpretrans_segments_total[{]/ && index($0, p) { s += $NF }
 	END { print s + 0 }' "$tmp/rt.prom" 2>/dev/null)
 t_is "$psum" "$nps" "--prom: ftnet_tcpretrans_segments_total{lport=\"$PS\"} = the JSON run's events from port $PS"
-csum=$(awk -v p="$PS" '$2 == p && $3 ~ /^[0-9]+$/ { s += $3 } END { print s + 0 }' "$tmp/c.out")
+csum=$(awk -v p="$PS" '$2 == p && $4 ~ /^[0-9]+$/ { s += $4 } END { print s + 0 }' "$tmp/c.out")
 t_is "$csum" "$nps" "-c: rows of local port $PS sum to the JSON run's events from it"
 t_check "port $PS had retransmits to compare ($nps)" [ "$nps" -gt 0 ]
 if command -v promtool >/dev/null 2>&1; then
