@@ -220,6 +220,9 @@ done >"$root/etc/ftnet-env"
 # no compressed module, so the guest gets plain .ko files.
 # sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem
 want_mods="sch_netem sch_prio cls_u32"
+# inet_diag + tcp_diag: sock_diag's TCP destroy messages (tcplife's bytes on
+# the tracepoint back end); a kernel with modprobe loads them on demand
+want_mods="$want_mods inet_diag tcp_diag"
 # FTNET_VM_MODULES: more, for one run (make bench's tcptop -B diag in the
 # guest: inet_diag tcp_diag, sock_diag for TCP; modules on Debian)
 want_mods="$want_mods ${FTNET_VM_MODULES:-}"
