@@ -8,7 +8,9 @@
  * connection already open when tracing started has no such start, and is
  * marked (">" before MS, "partial":true). Bytes are struct tcp_sock's
  * bytes_acked and bytes_received, read by the kprobe back end at the
- * close; the tracepoint carries none. Back ends, owners and filters:
+ * close; the tracepoint carries none, so there the same counters come
+ * from tcp_info of sock_diag's destroy messages, each close waiting for
+ * its own (tools/common/lifediag.c). Back ends, owners and filters:
  * tools/common/conn.c.
  */
 #include "ftnet.h"
