@@ -1086,6 +1086,7 @@ struct tool_life {                      /* a close waiting for its message */
 	int show;                       /* 0: only there to see its tuple */
 	int64_t added;
 	int nmsg, same, reset;
+	int rx_unknown;                 /* bytes known, but not rx (FIN_WAIT2) */
 	uint64_t acked, received;
 	struct tool_life *next, *hnext;
 };
@@ -1103,7 +1104,7 @@ struct tool_lifediag {
 	struct tool_life_msg *mhead, *mtail, **hm;
 	size_t nmsgs;
 	int64_t now, msg_lost_ns;
-	uint64_t overruns, lost_seen, known, null[5];
+	uint64_t overruns, lost_seen, known, null[5], rx_null;
 	int read_err;
 };
 /* Subscribe in PID's network namespace (0: ours). 0 or -errno (-EPERM

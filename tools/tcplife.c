@@ -61,7 +61,7 @@ static const struct tool_col tmpl[NCOLS] = {
 	{ NULL, "skaddr", 0, TOOL_COL_STR, 0, 0 },
 };
 
-static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r)
+static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r, int rxu)
 {
 	const struct ftn_probe_sock *t = &r->e.t;
 	const struct ftn_conn_sk *s = r->s;
@@ -88,9 +88,9 @@ static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_
 	tool_report_str(rp, C_RADDR, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
 	k ? tool_report_int(rp, C_RPORT, t->rport) : tool_report_null(rp, C_RPORT);
 	b ? tool_report_uint(rp, C_TXKB, tx / 1024) : tool_report_null(rp, C_TXKB);
-	b ? tool_report_uint(rp, C_RXKB, rx / 1024) : tool_report_null(rp, C_RXKB);
+	b && !rxu ? tool_report_uint(rp, C_RXKB, rx / 1024) : tool_report_null(rp, C_RXKB);
 	b ? tool_report_uint(rp, C_TX, tx) : tool_report_null(rp, C_TX);
-	b ? tool_report_uint(rp, C_RX, rx) : tool_report_null(rp, C_RX);
+	b && !rxu ? tool_report_uint(rp, C_RX, rx) : tool_report_null(rp, C_RX);
 	snprintf(m, sizeof(m), "%s%.2f", partial ? ">" : "", ms);
 	tool_report_str(rp, C_MS, dur_known ? m : NULL);
 	dur_known ? tool_report_num(rp, C_DUR, ms) : tool_report_null(rp, C_DUR);
@@ -102,7 +102,7 @@ static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_
 
 /* --prom: connections, and bytes where the back end reads them, per owner
  * COMM ("" when unknown) */
-static void prom_count(struct state *st, const struct tool_conn_rec *r)
+static void prom_count(struct state *st, const struct tool_conn_rec *r, int rxu)
 {
 	const char *comm = r->owned ? r->own.comm : "";
 	struct tool_counter_row *row;
@@ -113,7 +113,7 @@ static void prom_count(struct state *st, const struct tool_conn_rec *r)
 		return tool_report_uncounted(st->c.r, 1, "out of memory");
 	if (is_new)
 		tool_counter_set_label(st->conns, row, 0, comm);
-	if (!r->e.has_bytes)
+	if (!r->e.has_bytes || rxu)
 		return;
 	ftn_conn_payload(r->s, &r->e, &tx, &rx);
 	if (!(row = tool_counter_add(st->bytes, comm, strlen(comm) + 1, tx, rx, &is_new)))
@@ -122,17 +122,18 @@ static void prom_count(struct state *st, const struct tool_conn_rec *r)
 		tool_counter_set_label(st->bytes, row, 0, comm);
 }
 
-static void show(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r)
+/* rxu: TX known, RX not */
+static void show(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r, int rxu)
 {
-	print_life(st, ts_ns, r);
+	print_life(st, ts_ns, r, rxu);
 	if (st->conns)
-		prom_count(st, r);
+		prom_count(st, r, rxu);
 }
 
 /* a close that waited for its destroy message */
 static void show_life(void *ctx, struct tool_life *l)
 {
-	show(ctx, l->ts_ns, &l->r);
+	show(ctx, l->ts_ns, &l->r, l->rx_unknown);
 }
 
 static void on_batch(void *ctx)
@@ -157,7 +158,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	if (r.e.newstate == TCP_CLOSE && r.e.oldstate != TCP_LISTEN && r.e.oldstate != TCP_CLOSE) {
 		/* (out of memory to wait: shown at once, without bytes) */
 		if ((!st->diag || tool_lifediag_add(&st->ld, &r, ev->ts_ns, r.pass)) && r.pass)
-			show(st, ev->ts_ns, &r);
+			show(st, ev->ts_ns, &r, 0);
 	}
 	tool_conn_done(&st->c, &r);
 	return 0;
