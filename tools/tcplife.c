@@ -186,7 +186,7 @@ static const struct tool_desc desc = {
 	.examples = "  tcplife                  every closed connection until Ctrl-C\n"
 		    "  tcplife -T -D 80,443     connections to remote ports 80 and 443, with times\n"
 		    "  tcplife -p 1234 --json   connections of process 1234, JSON lines\n"
-		    "  tcplife -B tracepoint    without bytes, on the tracepoint\n",
+		    "  tcplife -B tracepoint    on the tracepoint (bytes from sock_diag)\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
 	.shortopts = TOOL_CONN_SHORTOPTS "nTtw",
 	.opt = tool_conn_life_opt,
