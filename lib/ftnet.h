@@ -488,6 +488,10 @@ struct ftn_tcpbytes {
 	uint64_t sent, received;
 	uint32_t rqueue;
 	int info;
+	/* tcpi_bytes_acked (SYN and FIN included, as tcp_sock's bytes_acked),
+	 * tcpi_segs_in/out: both 0 after tcp_disconnect zeroed the counts */
+	uint64_t acked;
+	uint32_t segs_in, segs_out;
 };
 /* Every full TCP socket of family (0 both) with its bytes (no LISTEN,
  * TIME_WAIT or request sockets): fn for each. 0 or -errno. */

@@ -200,7 +200,10 @@ int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 
 /* struct tcp_info's fields the byte counts need, at their uapi offsets
  * (linux/tcp.h; <netinet/tcp.h>'s struct tcp_info stops before them) */
+#define TI_BYTES_ACKED 120      /* tcpi_bytes_acked, 4.1+ */
 #define TI_BYTES_RECEIVED 128   /* tcpi_bytes_received, 4.1+ */
+#define TI_SEGS_OUT 136         /* tcpi_segs_out, 4.2+ */
+#define TI_SEGS_IN 140          /* tcpi_segs_in, 4.2+ */
 #define TI_BYTES_SENT 200       /* tcpi_bytes_sent, 4.19+ */
 #define TI_BYTES_RETRANS 208    /* tcpi_bytes_retrans, 4.19+ */
 
@@ -235,7 +238,10 @@ static int msg_bytes(void *arg, const unsigned char *payload, size_t plen)
 		if ((at.nla_type & NLA_TYPE_MASK) == INET_DIAG_INFO && dlen >= TI_BYTES_RETRANS + 8) {
 			uint64_t sent, retrans;
 
+			memcpy(&b.acked, d + TI_BYTES_ACKED, 8);
 			memcpy(&b.received, d + TI_BYTES_RECEIVED, 8);
+			memcpy(&b.segs_out, d + TI_SEGS_OUT, 4);
+			memcpy(&b.segs_in, d + TI_SEGS_IN, 4);
 			memcpy(&sent, d + TI_BYTES_SENT, 8);
 			memcpy(&retrans, d + TI_BYTES_RETRANS, 8);
 			b.sent = sent - retrans;

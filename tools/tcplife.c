@@ -8,7 +8,9 @@
  * connection already open when tracing started has no such start, and is
  * marked (">" before MS, "partial":true). Bytes are struct tcp_sock's
  * bytes_acked and bytes_received, read by the kprobe back end at the
- * close; the tracepoint carries none. Back ends, owners and filters:
+ * close; the tracepoint carries none, so there the same counters come
+ * from tcp_info of sock_diag's destroy messages, each close waiting for
+ * its own (tools/common/lifediag.c). Back ends, owners and filters:
  * tools/common/conn.c.
  */
 #include "ftnet.h"
@@ -29,6 +31,8 @@ struct state {
 	struct tool_conn c;
 	uint64_t first_ts;
 	struct tool_counter *conns, *bytes;     /* --prom, per owner COMM */
+	int diag;                               /* bytes from sock_diag (ld) */
+	struct tool_lifediag ld;
 	struct tool_col cols[20];
 };
 static const char *const prom_labels[] = { "comm", NULL };
@@ -57,7 +61,7 @@ static const struct tool_col tmpl[NCOLS] = {
 	{ NULL, "skaddr", 0, TOOL_COL_STR, 0, 0 },
 };
 
-static void print_life(struct state *st, const struct ftn_event *ev, const struct tool_conn_rec *r)
+static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r, int rxu)
 {
 	const struct ftn_probe_sock *t = &r->e.t;
 	const struct ftn_conn_sk *s = r->s;
@@ -65,16 +69,16 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 	int k = r->e.known, partial = !s || !s->born, b = r->e.has_bytes;
 	/* first seen at its close: no time at all */
 	int dur_known = s && !r->first;
-	double ms = dur_known ? (double)(ev->ts_ns - s->first_ts) / 1e6 : 0;
+	double ms = dur_known ? (double)(ts_ns - s->first_ts) / 1e6 : 0;
 	char a[64], m[40], sk[24];
 	uint64_t tx = 0, rx = 0;
 
 	if (b)
 		ftn_conn_payload(s, &r->e, &tx, &rx);
 	tool_report_row(rp, TOOL_ROW_EVENT);
-	tool_report_time(rp, C_TIME, ftn_instance_to_wall(st->c.inst, ev->ts_ns));
-	tool_report_num(rp, C_TS, (double)ftn_instance_to_wall(st->c.inst, ev->ts_ns) / 1e9);
-	tool_report_num(rp, C_REL, (double)(ev->ts_ns - st->first_ts) / 1e9);
+	tool_report_time(rp, C_TIME, ftn_instance_to_wall(st->c.inst, ts_ns));
+	tool_report_num(rp, C_TS, (double)ftn_instance_to_wall(st->c.inst, ts_ns) / 1e9);
+	tool_report_num(rp, C_REL, (double)(ts_ns - st->first_ts) / 1e9);
 	r->owned ? tool_report_int(rp, C_PID, r->own.pid) : tool_report_null(rp, C_PID);
 	tool_report_str(rp, C_COMM, r->owned && r->own.comm[0] ? r->own.comm : NULL);
 	r->netns ? tool_report_uint(rp, C_NETNS, r->netns) : tool_report_null(rp, C_NETNS);
@@ -84,9 +88,9 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 	tool_report_str(rp, C_RADDR, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
 	k ? tool_report_int(rp, C_RPORT, t->rport) : tool_report_null(rp, C_RPORT);
 	b ? tool_report_uint(rp, C_TXKB, tx / 1024) : tool_report_null(rp, C_TXKB);
-	b ? tool_report_uint(rp, C_RXKB, rx / 1024) : tool_report_null(rp, C_RXKB);
+	b && !rxu ? tool_report_uint(rp, C_RXKB, rx / 1024) : tool_report_null(rp, C_RXKB);
 	b ? tool_report_uint(rp, C_TX, tx) : tool_report_null(rp, C_TX);
-	b ? tool_report_uint(rp, C_RX, rx) : tool_report_null(rp, C_RX);
+	b && !rxu ? tool_report_uint(rp, C_RX, rx) : tool_report_null(rp, C_RX);
 	snprintf(m, sizeof(m), "%s%.2f", partial ? ">" : "", ms);
 	tool_report_str(rp, C_MS, dur_known ? m : NULL);
 	dur_known ? tool_report_num(rp, C_DUR, ms) : tool_report_null(rp, C_DUR);
@@ -98,7 +102,7 @@ static void print_life(struct state *st, const struct ftn_event *ev, const struc
 
 /* --prom: connections, and bytes where the back end reads them, per owner
  * COMM ("" when unknown) */
-static void prom_count(struct state *st, const struct tool_conn_rec *r)
+static void prom_count(struct state *st, const struct tool_conn_rec *r, int rxu)
 {
 	const char *comm = r->owned ? r->own.comm : "";
 	struct tool_counter_row *row;
@@ -109,13 +113,35 @@ static void prom_count(struct state *st, const struct tool_conn_rec *r)
 		return tool_report_uncounted(st->c.r, 1, "out of memory");
 	if (is_new)
 		tool_counter_set_label(st->conns, row, 0, comm);
-	if (!r->e.has_bytes)
+	if (!r->e.has_bytes || rxu)
 		return;
 	ftn_conn_payload(r->s, &r->e, &tx, &rx);
 	if (!(row = tool_counter_add(st->bytes, comm, strlen(comm) + 1, tx, rx, &is_new)))
 		return tool_report_uncounted(st->c.r, 1, "out of memory");
 	if (is_new)
 		tool_counter_set_label(st->bytes, row, 0, comm);
+}
+
+/* rxu: TX known, RX not */
+static void show(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r, int rxu)
+{
+	print_life(st, ts_ns, r, rxu);
+	if (st->conns)
+		prom_count(st, r, rxu);
+}
+
+/* a close that waited for its destroy message */
+static void show_life(void *ctx, struct tool_life *l)
+{
+	show(ctx, l->ts_ns, &l->r, l->rx_unknown);
+}
+
+static void on_batch(void *ctx)
+{
+	struct state *st = ctx;
+
+	if (st->diag)
+		tool_lifediag_flush(&st->ld, 0, show_life, st);
 }
 
 static int on_event(void *ctx, const struct ftn_event *ev)
@@ -127,12 +153,12 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		return 0;
 	if (!st->first_ts)
 		st->first_ts = ev->ts_ns;
-	/* a connection's close: not a listener's, not a second CLOSE */
-	if (r.e.newstate == TCP_CLOSE && r.pass && r.e.oldstate != TCP_LISTEN &&
-	    r.e.oldstate != TCP_CLOSE) {
-		print_life(st, ev, &r);
-		if (st->conns)
-			prom_count(st, &r);
+	/* a connection's close: not a listener's, not a second CLOSE; with
+	 * sock_diag every one waits, those filtered out for their tuple */
+	if (r.e.newstate == TCP_CLOSE && r.e.oldstate != TCP_LISTEN && r.e.oldstate != TCP_CLOSE) {
+		/* (out of memory to wait: shown at once, without bytes) */
+		if ((!st->diag || tool_lifediag_add(&st->ld, &r, ev->ts_ns, r.pass)) && r.pass)
+			show(st, ev->ts_ns, &r, 0);
 	}
 	tool_conn_done(&st->c, &r);
 	return 0;
@@ -148,9 +174,10 @@ static const struct tool_desc desc = {
 		 "owns the socket, \"-\" when it cannot be known), addresses, kilobytes sent\n"
 		 "(acknowledged by the peer) and received, and MS, its lifetime in\n"
 		 "milliseconds. \">\" before MS: the connection was open before tracing started\n"
-		 "(its lifetime is longer). TX_KB and RX_KB need the kprobe back end (struct\n"
-		 "tcp_sock read at offsets from BTF); without it they print \"-\" and the tool\n"
-		 "says why once. Needs root.\n",
+		 "(its lifetime is longer). TX_KB and RX_KB: struct tcp_sock read by the kprobe\n"
+		 "back end, else tcp_info from sock_diag's destroy messages of tcplife's network\n"
+		 "namespace (-N PID: PID's), printed about half a second after the close; \"-\"\n"
+		 "where they cannot be known, and at the end how many and why. Needs root.\n",
 	.options = TOOL_CONN_OPTIONS
 		   "  -n          NETNS column (network namespace inode)\n"
 		   "  -T          TIME column (HH:MM:SS)\n"
@@ -159,7 +186,7 @@ static const struct tool_desc desc = {
 	.examples = "  tcplife                  every closed connection until Ctrl-C\n"
 		    "  tcplife -T -D 80,443     connections to remote ports 80 and 443, with times\n"
 		    "  tcplife -p 1234 --json   connections of process 1234, JSON lines\n"
-		    "  tcplife -B tracepoint    without bytes, on the tracepoint\n",
+		    "  tcplife -B tracepoint    on the tracepoint (bytes from sock_diag)\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
 	.shortopts = TOOL_CONN_SHORTOPTS "nTtw",
 	.opt = tool_conn_life_opt,
@@ -174,6 +201,22 @@ static int init(struct state *st)
 		return err;
 	if (st->o.prom && (!(st->conns = tool_counter_new(1, 1)) || !(st->bytes = tool_counter_new(1, 1))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
+	/* without the kprobe's bytes: sock_diag's destroy messages */
+	if (!(st->c.have & FTN_CONN_BYTES)) {
+		if (!(err = tool_lifediag_open(&st->ld, st->c.netns_pid, st->c.family))) {
+			st->diag = 1;
+			tool_info("TX_KB and RX_KB: tcp_info of sock_diag's TCP destroy messages "
+				  "(net:[%llu]), joined to the closes by their tuple",
+				  (unsigned long long)st->ld.netns);
+			return 0;
+		}
+		tool_lifediag_close(&st->ld);
+		if (err == -ENOTRECOVERABLE)
+			return tool_fail(-EIO, "cannot return to our network namespace after "
+					 "entering process %d's", (int)st->c.netns_pid);
+		tool_fail(0, "cannot subscribe to sock_diag's TCP destroy messages: %s",
+			  strerror(-err));
+	}
 	/* said once, whatever -v: which back end lacks what */
 	if (!(st->c.have & FTN_CONN_BYTES))
 		tool_fail(0, "TX_KB and RX_KB print '-' (JSON: null): %s",
@@ -211,20 +254,26 @@ static int run(struct state *st)
 					     "Closed TCP connections, by owner comm.",
 					     st->conns, 0, prom_labels, 20)) ||
 	     (err = tool_report_prom_counter(st->c.r, "ftnet_tcplife_tx_bytes_total",
-					     "Payload bytes sent and acknowledged by closed TCP connections, by owner comm (kprobe back end).",
+					     "Payload bytes sent and acknowledged by closed TCP connections, by owner comm (where known: the kprobe back end, or sock_diag destroy messages).",
 					     st->bytes, 0, prom_labels, 20)) ||
 	     (err = tool_report_prom_counter(st->c.r, "ftnet_tcplife_rx_bytes_total",
-					     "Payload bytes received by closed TCP connections, by owner comm (kprobe back end).",
+					     "Payload bytes received by closed TCP connections, by owner comm (where known: the kprobe back end, or sock_diag destroy messages).",
 					     st->bytes, 1, prom_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	if ((err = tool_report_start(st->c.r, 1, "Tracing closed TCP connections (%s back end).",
 				     tool_conn_backends[st->c.be])))
 		return err;
-	return tool_conn_run(&st->c, &st->o, on_event, NULL, st);
+	st->ld.r = st->c.r;
+	return tool_conn_run(&st->c, &st->o, on_event, on_batch, st);
 }
 
 static int fini(struct state *st, int err)
 {
+	if (st->diag) {
+		if (!err)
+			tool_lifediag_flush(&st->ld, 1, show_life, st);
+		tool_lifediag_close(&st->ld);
+	}
 	err = tool_conn_fini(&st->c, err);
 	tool_counter_free(st->conns);
 	tool_counter_free(st->bytes);

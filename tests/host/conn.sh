@@ -12,8 +12,11 @@
 #    accepted one), with the owner's PID and COMM from the log: the server
 #    sockets too, whose close runs in softirq (LAST_ACK -> CLOSE after the
 #    client's FIN, or ESTABLISHED -> CLOSE on the abort's RST: the owner
-#    check, never the task that was on the CPU); no bytes (the host has no
-#    kprobes: null, said once on stderr); lives not partial;
+#    check, never the task that was on the CPU); no bytes (no kprobes
+#    here, and the sock_diag destroy messages tcplife hears are its own
+#    namespace's: null, how many and why said once on stderr); lives not
+#    partial; with -N (the messages of that namespace) the bytes each
+#    program counted itself;
 #  - tcpstates shows each socket's full state sequence, in order, as its
 #    kind and closer make it, and no transition of it names another
 #    process than its owner (a transition before the owner can be known
@@ -86,7 +89,7 @@ run_family() { # FAMILY
 	t_is "$rs/$rl" 0/0 "IPv$f: tcpstates and tcplife end with 0 on SIGINT"
 	sed 's/^/# tcplife: /' "$tmp/lf.$f.err" | grep -v '^# tcplife: \(Tracing\|Ending\)'
 	t_is "$(grep -c "TX_KB and RX_KB print '-'" "$tmp/lf.$f.err")" 1 \
-		"IPv$f: tcplife says once why there are no bytes"
+		"IPv$f: tcplife says once why bytes are null (other namespace)"
 
 	# tcplife: one line per socket of the log, owner as logged
 	awk "$JF"'
@@ -115,19 +118,34 @@ run_family() { # FAMILY
 		"IPv$f: tcplife: every client and accepted socket once, with its owner's PID and COMM (also closed in softirq)"
 
 	# -N: exactly the sockets of the log, each with the namespace's inode
+	# and, from that namespace's sock_diag destroy messages, the bytes
+	# the program itself counted (rx exactly; tx too, except the server
+	# of an abort: its unacknowledged tail); null only for the aborting
+	# client (SO_LINGER 0: tcp_disconnect zeroed its counts), and rx only
+	# for the closer (FIN_WAIT2 -> CLOSE: the peer's FIN counted or not)
 	awk "$JF"'
 	FNR == NR {
 		for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); g[k] = v }
-		want[g["saddr"] " " g["sport"] " " g["daddr"] " " g["dport"]] = 1; next
+		key = g["saddr"] " " g["sport"] " " g["daddr"] " " g["dport"]
+		want[key] = 1; tx[key] = g["tx"]; rx[key] = g["rx"]
+		ab[key] = g["result"] == "abort" ? g["role"] : ""
+		fw2[key] = g["result"] == "ok" && g["closer"] == g["role"]; next
 	}
 	/"saddr"/ {
 		key = jf("saddr") " " jf("sport") " " jf("daddr") " " jf("dport")
-		if (!(key in want) || jf("netns") != ns) { print "not ours: " $0; bad++ } else n++
+		if (!(key in want) || jf("netns") != ns) { print "not ours: " $0; bad++; next }
+		n++
+		if (fw2[key] && jf("rx_bytes") == "null" && jf("tx_bytes") != "null") {
+			if (jf("tx_bytes") != tx[key]) { print "bytes of " key ": " jf("tx_bytes") "/null want " tx[key]; bad++ }
+		} else if (jf("tx_bytes") == "null" || jf("rx_bytes") == "null") {
+			if (ab[key] != "client") { print "bytes unknown: " key; bad++ }
+		} else if (jf("rx_bytes") != rx[key] || (ab[key] == "server" ? jf("tx_bytes") + 0 > tx[key] : jf("tx_bytes") != tx[key])) {
+			print "bytes of " key ": " jf("tx_bytes") "/" jf("rx_bytes") " want " tx[key] "/" rx[key]; bad++ }
 	}
 	END { print "lines=" n + 0 " bad=" bad + 0 }' ns="$nsino" "$tmp/log.$f" "$tmp/lfn.$f" >"$tmp/lfn.sum"
 	grep -v '^lines=' "$tmp/lfn.sum" | head -3 | sed 's/^/# /'
 	t_is "$(grep '^lines=' "$tmp/lfn.sum")" "lines=$((N + R + T + A + N + A)) bad=0" \
-		"IPv$f: tcplife -N PID -n: exactly the namespace's connections, with its inode"
+		"IPv$f: tcplife -N PID -n: exactly the namespace's connections, with its inode and the bytes each program counted"
 
 	# tcpstates: each socket's sequence (split at CLOSE, keyed by its last
 	# tuple), owners never wrong

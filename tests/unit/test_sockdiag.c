@@ -423,6 +423,10 @@ static void bytes_live(void)
 			ok(b->info && b->sent == 12345 && b->received - b->rqueue == 0,
 			   "tcpbytes live: the client sent 12345 and read nothing (received %llu, unread %u)",
 			   (unsigned long long)b->received, b->rqueue);
+		if (b->cookie == ck[0])
+			ok(b->acked >= 12345 + 1 && b->acked <= 12345 + 2 && b->segs_out && b->segs_in,
+			   "tcpbytes live: the client's bytes_acked is the 12345 and its SYN (and FIN): %llu, "
+			   "segments out/in counted", (unsigned long long)b->acked);
 		else if (b->cookie == ck[1])
 			ok(b->info && b->sent == 6789 && b->received - b->rqueue == 12345,
 			   "tcpbytes live: the server sent 6789 and read 12345 (received %llu, unread %u)",

@@ -225,6 +225,9 @@ done >"$root/etc/ftnet-env"
 # sch_prio + cls_u32: the lost-SYN-ACK check sends only SYN-ACKs to netem;
 # veth: tcpretrans's bulk check (a TSO pair into another namespace)
 want_mods="sch_netem sch_prio cls_u32 veth"
+# inet_diag + tcp_diag: sock_diag's TCP destroy messages (tcplife's bytes on
+# the tracepoint back end); a kernel with modprobe loads them on demand
+want_mods="$want_mods inet_diag tcp_diag"
 # FTNET_VM_MODULES: more, for one run (make bench's tcptop -B diag in the
 # guest: inet_diag tcp_diag, sock_diag for TCP; modules on Debian)
 want_mods="$want_mods ${FTNET_VM_MODULES:-}"
