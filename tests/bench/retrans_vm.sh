@@ -20,18 +20,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 title="tcpretrans VM bench (back ends: the tracepoint's event probe, kprobes; Debian guests under qemu TCG)"
-if [ "${FTNET_BENCH_VM:-1}" = 0 ]; then
-	echo "$title: skipped (FTNET_BENCH_VM=0)"
-	exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	echo "$title: skipped (needs root)"
-	exit 0
-fi
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "$title: skipped (no qemu-system-x86_64)"
-	exit 0
-fi
+. tests/bench/bench.inc
+bench_vm_gate "$title"
 out=$(mktemp /tmp/ftnet-bench-rtvm.XXXXXX) || exit 1
 trap 'rm -f "$out"' EXIT
 kernels=${FTNET_BENCH_VM_KERNELS:-6.1 6.12}

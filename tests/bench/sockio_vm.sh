@@ -37,18 +37,8 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 title="tcptop VM bench (hist triggers, Debian guest under qemu TCG)"
-if [ "${FTNET_BENCH_VM:-1}" = 0 ]; then
-	echo "$title: skipped (FTNET_BENCH_VM=0)"
-	exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	echo "$title: skipped (needs root)"
-	exit 0
-fi
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "$title: skipped (no qemu-system-x86_64: apt-get install qemu-system-x86 busybox-static cpio xz-utils)"
-	exit 0
-fi
+. tests/bench/bench.inc
+bench_vm_gate "$title"
 out=$(mktemp /tmp/ftnet-bench-vm.XXXXXX) || exit 1
 trap 'rm -f "$out" "$out.l" "$out.r"' EXIT
 kernels=${FTNET_BENCH_VM_KERNELS:-6.12}
