@@ -88,6 +88,12 @@ static int event_setup(struct state *st, const char *sys, const char *event, con
 	return 0;
 }
 
+/* -4 / -6 on an event with a "family" field ("": both) */
+static const char *family_filter(const struct state *st)
+{
+	return !st->family ? "" : st->family == AF_INET ? "family == 2" : "family == 10";
+}
+
 /* ---- back ends: the tracepoints, or kprobes (tuple read by the probe,
  * or for join the socket pointer only) ---- */
 
@@ -127,8 +133,7 @@ static int tp_setup(struct state *st)
 			  "slowstart) are not told (\"-\")");
 		return 0;
 	}
-	return event_setup(st, "tcp", "tcp_cong_state_set", !st->family ? "" :
-			   st->family == AF_INET ? "family == 2" : "family == 10", "");
+	return event_setup(st, "tcp", "tcp_cong_state_set", family_filter(st), "");
 }
 
 /* rt, rt2 (may be missing: said), synack; with -l tlp (alone for the
@@ -146,8 +151,7 @@ static int kp_setup(struct state *st)
 		if (err)
 			return tool_kfail(err, "cannot create the %s kprobe", ev[i]);
 		if ((err = event_setup(st, ftn_probe_group(st->inst), ev[i],
-				       !(tuple || i == 2) || !st->family ? "" :
-				       st->family == AF_INET ? "family == 2" : "family == 10", NULL)))
+				       !(tuple || i == 2) ? "" : family_filter(st), NULL)))
 			return err;
 	}
 	return 0;
