@@ -1014,6 +1014,10 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		goto out;
 	}
 	c->rb = rb;
+	/* another clock (global, local: no user-space reading) keeps the
+	 * order within each read only */
+	if (opts && opts->ordered)
+		ftn_ringbuf_order(rb, ftn_instance_clock(inst));
 	end = ftn__batch_run(opts, &bops, c);
 	if (end < 0)
 		err = end;

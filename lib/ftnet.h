@@ -294,6 +294,10 @@ struct ftn_consumer_opts {
 	 * up /proc for what an event names (a descriptor) asks for less, so
 	 * that short-lived tasks and sockets are still there. */
 	double read_gap_s;
+	/* ftn_consume_raw: records in time order across reads too (see
+	 * ftn_ringbuf_order), each read's later ones a read late; for a tool
+	 * that joins events of different CPUs by their order */
+	int ordered;
 };
 
 /* Consume the instance's trace_pipe (poll + O_NONBLOCK) until duration
@@ -550,16 +554,31 @@ FTN_EXPORT int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *f
  * when those listeners agree or only one has a child waiting. -1
  * unknown. */
 FTN_EXPORT int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd);
-/* A listener's child sk (LISTEN -> SYN_RECV), tuple t, joins its port's
- * queue. 1 when the oldest child held was dropped for it (too many), 0. */
-FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t);
-/* The child's whole tuple (SYN_RECV -> ESTABLISHED): 0, -ENOENT when sk
- * is not queued. */
+/* A listener's child sk (LISTEN -> SYN_RECV at ts), tuple t, joins its
+ * port's queue. 1 when the oldest child held was dropped for it (too
+ * many), 0. */
+FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
+				   uint64_t ts);
+/* The child's whole tuple (SYN_RECV -> ESTABLISHED at ts): 0, -ENOENT
+ * when sk is not queued. */
 FTN_EXPORT int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk,
-			      const struct ftn_probe_sock *t);
-/* accept() on port: the oldest child of port, removed. 0 or -ENOENT. */
-FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, uint64_t *sk,
-		      struct ftn_probe_sock *t);
+					 const struct ftn_probe_sock *t, uint64_t ts);
+/* accept() by tid on port returned: the oldest child of port, removed.
+ * 0 when it is surely the one returned; 1 when it may be another (two
+ * born at once on two CPUs, another task in accept() on the port, two
+ * listeners on the port, an accept() of an unknown listener before):
+ * then sk and t must not be said. -ENOENT none waiting. Feed events in
+ * time order (ftn_consumer_opts.ordered). */
+FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t *sk,
+				 struct ftn_probe_sock *t);
+/* An accept() returned whose listener is not known (its entry was not
+ * seen): it took the oldest child of some port. When only one port has
+ * children waiting, that one is removed (its port returned); else -1 and
+ * the accept()s of those ports are unsure until the listener closes. */
+FTN_EXPORT int ftn_listeners_unplaced(struct ftn_listeners *l);
+/* Tasks in accept() now (blocked since before tracing), from
+ * /proc/TID/syscall: taken as entered. Their number or -errno. */
+FTN_EXPORT int ftn_listeners_scan(struct ftn_listeners *l);
 /* The listener of port closed: its queue is gone with it. */
 FTN_EXPORT void ftn_listeners_closed(struct ftn_listeners *l, int port);
 
@@ -913,6 +932,12 @@ FTN_EXPORT int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf
 		     void *ctx);
 /* 1 when records read are still to deliver, else 0. */
 FTN_EXPORT int ftn_ringbuf_pending(const struct ftn_ringbuf *rb);
+/* Deliver across reads in time order too: records stamped after a read
+ * began wait for the next read (CPUs are read one after another, so a
+ * CPU read first may still hold earlier records than a later CPU's).
+ * trace_clock is the instance's ("boot" or "mono", the clocks user space
+ * reads too); -ENOTSUP for another clock, which keeps reads as they are. */
+FTN_EXPORT int ftn_ringbuf_order(struct ftn_ringbuf *rb, const char *trace_clock);
 /* At the end: deliver the pending records in order without reading more.
  * Returns records delivered. */
 FTN_EXPORT int ftn_ringbuf_flush(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,

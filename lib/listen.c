@@ -9,31 +9,52 @@
  * then the socket's CLOSE -> LISTEN in the same task). And the
  * listeners' accept queues: a listener's queue is first in, first out,
  * so accept() on a port returns the oldest child of that port not yet
- * accepted.
+ * accepted - when that is certain. A child joins the queue somewhere
+ * between its birth (LISTEN -> SYN_RECV) and its SYN_RECV -> ESTABLISHED
+ * (inet_csk_complete_hashdance, then tcp_child_process), so two children
+ * born on two CPUs at once may join in either order; two threads in
+ * accept() on one port may take them in either order; two SO_REUSEPORT
+ * listeners of a port each have a queue the events do not tell apart.
+ * An accept() that cannot be sure which child it took takes one all the
+ * same (the queue keeps its length) and says so, and the children left
+ * that it may have taken instead are said uncertain too.
  */
 #include "ftnet_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define NTASKS 1024             /* listen() in progress, by tid */
 #define NLISTENERS 256          /* (tid, fd, inode) -> port, newest kept */
 #define MAX_CHILDREN 65536      /* children waiting for accept() we hold */
 
-struct listener { pid_t tid; int fd; unsigned long ino; int port; };
+struct listener { pid_t tid; int fd; unsigned long ino; int port; int shared; };
 struct ftn_listeners {
 	char proc[PATH_MAX];
 	struct { pid_t tid; int fd; } listening[NTASKS], accepting[NTASKS];
+	unsigned int nopen;             /* accepting[] entries in use */
 	struct listener lis[NLISTENERS];        /* found in /proc */
 	unsigned int nlis;
 	struct listener made[NLISTENERS];       /* listen() seen */
 	unsigned int nmade;
-	struct child { uint64_t sk; struct ftn_probe_sock t; } *kids;   /* oldest first */
+	/* oldest first; born, est: its LISTEN -> SYN_RECV and SYN_RECV ->
+	 * ESTABLISHED (0 not seen), between which it joined the queue */
+	struct child {
+		uint64_t sk, born, est;
+		struct ftn_probe_sock t;
+		int unsure;             /* an accept() may have taken it already */
+	} *kids;
 	size_t nkids, capkids;
+	/* ports whose queues an accept() of an unknown listener may have
+	 * taken from: every accept() of theirs is unsure until they close */
+	uint16_t lost[64];
+	unsigned int nlost;
 };
 
 struct ftn_listeners *ftn_listeners_alloc(const char *proc_root)
@@ -57,8 +78,56 @@ void ftn_listeners_enter(struct ftn_listeners *l, pid_t tid, int fd, int accept)
 {
 	typeof(l->listening[0]) *e = &(accept ? l->accepting : l->listening)[(unsigned int)tid % NTASKS];
 
+	if (accept && e->tid != tid)
+		l->nopen += !e->tid ? 1 : 0;    /* (a slot another tid had is reused) */
 	e->tid = tid;
 	e->fd = fd;
+}
+
+/* A task blocked in accept() since before tracing began has no entry
+ * event: /proc/TID/syscall names the call and its fd ("288 0x3 ..." on
+ * x86_64) */
+int ftn_listeners_scan(struct ftn_listeners *l)
+{
+	char p[PATH_MAX + 600], line[256];
+	struct dirent *pe, *te;
+	DIR *pd, *td;
+	int found = 0;
+
+	if (!(pd = opendir(l->proc)))
+		return -errno;
+	while ((pe = readdir(pd))) {
+		if (pe->d_name[0] < '1' || pe->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/task", l->proc, pe->d_name);
+		if (!(td = opendir(p)))
+			continue;
+		while ((te = readdir(td))) {
+			long nr;
+			unsigned long fd;
+			pid_t tid = (pid_t)atoi(te->d_name);
+			FILE *f;
+
+			if (tid <= 0)
+				continue;
+			snprintf(p, sizeof(p), "%s/%s/task/%s/syscall", l->proc, pe->d_name, te->d_name);
+			if (!(f = fopen(p, "re")))
+				continue;
+			if (fgets(line, sizeof(line), f) && sscanf(line, "%ld 0x%lx", &nr, &fd) == 2 &&
+			    fd < INT_MAX && (nr == SYS_accept4
+#ifdef SYS_accept
+					     || nr == SYS_accept
+#endif
+					     ) && l->accepting[(unsigned int)tid % NTASKS].tid != tid) {
+				ftn_listeners_enter(l, tid, (int)fd, 1);
+				found++;
+			}
+			fclose(f);
+		}
+		closedir(td);
+	}
+	closedir(pd);
+	return found;
 }
 
 int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd)
@@ -69,10 +138,12 @@ int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd)
 		return -ENOENT;
 	*fd = e->fd;
 	e->tid = 0;
+	l->nopen -= l->nopen > 0;
 	return 0;
 }
 
-int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t)
+int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
+			uint64_t ts)
 {
 	int dropped = 0;
 
@@ -89,38 +160,127 @@ int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_p
 			l->capkids = cap;
 		}
 	}
-	l->kids[l->nkids].sk = sk;
-	l->kids[l->nkids++].t = *t;
+	l->kids[l->nkids++] = (struct child){ .sk = sk, .born = ts, .t = *t };
 	return dropped;
 }
 
-int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t)
+int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
+			      uint64_t ts)
 {
 	for (size_t i = 0; i < l->nkids; i++)
 		if (l->kids[i].sk == sk) {
 			l->kids[i].t = *t;
+			l->kids[i].est = ts;
 			return 0;
 		}
 	return -ENOENT;
 }
 
-int ftn_listeners_pop(struct ftn_listeners *l, int port, uint64_t *sk, struct ftn_probe_sock *t)
+static int port_lost(const struct ftn_listeners *l, int port)
 {
-	for (size_t i = 0; i < l->nkids; i++) {
-		if (l->kids[i].t.lport != port)
-			continue;
-		*sk = l->kids[i].sk;
-		*t = l->kids[i].t;
-		memmove(l->kids + i, l->kids + i + 1, (l->nkids - i - 1) * sizeof(*l->kids));
-		l->nkids--;
+	for (unsigned int i = 0; i < l->nlost; i++)
+		if (l->lost[i] == port)
+			return 1;
+	return 0;
+}
+
+/* Two listeners on port (SO_REUSEPORT, or listen() seen twice) */
+static int port_shared(const struct ftn_listeners *l, int port)
+{
+	int seen = 0;
+
+	for (unsigned int i = 0; i < l->nlis && i < NLISTENERS; i++)
+		if (l->lis[i].port == port && l->lis[i].shared)
+			return 1;
+	for (unsigned int i = 0; i < l->nmade && i < NLISTENERS; i++)
+		if (l->made[i].port == port && seen++)
+			return 1;
+	return 0;
+}
+
+/* Another task than tid in accept() now, on port or a listener not known */
+static int others_accepting(struct ftn_listeners *l, pid_t tid, int port)
+{
+	if (!l->nopen)
 		return 0;
+	for (unsigned int i = 0; i < NTASKS; i++) {
+		pid_t o = l->accepting[i].tid;
+		int p;
+
+		if (!o || o == tid)
+			continue;
+		p = ftn_listeners_port(l, o, l->accepting[i].fd);
+		if (p < 0 || p == port)
+			return 1;
 	}
-	return -ENOENT;
+	return 0;
+}
+
+int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t *sk,
+		      struct ftn_probe_sock *t)
+{
+	size_t h = SIZE_MAX, n = 0;
+	int unsure;
+
+	for (size_t i = 0; i < l->nkids; i++)
+		if (l->kids[i].t.lport == port && !n++)
+			h = i;
+	if (!n)
+		return -ENOENT;
+	unsure = l->kids[h].unsure || port_lost(l, port);
+	if (!unsure && n > 1) {
+		/* several waiting: the oldest is the one taken when it surely
+		 * joined the queue before each other one was born, and when no
+		 * other queue or task could have taken one of them */
+		unsure = !l->kids[h].est || port_shared(l, port) || others_accepting(l, tid, port);
+		for (size_t i = h + 1; !unsure && i < l->nkids; i++)
+			if (l->kids[i].t.lport == port && l->kids[i].born <= l->kids[h].est)
+				unsure = 1;
+	}
+	*sk = l->kids[h].sk;
+	*t = l->kids[h].t;
+	memmove(l->kids + h, l->kids + h + 1, (l->nkids - h - 1) * sizeof(*l->kids));
+	l->nkids--;
+	/* it may have been another of them: those are not known either */
+	for (size_t i = h; unsure && i < l->nkids; i++)
+		if (l->kids[i].t.lport == port)
+			l->kids[i].unsure = 1;
+	return unsure;
+}
+
+int ftn_listeners_unplaced(struct ftn_listeners *l)
+{
+	int port = -1;
+
+	for (size_t i = 0; i < l->nkids; i++) {
+		if (port >= 0 && l->kids[i].t.lport != port) {
+			/* any of these ports' queues: every accept() of theirs
+			 * is unsure from now on */
+			for (size_t j = 0; j < l->nkids; j++)
+				if (!port_lost(l, l->kids[j].t.lport) && l->nlost < 64)
+					l->lost[l->nlost++] = l->kids[j].t.lport;
+			return -1;
+		}
+		port = l->kids[i].t.lport;
+	}
+	if (port >= 0) {
+		uint64_t sk;
+		struct ftn_probe_sock t;
+
+		ftn_listeners_pop(l, port, 0, &sk, &t);
+		for (size_t i = 0; i < l->nkids; i++)
+			l->kids[i].unsure = 1;
+	}
+	return port;
 }
 
 void ftn_listeners_closed(struct ftn_listeners *l, int port)
 {
 	size_t j = 0;
+
+	for (unsigned int i = 0; i < l->nlost; i++)
+		if (l->lost[i] == port)
+			l->lost[i--] = l->lost[--l->nlost];
 
 	for (size_t i = 0; i < l->nkids; i++)
 		if (l->kids[i].t.lport != port)
@@ -141,7 +301,7 @@ void ftn_listeners_listening(struct ftn_listeners *l, pid_t tid, int port)
 	typeof(l->listening[0]) *lf = &l->listening[(unsigned int)tid % NTASKS];
 
 	if (lf->tid == tid)
-		l->made[l->nmade++ % NLISTENERS] = (struct listener){ tid, lf->fd, 0, port };
+		l->made[l->nmade++ % NLISTENERS] = (struct listener){ tid, lf->fd, 0, port, 0 };
 	lf->tid = 0;
 }
 
@@ -189,7 +349,7 @@ int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd)
 {
 	unsigned long ino = fd_inode(l, tid, fd);
 	struct ftn_socktab *tab;
-	int port = -1;
+	int port = -1, shared = 0;
 
 	for (unsigned int i = 0; i < l->nlis && i < NLISTENERS; i++) {
 		const struct listener *c = &l->lis[i];
@@ -209,9 +369,16 @@ int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd)
 			break;
 		}
 	}
+	/* another listener on that port (SO_REUSEPORT): its own queue */
+	for (size_t i = 0; port >= 0 && i < ftn_socktab_count(tab); i++) {
+		const struct ftn_sock *s = ftn_socktab_at(tab, i);
+
+		if (s->state == 10 && s->lport == port && s->inode != ino)
+			shared = 1;
+	}
 	ftn_socktab_free(tab);
 	if (port < 0)
 		return made_port(l, tid, fd);
-	l->lis[l->nlis++ % NLISTENERS] = (struct listener){ tid, fd, ino, port };
+	l->lis[l->nlis++ % NLISTENERS] = (struct listener){ tid, fd, ino, port, shared };
 	return port;
 }

@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TS_SHIFT        27
@@ -188,7 +189,27 @@ struct ftn_ringbuf {
 	int nheap;
 	struct pollfd *pfds;
 	size_t last_pages;      /* most pages one CPU gave in the last read */
+	/* ordered (ftn_ringbuf_order): the clock of the records' stamps;
+	 * records later than the start of a read wait for the next one */
+	int ordered;
+	clockid_t clk;
 };
+
+int ftn_ringbuf_order(struct ftn_ringbuf *rb, const char *trace_clock)
+{
+	/* the trace clocks user space can read too (kernel trace.c: boot is
+	 * ktime_get_boot_fast_ns, mono ktime_get_mono_fast_ns) */
+	if (!rb || !trace_clock)
+		return -EINVAL;
+	if (!strcmp(trace_clock, "boot"))
+		rb->clk = CLOCK_BOOTTIME;
+	else if (!strcmp(trace_clock, "mono"))
+		rb->clk = CLOCK_MONOTONIC;
+	else
+		return -ENOTSUP;
+	rb->ordered = 1;
+	return 0;
+}
 
 const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb)
 {
@@ -519,18 +540,34 @@ int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
 	int i, count = 0;
 	uint64_t horizon = UINT64_MAX;
 
+	/* Ordered: a CPU read at time R gives its records up to R, and the
+	 * CPUs are read one after another, so a record of the first CPU
+	 * later than the read's start may still be unread when the last
+	 * CPU's are delivered: records stamped after the start wait for the
+	 * next read (an accept() then never comes before the birth of the
+	 * connection it returned). */
+	if (rb->ordered) {
+		struct timespec now;
+
+		if (clock_gettime(rb->clk, &now) == 0)
+			horizon = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	}
 	/* Refill only CPUs with nothing pending, so that pointers into the
 	 * pages of a CPU interrupted by a stop stay valid. */
 	rb->nheap = 0;
 	rb->last_pages = 0;
 	for (i = 0; i < rb->n; i++) {
 		struct rb_cpu *c = &rb->cpus[i];
+		/* ordered: one not read again holds more in the kernel, all
+		 * later than its last record read */
+		if (c->have_head && rb->ordered && c->last_ts < horizon)
+			horizon = c->last_ts;
 		if (!c->have_head) {
 			rb_fill(rb, c, ops, ctx);
 			if (c->npages > rb->last_pages)
 				rb->last_pages = c->npages;
 			c->capped = c->npages >= BATCH_PAGES;
-			c->last_ts = c->capped ? rb_last_ts(rb, c) : 0;
+			c->last_ts = c->capped || rb->ordered ? rb_last_ts(rb, c) : 0;
 			memset(&c->it, 0, sizeof(c->it));
 			rb_advance(rb, c);
 		}

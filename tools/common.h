@@ -924,6 +924,7 @@ struct tool_conn {
 	uint64_t hist_dropped;          /* the hist table's "Dropped:" so far */
 	struct ftn_histtab *htab;       /* its table (opened with the trigger) */
 	int nlabels;                    /* the counter's labels (-c, --prom) */
+	int ordered;                    /* events of all CPUs in time order across reads */
 	/* set by the tool: the back end's events, and kprobes it made
 	 * besides (their missed hits are reported at the end) */
 	int kprobes;

@@ -57,6 +57,7 @@ struct state {
 	uint64_t t0;
 	struct ftn_listeners *lis;      /* listeners, their queues, accept() */
 	uint64_t unmatched;     /* accepts whose connection we did not see */
+	uint64_t unsure;        /* accepts that may have taken another child */
 	struct tool_wait *waiting, *held;
 	struct tool_col cols[16];
 };
@@ -90,7 +91,7 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 	struct tool_report *r = st->c.r;
 	struct ftn_sockowner o;
 	char a[64];
-	int pass;
+	int pass, lport;
 
 	/* the accepting task owns it; an accept whose socket we do not know
 	 * is noted under its tid (no kernel pointer is that small) */
@@ -99,11 +100,13 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 	tool_conn_note(&st->c, sk, ev->tid, ev->comm);
 	pass = tool_conn_owner(&st->c, sk, NULL, &o);
 	ftn_ownermap_forget(st->c.owners, sk);
+	/* the listener's port is known also where the connection is not */
+	lport = t ? t->lport : ev->port;
 	if (!pass || (t && st->c.family && t->family != st->c.family) ||
-	    (st->c.nports && (!t || !tool_conn_port_ok(&st->c, t->lport))))
+	    (st->c.nports && (lport < 0 || !tool_conn_port_ok(&st->c, (uint16_t)lport))))
 		return;
 	if (st->c.counts)
-		tool_conn_count(&st->c, t ? &t->raddr : &none, t ? t->lport : 0, 1, 1, 0);
+		tool_conn_count(&st->c, t ? &t->raddr : &none, lport > 0 ? (uint16_t)lport : 0, 1, 1, 0);
 	if (st->c.count)
 		return;
 	tool_conn_row(&st->c, ev->ts, st->c.elapsed, &st->t0, &o);
@@ -111,7 +114,7 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 	tool_report_str(r, C_RADDR, t ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
 	t ? tool_report_int(r, C_RPORT, t->rport) : tool_report_null(r, C_RPORT);
 	tool_report_str(r, C_LADDR, t ? ftn_addr_str(&t->laddr, a, sizeof(a)) : NULL);
-	t ? tool_report_int(r, C_LPORT, t->lport) : tool_report_null(r, C_LPORT);
+	lport > 0 ? tool_report_int(r, C_LPORT, lport) : tool_report_null(r, C_LPORT);
 	tool_report_row_end(r);
 }
 
@@ -130,11 +133,11 @@ static void deliver(struct state *st, const struct acc *a, uint64_t sk, const st
 }
 
 /* SYN_RECV -> ESTABLISHED of sk: its whole tuple */
-static void kid_complete(struct state *st, uint64_t sk, const struct ftn_probe_sock *t)
+static void kid_complete(struct state *st, uint64_t sk, const struct ftn_probe_sock *t, uint64_t ts)
 {
 	struct held *h;
 
-	if (ftn_listeners_child_tuple(st->lis, sk, t) && (h = tool_wait_get(st->held, sk, 0))) {
+	if (ftn_listeners_child_tuple(st->lis, sk, t, ts) && (h = tool_wait_get(st->held, sk, 0))) {
 		emit(st, &h->a, sk, t);
 		tool_wait_drop(st->held, h);
 	}
@@ -146,7 +149,7 @@ static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
 	snprintf(a->comm, sizeof(a->comm), "%s", ev->comm ? ev->comm : "");
 }
 
-static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *t)
+static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *t, uint64_t ts)
 {
 	/* an accept of that port already waiting for it: the oldest */
 	struct acc *w = tool_wait_get(st->waiting, t->lport, 0), a;
@@ -156,7 +159,7 @@ static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *
 		tool_wait_drop(st->waiting, w);
 		return deliver(st, &a, sk, t);
 	}
-	if (ftn_listeners_child(st->lis, sk, t))
+	if (ftn_listeners_child(st->lis, sk, t, ts))
 		tool_report_uncounted(st->c.r, 1, "too many connections waiting for accept()");
 }
 
@@ -165,16 +168,28 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	struct ftn_probe_sock t;
 	struct acc a, *w;
 	uint64_t ret, sk;
-	int port, fd;
+	int port, fd, r;
 
-	if (ftn_listeners_accepted(st->lis, ev->pid, &fd))
-		return;         /* its enter was before we started */
-	if (ftn_event_u64(ev, "ret", &ret) || (int64_t)ret < 0)
+	if (ftn_event_u64(ev, "ret", &ret) || (int64_t)ret < 0) {
+		ftn_listeners_accepted(st->lis, ev->pid, &fd);
 		return;         /* EAGAIN, EINTR... */
+	}
+	if (ftn_listeners_accepted(st->lis, ev->pid, &fd)) {
+		/* entered before tracing began and not blocked then (the
+		 * scan did not find it): a connection of some listener */
+		acc_of(&a, ev, -1);
+		ftn_listeners_unplaced(st->lis);
+		st->unmatched++;
+		return emit(st, &a, 0, NULL);
+	}
 	port = ftn_listeners_port(st->lis, ev->pid, fd);
 	acc_of(&a, ev, port);
-	if (port >= 0 && !ftn_listeners_pop(st->lis, port, &sk, &t))
-		return deliver(st, &a, sk, &t);
+	if (port >= 0 && (r = ftn_listeners_pop(st->lis, port, ev->pid, &sk, &t)) >= 0) {
+		if (!r)
+			return deliver(st, &a, sk, &t);
+		st->unsure++;
+		return emit(st, &a, 0, NULL);
+	}
 	if (port >= 0 && (w = tool_wait_get(st->waiting, (uint64_t)port, 2))) {
 		*w = a;
 		return;
@@ -220,11 +235,11 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			if (v == 7 && nv == 10) {       /* listen(), in its caller's context */
 				ftn_listeners_listening(st->lis, ev->pid, t.lport);
 			} else if (v == 3 && nv == 1) { /* the child's tuple is whole */
-				kid_complete(st, sk, &t);
+				kid_complete(st, sk, &t, ev->ts_ns);
 			} else if (v != 10) {
 				return 0;
 			} else if (nv == 3) {           /* a child of a listener */
-				kid_add(st, sk, &t);
+				kid_add(st, sk, &t, ev->ts_ns);
 			} else if (nv == 7) {           /* the listener closed */
 				ftn_listeners_closed(st->lis, t.lport);
 			}
@@ -320,6 +335,7 @@ static int init(struct state *st)
 		return err;
 	st->bare_hex = st->c.be && !ftn_tracefs_readme_has("x8/16/32/64");
 	st->c.nlabels = 2;
+	st->c.ordered = 1;      /* a child's birth before the accept() that returned it */
 	if (!(st->lis = ftn_listeners_alloc(NULL)) ||
 	    !(st->waiting = tool_wait_new(sizeof(struct acc), MAX_WAITING)) ||
 	    !(st->held = tool_wait_new(sizeof(struct held), MAX_WAITING)))
@@ -330,7 +346,13 @@ static int init(struct state *st)
 	 * without field names to read them by */
 	if ((err = tool_conn_reader(&st->c, &st->o, "the syscall events have no fields in text")))
 		return err;
-	return st->c.be ? kp_setup(st) : tp_setup(st);
+	if (st->c.be)
+		return kp_setup(st);
+	if ((err = tp_setup(st)))
+		return err;
+	/* tasks already in accept(): their entry is not traced */
+	ftn_listeners_scan(st->lis);
+	return 0;
 }
 
 static int run(struct state *st)
@@ -370,8 +392,12 @@ int main(int argc, char **argv)
 		tool_wait_age(st.waiting, 1, waited, &st);
 		tool_wait_age(st.held, 1, held_out, &st);
 	}
+	if (st.unsure)
+		tool_fail(0, "%llu accepts shown without the connection: which of the connections waiting "
+			  "it took is not known (several born at once, several tasks accepting, or "
+			  "SO_REUSEPORT listeners)", (unsigned long long)st.unsure);
 	if (st.unmatched)
-		tool_info("%llu accepts of connections made before tracing started (or of a listener "
+		tool_fail(0, "%llu accepts of connections made before tracing started (or of a listener "
 			  "not found in /proc): shown without the connection",
 			  (unsigned long long)st.unmatched);
 	err = tool_conn_fini(&st.c, err);

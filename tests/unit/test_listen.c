@@ -2,13 +2,16 @@
 /* test_listen - lib/listen.c: a listener's port from the fd accept() names
  * (a fake /proc: fd -> socket inode -> LISTEN row), the listen() calls seen
  * when /proc has nothing, the accept queues (first in, first out per port,
- * a tuple completed later, a closed listener's queue dropped); and
+ * a tuple completed later, a closed listener's queue dropped, a child
+ * that may not be the one accept() took said unsure), tasks in accept()
+ * from /proc/TID/syscall; and
  * lib/reset.c's kprobe fetch args per family. */
 #include "ftnet.h"
 #include "tap.h"
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 static char root[] = "/tmp/ftnet-test-listen.XXXXXX";
 
@@ -34,6 +37,12 @@ static void fake_proc(void)
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/100/net", root);
 	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/100/task", root);
+	mkdir(p, 0755);
+	for (int tid = 100; tid <= 103; tid++) {
+		snprintf(p, sizeof(p), "%s/100/task/%d", root, tid);
+		mkdir(p, 0755);
+	}
 	snprintf(p, sizeof(p), "%s/100/fd/3", root);
 	if (symlink("socket:[4242]", p))
 		perror("symlink");
@@ -78,7 +87,7 @@ static void test_ports(void)
 	ftn_listeners_enter(l, 300, 5, 0);
 	ftn_listeners_listening(l, 300, 9100);
 	is_int(ftn_listeners_port(l, 201, 5), -1, "port: two listeners on fd 5, none with a child: unknown");
-	ftn_listeners_child(l, 0xffff888100001000ULL, &t);
+	ftn_listeners_child(l, 0xffff888100001000ULL, &t, 1);
 	is_int(ftn_listeners_port(l, 201, 5), 9000, "port: two listeners on fd 5: the one with a child waiting");
 	/* accept(): enter, then exit */
 	is_int(ftn_listeners_accepted(l, 400, &fd), -ENOENT, "accept: an exit whose entry was not seen");
@@ -94,18 +103,77 @@ static void test_queues(void)
 	struct ftn_listeners *l = ftn_listeners_alloc(root);
 	struct ftn_probe_sock t, a = kid(80, 0), b = kid(443, 5001), c = kid(80, 5002), full = kid(80, 6000);
 	uint64_t sk = 0;
+	int fd;
 
-	ftn_listeners_child(l, 0x1000, &a);     /* its remote port comes later */
-	ftn_listeners_child(l, 0x2000, &b);
-	ftn_listeners_child(l, 0x3000, &c);
-	is_int(ftn_listeners_child_tuple(l, 0x9000, &full), -ENOENT, "queue: a tuple for no child");
-	is_int(ftn_listeners_child_tuple(l, 0x1000, &full), 0, "queue: the first child's whole tuple");
-	ok(!ftn_listeners_pop(l, 80, &sk, &t) && sk == 0x1000 && t.rport == 6000,
-	   "queue: port 80's oldest child first, with its completed tuple");
-	ok(!ftn_listeners_pop(l, 80, &sk, &t) && sk == 0x3000, "queue: then the next of port 80");
-	is_int(ftn_listeners_pop(l, 80, &sk, &t), -ENOENT, "queue: port 80 empty");
+	ftn_listeners_child(l, 0x1000, &a, 100);        /* its remote port comes later */
+	ftn_listeners_child(l, 0x2000, &b, 110);
+	ftn_listeners_child(l, 0x3000, &c, 120);
+	is_int(ftn_listeners_child_tuple(l, 0x9000, &full, 105), -ENOENT, "queue: a tuple for no child");
+	is_int(ftn_listeners_child_tuple(l, 0x1000, &full, 105), 0, "queue: the first child's whole tuple");
+	ok(!ftn_listeners_pop(l, 80, 1, &sk, &t) && sk == 0x1000 && t.rport == 6000,
+	   "queue: port 80's oldest child first, with its completed tuple (queued before the next was born)");
+	ok(!ftn_listeners_pop(l, 80, 1, &sk, &t) && sk == 0x3000, "queue: then the next of port 80, alone");
+	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), -ENOENT, "queue: port 80 empty");
 	ftn_listeners_closed(l, 443);
-	is_int(ftn_listeners_pop(l, 443, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
+	is_int(ftn_listeners_pop(l, 443, 1, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
+
+	/* two children born at once (the second before the first was
+	 * ESTABLISHED): either may have joined the queue first */
+	ftn_listeners_child(l, 0x4000, &full, 200);
+	ftn_listeners_child(l, 0x5000, &c, 201);
+	ftn_listeners_child_tuple(l, 0x4000, &full, 202);
+	ftn_listeners_child_tuple(l, 0x5000, &c, 203);
+	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), 1, "unsure: two children of one port born at once");
+	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), 1, "unsure: and so the one left");
+	/* the oldest not yet ESTABLISHED, another waiting */
+	ftn_listeners_child(l, 0x6000, &full, 300);
+	ftn_listeners_child(l, 0x7000, &c, 310);
+	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), 1, "unsure: when the oldest joined the queue is not known");
+	ftn_listeners_closed(l, 80);
+	/* another task in accept() on the port */
+	ftn_listeners_child(l, 0x8000, &full, 400);
+	ftn_listeners_child_tuple(l, 0x8000, &full, 401);
+	ftn_listeners_child(l, 0x9000, &c, 410);
+	ftn_listeners_enter(l, 100, 3, 1);      /* fd 3 of task 100: port 8080 */
+	ftn_listeners_enter(l, 101, 3, 1);      /* (its /proc is gone: unknown) */
+	ok(!ftn_listeners_accepted(l, 100, &fd) && fd == 3, "accept: task 100's returned");
+	is_int(ftn_listeners_pop(l, 80, 100, &sk, &t), 1,
+	       "unsure: another task in accept() on a listener not known may have taken the oldest");
+	ok(!ftn_listeners_accepted(l, 101, &fd), "accept: task 101's returned");
+	ftn_listeners_closed(l, 80);
+	ftn_listeners_child(l, 0xa000, &full, 500);
+	ftn_listeners_child_tuple(l, 0xa000, &full, 501);
+	ftn_listeners_child(l, 0xb000, &c, 510);
+	is_int(ftn_listeners_pop(l, 80, 100, &sk, &t), 0, "sure: nobody else accepting, queued in turn");
+	/* an accept() of an unknown listener: with one port waiting, its
+	 * oldest is taken and the rest are unsure */
+	ftn_listeners_child(l, 0xc000, &full, 600);
+	is_int(ftn_listeners_unplaced(l), 80, "unplaced: the one port with children waiting");
+	is_int(ftn_listeners_pop(l, 80, 100, &sk, &t), 1, "unplaced: the child left may be the one taken");
+	ftn_listeners_child(l, 0xd000, &full, 700);
+	ftn_listeners_child(l, 0xe000, &b, 710);
+	is_int(ftn_listeners_unplaced(l), -1, "unplaced: two ports waiting: not known which");
+	is_int(ftn_listeners_pop(l, 443, 100, &sk, &t), 1, "unplaced: then every accept of those ports is unsure");
+	ftn_listeners_closed(l, 443);
+	ftn_listeners_child(l, 0xf000, &b, 800);
+	is_int(ftn_listeners_pop(l, 443, 100, &sk, &t), 0, "unplaced: until the listener closes");
+	ftn_listeners_free(l);
+}
+
+/* tasks blocked in accept() before tracing: /proc/TID/syscall */
+static void test_scan(void)
+{
+	struct ftn_listeners *l = ftn_listeners_alloc(root);
+	char line[128];
+	int fd;
+
+	snprintf(line, sizeof(line), "%d 0x3 0x7ffd0 0x7ffd8 0x80800 0x0 0x0 0x7ffc0 0x7f00\n", (int)SYS_accept4);
+	put("100/task/100/syscall", "running\n");
+	put("100/task/102/syscall", line);
+	put("100/task/103/syscall", "0 0x3 0x7ffd0 0x10 0x0 0x0 0x0 0x7ffc0 0x7f00\n");
+	is_int(ftn_listeners_scan(l), 1, "scan: one task in accept4()");
+	ok(!ftn_listeners_accepted(l, 102, &fd) && fd == 3, "scan: its fd, as if its entry was seen");
+	is_int(ftn_listeners_accepted(l, 103, &fd), -ENOENT, "scan: a task in read() is not accepting");
 	ftn_listeners_free(l);
 }
 
@@ -141,6 +209,7 @@ int main(void)
 	fake_proc();
 	test_ports();
 	test_queues();
+	test_scan();
 	test_reset_args();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))

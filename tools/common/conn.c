@@ -450,7 +450,8 @@ int tool_conn_run(struct tool_conn *c, const struct tool_opts *o,
 		  int (*on_event)(void *ctx, const struct ftn_event *ev), void (*on_batch)(void *ctx),
 		  void *ctx)
 {
-	struct ftn_consumer_opts co = { .period_s = o->interval, .duration_s = o->duration };
+	struct ftn_consumer_opts co = { .period_s = o->interval, .duration_s = o->duration,
+					.ordered = c->ordered };
 	struct ftn_consumer_ops ops = { .event = run_event, .batch = run_batch };
 
 	c->on_event = on_event;

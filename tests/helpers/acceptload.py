@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# acceptload.py - a server and its clients whose own logs are the ground
+# truth for tcpaccept: each client logs its connection's local port, each
+# accepting thread logs, in its own order, the peer port accept() gave it.
+#
+#   acceptload.py MODE PORT N LOG
+#     MODE seq: one thread accepts (accept, read, reply, close)
+#          thr: four threads accept on the one listener
+#          rp:  two SO_REUSEPORT listeners on PORT, a thread each
+#   N connections from 4 client threads at once; LOG gets lines
+#   "client LPORT" and "accept TID THREAD RPORT" (per thread, in order);
+#   "ready" on stdout once listening, then the server waits for a line on
+#   stdin before the clients start (the tool attaches in between).
+import socket, sys, threading, time
+
+mode, port, n, log = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+lines, lk, quit = [], threading.Lock(), set()
+# the accepting threads outlive their last accept until the log is
+# written: the tool finds a listener by the accepting thread's fd in
+# /proc (a thread gone before the tool reads its accept is said unknown)
+done = threading.Event()
+
+def note(s):
+    with lk:
+        lines.append(s)
+
+def listener():
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if mode == "rp":
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(128)
+    return s
+
+def serve(ls, idx):
+    tid = threading.get_native_id()
+    while True:
+        c, peer = ls.accept()
+        note("accept %d %d %d" % (tid, idx, peer[1]))
+        if c.recv(16) == b"q":
+            c.close()
+            with lk:
+                quit.add(idx)
+            done.wait()
+            return
+        c.sendall(b"r")
+        c.close()
+
+lss = [listener()] + ([listener()] if mode == "rp" else [])
+ths = [threading.Thread(target=serve, args=(lss[i % len(lss)], i))
+       for i in range(4 if mode == "thr" else len(lss))]
+for t in ths:
+    t.start()
+print("ready", flush=True)
+sys.stdin.readline()
+
+def client(k):
+    for _ in range(k):
+        c = socket.create_connection(("127.0.0.1", port))
+        note("client %d" % c.getsockname()[1])
+        c.sendall(b"x")
+        c.recv(16)
+        c.close()
+
+cl = [threading.Thread(target=client, args=(n // 4 + (i < n % 4),)) for i in range(4)]
+for t in cl:
+    t.start()
+for t in cl:
+    t.join()
+# one "q" per accepting thread ends it (reuseport: retried until each
+# listener's threads are all gone)
+while True:
+    with lk:
+        if len(quit) == len(ths):
+            break
+    try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=1)
+        note("client %d" % c.getsockname()[1])
+        c.sendall(b"q")
+        c.close()
+    except OSError:
+        break
+    time.sleep(0.05)
+time.sleep(0.4)
+done.set()
+for t in ths:
+    t.join()
+with open(log, "w") as f:
+    f.write("\n".join(lines) + "\n")
