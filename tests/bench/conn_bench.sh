@@ -1,9 +1,15 @@
 #!/bin/sh
-# tests/bench/conn_bench.sh - connection rate: do bin/tcplife and
-# bin/tcpstates keep up with FTNET_CONN_BENCH_RATE (default 20000)
-# connections a second on loopback, and what does each spend per event,
-# beside a bpftrace script doing the same (tests/bench/tcplife.bt,
-# tcpstates.bt, on the same tracepoint: the host has no kprobes).
+# tests/bench/conn_bench.sh - connection rate: do bin/tcplife,
+# bin/tcpstates, bin/tcpaccept and bin/tcpconnect keep up with
+# FTNET_CONN_BENCH_RATE (default 20000) connections a second on loopback,
+# and what does each spend per event and per connection, beside a
+# bpftrace script doing the same where there is one (tests/bench/
+# tcplife.bt, tcpstates.bt, on the same tracepoint: the host has no
+# kprobes). FTNET_CONN_BENCH_TOOLS picks the tools (default all four).
+# tcpaccept and tcpconnect owe one line per connection; connrate's
+# servers are several processes accepting on one listener, so some of
+# tcpaccept's lines cannot name their connection (shown, and counted as
+# "with the tuple" beside).
 #
 # Traffic: build/tests/connrate in a private network namespace, paced to
 # the rate for FTNET_CONN_BENCH_SECS (default 3) seconds, to port 47123
@@ -61,8 +67,8 @@ ours() { awk -v p="$PORT" '{ for (i = 1; i <= NF; i++) if ($i == p || $i ~ ":" p
 
 echo "connection bench: ~$RATE connections/s on loopback for $SECS s (a private namespace);"
 echo "  consumers print one line per event to a file; CPU: the consumer's own on-CPU time"
-printf '  %-26s %8s %8s %8s %6s %8s %9s  %s\n' consumer conns "conn/s" events lost "cpu ms" ns/event verdict
-for tool in tcplife tcpstates; do
+printf '  %-26s %8s %8s %8s %6s %8s %9s %8s  %s\n' consumer conns "conn/s" events lost "cpu ms" ns/event us/conn verdict
+for tool in ${FTNET_CONN_BENCH_TOOLS:-tcplife tcpstates tcpaccept tcpconnect}; do
 	if [ ! -x "bin/$tool" ]; then
 		echo "  bin/$tool: not built yet (skipped)"
 		continue
@@ -72,6 +78,8 @@ for tool in tcplife tcpstates; do
 			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60)
 		elif [ "$c" != bpftrace ]; then
 			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60 -b "$BIGBUF")
+		elif [ ! -f "tests/bench/$tool.bt" ]; then
+			continue
 		elif command -v bpftrace >/dev/null; then
 			set -- $(run "$tool.bt" out '^Attaching' bpftrace "tests/bench/$tool.bt")
 		else
@@ -86,11 +94,19 @@ for tool in tcplife tcpstates; do
 			if [ "$ev" -eq $((2 * conns)) ] && [ "$lost" -eq 0 ] && [ "$conns" -gt 0 ]; then verdict="keeps up (2 per connection)"
 			elif [ "$lost" -gt 0 ]; then verdict="lost $lost (reported)"
 			else verdict="$ev lines for $((2 * conns)) sockets"; fi
+		elif [ $tool = tcpaccept ] || [ $tool = tcpconnect ]; then
+			# one line per connection; tcpaccept's with the tuple beside
+			known=$(grep -c '127\.0\.0\.1' "$tmp/out")
+			if [ "$ev" -eq "$conns" ] && [ "$lost" -eq 0 ] && [ "$conns" -gt 0 ]; then verdict="keeps up (1 per connection"
+			elif [ "$lost" -gt 0 ]; then verdict="lost $lost (reported"
+			else verdict="$ev lines for $conns connections ("; fi
+			[ $tool = tcpaccept ] && verdict="$verdict, $known with the tuple"
+			verdict="$verdict)"
 		else
 			verdict=$(awk -v e="$ev" -v c="$conns" -v l="$lost" 'BEGIN {
 				printf "%.2f changes/conn%s", (c ? e / c : 0), (l > 0 ? ", lost " l " (reported)" : ", none lost") }')
 		fi
 		awk -v n="$tool ($c)" -v c="$conns" -v s="$SECS" -v e="$ev" -v l="$lost" -v cpu="$cpu" -v v="$verdict" 'BEGIN {
-			printf "  %-26s %8d %8.0f %8d %6d %8.1f %9.0f  %s\n", n, c, c / s, e, l, cpu / 1e6, (e ? cpu / e : 0), v }'
+			printf "  %-26s %8d %8.0f %8d %6d %8.1f %9.0f %8.1f  %s\n", n, c, c / s, e, l, cpu / 1e6, (e ? cpu / e : 0), (c ? cpu / c / 1e3 : 0), v }'
 	done
 done
