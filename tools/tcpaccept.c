@@ -14,7 +14,10 @@
  *    to sys_enter_accept* -> /proc/PID/fd -> its inode -> its port in
  *    /proc/PID/net/tcp(6) (looked up once per listener), and a listener's
  *    accept queue is first in, first out: accept() returns the oldest
- *    child of that port not yet accepted.
+ *    child of that port not yet accepted - when that is certain, else
+ *    the accept is shown with its port and no tuple (lib/listen.c says
+ *    when). Events come in time order across reads (c.ordered); tasks
+ *    already in accept() are found in /proc/TID/syscall.
  *  - kprobe: a kretprobe on inet_csk_accept, whose return value is the
  *    new socket, read in the accepting task's context: exact.
  * The owner (PID as the process, COMM, network namespace) goes through
