@@ -339,6 +339,7 @@ struct ftn_sock {
 	uint64_t sk;                    /* kernel pointer as printed (may be
 					   hashed or zero: see sk_valid) */
 	unsigned int retransmits;       /* "retrnsmt" column */
+	unsigned int rx_queue;          /* LISTEN: connections waiting for accept() */
 };
 
 struct ftn_socktab;
@@ -563,22 +564,29 @@ FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const s
  * when sk is not queued. */
 FTN_EXPORT int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk,
 					 const struct ftn_probe_sock *t, uint64_t ts);
-/* accept() by tid on port returned: the oldest child of port, removed.
- * 0 when it is surely the one returned; 1 when it may be another (two
- * born at once on two CPUs, another task in accept() on the port, two
- * listeners on the port, an accept() of an unknown listener before):
- * then sk and t must not be said. -ENOENT none waiting. Feed events in
- * time order (ftn_consumer_opts.ordered). */
-FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t *sk,
-				 struct ftn_probe_sock *t);
+/* accept() by tid on port returned at ts: the oldest child of port,
+ * removed. 0 when it is surely the one returned; 1 when it may be
+ * another (two born at once on two CPUs, another task in accept() on
+ * the port, two listeners on the port, an accept() of an unknown
+ * listener before): then sk and t must not be said; 2 a connection that
+ * waited in the queue since before tracing (ftn_listeners_scan counted
+ * them), none of ours; -ENOENT none waiting. Feed events in time order
+ * (ftn_consumer_opts.ordered). */
+FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
+				 uint64_t *sk, struct ftn_probe_sock *t);
 /* An accept() returned whose listener is not known (its entry was not
  * seen): it took the oldest child of some port. When only one port has
  * children waiting, that one is removed (its port returned); else -1 and
  * the accept()s of those ports are unsure until the listener closes. */
 FTN_EXPORT int ftn_listeners_unplaced(struct ftn_listeners *l);
 /* Tasks in accept() now (blocked since before tracing), from
- * /proc/TID/syscall: taken as entered. Their number or -errno. */
-FTN_EXPORT int ftn_listeners_scan(struct ftn_listeners *l);
+ * /proc/TID/syscall: taken as entered. And, when trace_clock is one user
+ * space reads ("boot", "mono"), every namespace's listeners and the
+ * connections waiting in their queues (/proc/PID/net/tcp(6) rx_queue),
+ * stamped: the accept()s that take those are told apart from the
+ * children seen since. Call once the events are on. The tasks found or
+ * -errno. */
+FTN_EXPORT int ftn_listeners_scan(struct ftn_listeners *l, const char *trace_clock);
 /* The listener of port closed: its queue is gone with it. */
 FTN_EXPORT void ftn_listeners_closed(struct ftn_listeners *l, int port);
 

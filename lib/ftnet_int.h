@@ -293,6 +293,9 @@ int ftn__proc_comm(int procfd, int pid, char *buf, size_t size);
 /* ringbuf.c: the most pages one CPU gave in the last ftn_ringbuf_read
  * (how fast the fullest buffer fills between two reads). */
 size_t ftn__ringbuf_last_pages(const struct ftn_ringbuf *rb);
+/* ringbuf.c: the clock_gettime clock of a trace clock ("boot", "mono");
+ * -ENOTSUP for one user space cannot read (local, global...) */
+int ftn__trace_clockid(const char *trace_clock, clockid_t *id);
 
 /* Hist tables (hist.c): "Totals: Entries:", and the table's size from the
  * trigger info ("size=N"), 0 when the file does not say. */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -55,6 +56,10 @@ struct ftn_listeners {
 	 * taken from: every accept() of theirs is unsure until they close */
 	uint16_t lost[64];
 	unsigned int nlost;
+	/* connections waiting in a port's queues when tracing began (read
+	 * at ts): accept()s take those first, none of them a child seen */
+	struct pre { uint16_t port; unsigned int n; uint64_t ts; } *pre;
+	unsigned int npre, cappre;
 };
 
 struct ftn_listeners *ftn_listeners_alloc(const char *proc_root)
@@ -69,9 +74,36 @@ struct ftn_listeners *ftn_listeners_alloc(const char *proc_root)
 
 void ftn_listeners_free(struct ftn_listeners *l)
 {
-	if (l)
+	if (l) {
 		free(l->kids);
+		free(l->pre);
+	}
 	free(l);
+}
+
+static struct pre *pre_of(struct ftn_listeners *l, int port)
+{
+	for (unsigned int i = 0; i < l->npre; i++)
+		if (l->pre[i].port == port)
+			return &l->pre[i];
+	return NULL;
+}
+
+static void lose_port(struct ftn_listeners *l, int port)
+{
+	for (unsigned int i = 0; i < l->nlost; i++)
+		if (l->lost[i] == port)
+			return;
+	if (l->nlost < 64)
+		l->lost[l->nlost++] = (uint16_t)port;
+}
+
+static int port_lost(const struct ftn_listeners *l, int port)
+{
+	for (unsigned int i = 0; i < l->nlost; i++)
+		if (l->lost[i] == port)
+			return 1;
+	return 0;
 }
 
 void ftn_listeners_enter(struct ftn_listeners *l, pid_t tid, int fd, int accept)
@@ -87,18 +119,75 @@ void ftn_listeners_enter(struct ftn_listeners *l, pid_t tid, int fd, int accept)
 /* A task blocked in accept() since before tracing began has no entry
  * event: /proc/TID/syscall names the call and its fd ("288 0x3 ..." on
  * x86_64) */
-int ftn_listeners_scan(struct ftn_listeners *l)
+/* The listeners of the namespace of pid, read at ts: their queues */
+static void read_queues(struct ftn_listeners *l, pid_t pid, uint64_t ts)
+{
+	struct ftn_socktab *tab = ftn_socktab_snapshot(l->proc, pid, 0);
+
+	for (size_t i = 0; tab && i < ftn_socktab_count(tab); i++) {
+		const struct ftn_sock *s = ftn_socktab_at(tab, i);
+		struct pre *p;
+
+		if (s->state != 10)
+			continue;
+		if (!(p = pre_of(l, s->lport))) {
+			if (l->npre == l->cappre) {
+				unsigned int cap = l->cappre ? l->cappre * 2 : 64;
+				struct pre *np;
+
+				if (cap > 65536 || !(np = realloc(l->pre, cap * sizeof(*np))))
+					break;
+				l->pre = np;
+				l->cappre = cap;
+			}
+			p = &l->pre[l->npre++];
+			*p = (struct pre){ .port = s->lport };
+		}
+		p->n += s->rx_queue;
+		p->ts = ts;
+	}
+	ftn_socktab_free(tab);
+}
+
+int ftn_listeners_scan(struct ftn_listeners *l, const char *trace_clock)
 {
 	char p[PATH_MAX + 600], line[256];
 	struct dirent *pe, *te;
+	unsigned long *nss = NULL;
+	size_t nns = 0, capns = 0;
+	clockid_t clk;
+	int found = 0, queues = !ftn__trace_clockid(trace_clock, &clk);
 	DIR *pd, *td;
-	int found = 0;
 
 	if (!(pd = opendir(l->proc)))
 		return -errno;
 	while ((pe = readdir(pd))) {
+		struct stat st;
+		size_t k;
+
 		if (pe->d_name[0] < '1' || pe->d_name[0] > '9')
 			continue;
+		/* a namespace's listeners and their queues, once each, at a
+		 * time the events' stamps compare with */
+		snprintf(p, sizeof(p), "%s/%s/ns/net", l->proc, pe->d_name);
+		if (queues && stat(p, &st) == 0) {
+			for (k = 0; k < nns && nss[k] != (unsigned long)st.st_ino; k++)
+				;
+			if (k == nns && nns < 4096) {
+				if (nns == capns) {
+					unsigned long *nn = realloc(nss, (capns ? capns * 2 : 16) * sizeof(*nn));
+
+					if (nn) {
+						nss = nn;
+						capns = capns ? capns * 2 : 16;
+					}
+				}
+				if (nns < capns) {
+					nss[nns++] = (unsigned long)st.st_ino;
+					read_queues(l, (pid_t)atoi(pe->d_name), (uint64_t)ftn__clock_ns(clk));
+				}
+			}
+		}
 		snprintf(p, sizeof(p), "%s/%s/task", l->proc, pe->d_name);
 		if (!(td = opendir(p)))
 			continue;
@@ -127,6 +216,7 @@ int ftn_listeners_scan(struct ftn_listeners *l)
 		closedir(td);
 	}
 	closedir(pd);
+	free(nss);
 	return found;
 }
 
@@ -145,8 +235,12 @@ int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd)
 int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
 			uint64_t ts)
 {
+	struct pre *p = pre_of(l, t->lport);
 	int dropped = 0;
 
+	/* born before its queue was read: one of those counted there */
+	if (p && p->n && ts <= p->ts)
+		p->n--;
 	if (l->nkids == l->capkids) {
 		size_t cap = l->capkids ? l->capkids * 2 : 64;
 		struct child *k;
@@ -174,14 +268,6 @@ int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk, const struct
 			return 0;
 		}
 	return -ENOENT;
-}
-
-static int port_lost(const struct ftn_listeners *l, int port)
-{
-	for (unsigned int i = 0; i < l->nlost; i++)
-		if (l->lost[i] == port)
-			return 1;
-	return 0;
 }
 
 /* Two listeners on port (SO_REUSEPORT, or listen() seen twice) */
@@ -216,12 +302,21 @@ static int others_accepting(struct ftn_listeners *l, pid_t tid, int port)
 	return 0;
 }
 
-int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t *sk,
+int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts, uint64_t *sk,
 		      struct ftn_probe_sock *t)
 {
+	struct pre *p = pre_of(l, port);
 	size_t h = SIZE_MAX, n = 0;
 	int unsure;
 
+	/* before its queue was read: it may have taken one made before
+	 * tracing, or one of ours */
+	if (p && ts && ts <= p->ts)
+		lose_port(l, port);
+	else if (p && p->n) {
+		p->n--;
+		return 2;       /* the oldest: made before tracing began */
+	}
 	for (size_t i = 0; i < l->nkids; i++)
 		if (l->kids[i].t.lport == port && !n++)
 			h = i;
@@ -257,8 +352,7 @@ int ftn_listeners_unplaced(struct ftn_listeners *l)
 			/* any of these ports' queues: every accept() of theirs
 			 * is unsure from now on */
 			for (size_t j = 0; j < l->nkids; j++)
-				if (!port_lost(l, l->kids[j].t.lport) && l->nlost < 64)
-					l->lost[l->nlost++] = l->kids[j].t.lport;
+				lose_port(l, l->kids[j].t.lport);
 			return -1;
 		}
 		port = l->kids[i].t.lport;
@@ -267,7 +361,7 @@ int ftn_listeners_unplaced(struct ftn_listeners *l)
 		uint64_t sk;
 		struct ftn_probe_sock t;
 
-		ftn_listeners_pop(l, port, 0, &sk, &t);
+		ftn_listeners_pop(l, port, 0, 0, &sk, &t);
 		for (size_t i = 0; i < l->nkids; i++)
 			l->kids[i].unsure = 1;
 	}
@@ -281,6 +375,9 @@ void ftn_listeners_closed(struct ftn_listeners *l, int port)
 	for (unsigned int i = 0; i < l->nlost; i++)
 		if (l->lost[i] == port)
 			l->lost[i--] = l->lost[--l->nlost];
+	for (unsigned int i = 0; i < l->npre; i++)
+		if (l->pre[i].port == port)
+			l->pre[i--] = l->pre[--l->npre];
 
 	for (size_t i = 0; i < l->nkids; i++)
 		if (l->kids[i].t.lport != port)

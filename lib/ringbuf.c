@@ -195,18 +195,27 @@ struct ftn_ringbuf {
 	clockid_t clk;
 };
 
-int ftn_ringbuf_order(struct ftn_ringbuf *rb, const char *trace_clock)
+int ftn__trace_clockid(const char *trace_clock, clockid_t *id)
 {
 	/* the trace clocks user space can read too (kernel trace.c: boot is
 	 * ktime_get_boot_fast_ns, mono ktime_get_mono_fast_ns) */
-	if (!rb || !trace_clock)
-		return -EINVAL;
-	if (!strcmp(trace_clock, "boot"))
-		rb->clk = CLOCK_BOOTTIME;
-	else if (!strcmp(trace_clock, "mono"))
-		rb->clk = CLOCK_MONOTONIC;
+	if (trace_clock && !strcmp(trace_clock, "boot"))
+		*id = CLOCK_BOOTTIME;
+	else if (trace_clock && !strcmp(trace_clock, "mono"))
+		*id = CLOCK_MONOTONIC;
 	else
 		return -ENOTSUP;
+	return 0;
+}
+
+int ftn_ringbuf_order(struct ftn_ringbuf *rb, const char *trace_clock)
+{
+	int err;
+
+	if (!rb || !trace_clock)
+		return -EINVAL;
+	if ((err = ftn__trace_clockid(trace_clock, &rb->clk)))
+		return err;
 	rb->ordered = 1;
 	return 0;
 }

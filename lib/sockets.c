@@ -241,6 +241,15 @@ static int parse_row(const char *p, const char *end, struct ftn_sock *s)
 	if (!p)
 		return 0;
 	s->state = (int)v;
+	{
+		/* tx_queue:rx_queue (a listener's rx_queue: its accept
+		 * queue's length); a token that is not that is skipped */
+		const char *q = skip_blank(p, end), *r;
+
+		if ((r = parse_hex(q, end, &v, 8, NULL)) && r < end && *r == ':' &&
+		    (r = parse_hex(r + 1, end, &v, 8, NULL)))
+			s->rx_queue = (unsigned int)v;
+	}
 	p = skip_token(p, end);                         /* tx_queue:rx_queue */
 	p = skip_token(p, end);                         /* tr:tm->when */
 	p = parse_hex(skip_blank(p, end), end, &v, 8, NULL);    /* retrnsmt */

@@ -187,10 +187,10 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	}
 	port = ftn_listeners_port(st->lis, ev->pid, fd);
 	acc_of(&a, ev, port);
-	if (port >= 0 && (r = ftn_listeners_pop(st->lis, port, ev->pid, &sk, &t)) >= 0) {
+	if (port >= 0 && (r = ftn_listeners_pop(st->lis, port, ev->pid, ev->ts_ns, &sk, &t)) >= 0) {
 		if (!r)
 			return deliver(st, &a, sk, &t);
-		st->unsure++;
+		r == 2 ? st->unmatched++ : st->unsure++;
 		return emit(st, &a, 0, NULL);
 	}
 	if (port >= 0 && (w = tool_wait_get(st->waiting, (uint64_t)port, 2))) {
@@ -353,8 +353,9 @@ static int init(struct state *st)
 		return kp_setup(st);
 	if ((err = tp_setup(st)))
 		return err;
-	/* tasks already in accept(): their entry is not traced */
-	ftn_listeners_scan(st->lis);
+	/* tasks already in accept() (their entry is not traced), and the
+	 * connections already waiting for one */
+	ftn_listeners_scan(st->lis, ftn_instance_clock(st->c.inst));
 	return 0;
 }
 

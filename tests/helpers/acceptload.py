@@ -7,6 +7,8 @@
 #     MODE seq: one thread accepts (accept, read, reply, close)
 #          thr: four threads accept on the one listener
 #          rp:  two SO_REUSEPORT listeners on PORT, a thread each
+#          bl:  seq, but 8 connections wait in the queue before "ready"
+#               and the thread starts accepting only after the go line
 #   N connections from 4 client threads at once; LOG gets lines
 #   "client LPORT" and "accept TID THREAD RPORT" (per thread, in order);
 #   "ready" on stdout once listening, then the server waits for a line on
@@ -50,10 +52,6 @@ def serve(ls, idx):
 lss = [listener()] + ([listener()] if mode == "rp" else [])
 ths = [threading.Thread(target=serve, args=(lss[i % len(lss)], i))
        for i in range(4 if mode == "thr" else len(lss))]
-for t in ths:
-    t.start()
-print("ready", flush=True)
-sys.stdin.readline()
 
 def client(k):
     for _ in range(k):
@@ -62,6 +60,26 @@ def client(k):
         c.sendall(b"x")
         c.recv(16)
         c.close()
+
+if mode == "bl":
+    # connected (queued by the kernel) before anyone accepts: the tool
+    # starts with them waiting
+    pre = [threading.Thread(target=client, args=(1,)) for _ in range(8)]
+    for t in pre:
+        t.start()
+    while True:
+        with lk:
+            if sum(1 for l in lines if l.startswith("client")) == 8:
+                break
+        time.sleep(0.01)
+else:
+    for t in ths:
+        t.start()
+print("ready", flush=True)
+sys.stdin.readline()
+if mode == "bl":
+    for t in ths:
+        t.start()
 
 cl = [threading.Thread(target=client, args=(n // 4 + (i < n % 4),)) for i in range(4)]
 for t in cl:

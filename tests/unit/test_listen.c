@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 static char root[] = "/tmp/ftnet-test-listen.XXXXXX";
 
@@ -39,6 +40,8 @@ static void fake_proc(void)
 	mkdir(p, 0755);
 	snprintf(p, sizeof(p), "%s/100/task", root);
 	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/100/ns", root);
+	mkdir(p, 0755);
 	for (int tid = 100; tid <= 103; tid++) {
 		snprintf(p, sizeof(p), "%s/100/task/%d", root, tid);
 		mkdir(p, 0755);
@@ -52,7 +55,9 @@ static void fake_proc(void)
 	put("100/net/tcp",
 	    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
 	    "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 100 0 0 10 0\n"
-	    "   1: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4243 1 0000000000000000 100 0 0 10 0\n");
+	    "   1: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4243 1 0000000000000000 100 0 0 10 0\n"
+	    "   2: 0100007F:1F92 00000000:0000 0A 00000000:00000002 00:00000000 00000000     0        0 4244 1 0000000000000000 100 0 0 10 0\n");
+	put("100/ns/net", "");
 	put("100/net/tcp6",
 	    "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
 }
@@ -110,12 +115,12 @@ static void test_queues(void)
 	ftn_listeners_child(l, 0x3000, &c, 120);
 	is_int(ftn_listeners_child_tuple(l, 0x9000, &full, 105), -ENOENT, "queue: a tuple for no child");
 	is_int(ftn_listeners_child_tuple(l, 0x1000, &full, 105), 0, "queue: the first child's whole tuple");
-	ok(!ftn_listeners_pop(l, 80, 1, &sk, &t) && sk == 0x1000 && t.rport == 6000,
+	ok(!ftn_listeners_pop(l, 80, 1, 1000, &sk, &t) && sk == 0x1000 && t.rport == 6000,
 	   "queue: port 80's oldest child first, with its completed tuple (queued before the next was born)");
-	ok(!ftn_listeners_pop(l, 80, 1, &sk, &t) && sk == 0x3000, "queue: then the next of port 80, alone");
-	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), -ENOENT, "queue: port 80 empty");
+	ok(!ftn_listeners_pop(l, 80, 1, 1000, &sk, &t) && sk == 0x3000, "queue: then the next of port 80, alone");
+	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), -ENOENT, "queue: port 80 empty");
 	ftn_listeners_closed(l, 443);
-	is_int(ftn_listeners_pop(l, 443, 1, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
+	is_int(ftn_listeners_pop(l, 443, 1, 1000, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
 
 	/* two children born at once (the second before the first was
 	 * ESTABLISHED): either may have joined the queue first */
@@ -123,12 +128,12 @@ static void test_queues(void)
 	ftn_listeners_child(l, 0x5000, &c, 201);
 	ftn_listeners_child_tuple(l, 0x4000, &full, 202);
 	ftn_listeners_child_tuple(l, 0x5000, &c, 203);
-	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), 1, "unsure: two children of one port born at once");
-	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), 1, "unsure: and so the one left");
+	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), 1, "unsure: two children of one port born at once");
+	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), 1, "unsure: and so the one left");
 	/* the oldest not yet ESTABLISHED, another waiting */
 	ftn_listeners_child(l, 0x6000, &full, 300);
 	ftn_listeners_child(l, 0x7000, &c, 310);
-	is_int(ftn_listeners_pop(l, 80, 1, &sk, &t), 1, "unsure: when the oldest joined the queue is not known");
+	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), 1, "unsure: when the oldest joined the queue is not known");
 	ftn_listeners_closed(l, 80);
 	/* another task in accept() on the port */
 	ftn_listeners_child(l, 0x8000, &full, 400);
@@ -137,33 +142,37 @@ static void test_queues(void)
 	ftn_listeners_enter(l, 100, 3, 1);      /* fd 3 of task 100: port 8080 */
 	ftn_listeners_enter(l, 101, 3, 1);      /* (its /proc is gone: unknown) */
 	ok(!ftn_listeners_accepted(l, 100, &fd) && fd == 3, "accept: task 100's returned");
-	is_int(ftn_listeners_pop(l, 80, 100, &sk, &t), 1,
+	is_int(ftn_listeners_pop(l, 80, 100, 1000, &sk, &t), 1,
 	       "unsure: another task in accept() on a listener not known may have taken the oldest");
 	ok(!ftn_listeners_accepted(l, 101, &fd), "accept: task 101's returned");
 	ftn_listeners_closed(l, 80);
 	ftn_listeners_child(l, 0xa000, &full, 500);
 	ftn_listeners_child_tuple(l, 0xa000, &full, 501);
 	ftn_listeners_child(l, 0xb000, &c, 510);
-	is_int(ftn_listeners_pop(l, 80, 100, &sk, &t), 0, "sure: nobody else accepting, queued in turn");
+	is_int(ftn_listeners_pop(l, 80, 100, 1000, &sk, &t), 0, "sure: nobody else accepting, queued in turn");
 	/* an accept() of an unknown listener: with one port waiting, its
 	 * oldest is taken and the rest are unsure */
 	ftn_listeners_child(l, 0xc000, &full, 600);
 	is_int(ftn_listeners_unplaced(l), 80, "unplaced: the one port with children waiting");
-	is_int(ftn_listeners_pop(l, 80, 100, &sk, &t), 1, "unplaced: the child left may be the one taken");
+	is_int(ftn_listeners_pop(l, 80, 100, 1000, &sk, &t), 1, "unplaced: the child left may be the one taken");
 	ftn_listeners_child(l, 0xd000, &full, 700);
 	ftn_listeners_child(l, 0xe000, &b, 710);
 	is_int(ftn_listeners_unplaced(l), -1, "unplaced: two ports waiting: not known which");
-	is_int(ftn_listeners_pop(l, 443, 100, &sk, &t), 1, "unplaced: then every accept of those ports is unsure");
+	is_int(ftn_listeners_pop(l, 443, 100, 1000, &sk, &t), 1, "unplaced: then every accept of those ports is unsure");
 	ftn_listeners_closed(l, 443);
 	ftn_listeners_child(l, 0xf000, &b, 800);
-	is_int(ftn_listeners_pop(l, 443, 100, &sk, &t), 0, "unplaced: until the listener closes");
+	is_int(ftn_listeners_pop(l, 443, 100, 1000, &sk, &t), 0, "unplaced: until the listener closes");
 	ftn_listeners_free(l);
 }
 
-/* tasks blocked in accept() before tracing: /proc/TID/syscall */
+/* tasks blocked in accept() before tracing: /proc/TID/syscall; the
+ * connections waiting in the queues then: /proc/PID/net/tcp rx_queue */
 static void test_scan(void)
 {
 	struct ftn_listeners *l = ftn_listeners_alloc(root);
+	struct ftn_probe_sock t, k1 = kid(8082, 7001), k2 = kid(8082, 7002), k3 = kid(8081, 7003);
+	struct timespec now;
+	uint64_t sk = 0, later;
 	char line[128];
 	int fd;
 
@@ -171,9 +180,31 @@ static void test_scan(void)
 	put("100/task/100/syscall", "running\n");
 	put("100/task/102/syscall", line);
 	put("100/task/103/syscall", "0 0x3 0x7ffd0 0x10 0x0 0x0 0x0 0x7ffc0 0x7f00\n");
-	is_int(ftn_listeners_scan(l), 1, "scan: one task in accept4()");
+	is_int(ftn_listeners_scan(l, "mono"), 1, "scan: one task in accept4()");
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	later = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec + 1000000;
 	ok(!ftn_listeners_accepted(l, 102, &fd) && fd == 3, "scan: its fd, as if its entry was seen");
 	is_int(ftn_listeners_accepted(l, 103, &fd), -ENOENT, "scan: a task in read() is not accepting");
+	/* port 8082 had 2 waiting when read: one is k1 (born before) */
+	ftn_listeners_child(l, 0x100, &k1, 1);
+	ftn_listeners_child_tuple(l, 0x100, &k1, 5);
+	ftn_listeners_child(l, 0x200, &k2, later);
+	is_int(ftn_listeners_pop(l, 8082, 102, later + 1, &sk, &t), 2,
+	       "queued before: the first accept takes the one made before tracing");
+	ok(!ftn_listeners_pop(l, 8082, 102, later + 2, &sk, &t) && sk == 0x100,
+	   "queued before: then the child seen born before the reading");
+	ok(!ftn_listeners_pop(l, 8082, 102, later + 3, &sk, &t) && sk == 0x200, "queued before: then the next");
+	/* an accept before its port's queue was read: not known which */
+	ftn_listeners_child(l, 0x300, &k3, 2);
+	is_int(ftn_listeners_pop(l, 8081, 102, 3, &sk, &t), 1, "queued before: an accept before the reading is unsure");
+	ftn_listeners_child(l, 0x400, &k3, later);
+	is_int(ftn_listeners_pop(l, 8081, 102, later + 4, &sk, &t), 1, "queued before: and every one of that port after");
+	ftn_listeners_free(l);
+	l = ftn_listeners_alloc(root);
+	ftn_listeners_scan(l, "local");
+	ftn_listeners_child(l, 0x100, &k1, 1);
+	ok(!ftn_listeners_pop(l, 8082, 102, later, &sk, &t) && sk == 0x100,
+	   "scan: a clock user space cannot read: the queues are not read");
 	ftn_listeners_free(l);
 }
 
