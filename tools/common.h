@@ -612,6 +612,8 @@ struct tool_report;
 struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o);
 void tool_report_free(struct tool_report *r);
+/* the unit of its rows ("resets", "connections"...) */
+const char *tool_report_unit(const struct tool_report *r);
 int tool_report_json(const struct tool_report *r);      /* --json given */
 /* The stream rows go to (stdout), for free-form text lines (the ftrace
  * line of kprobe/tpoint). Write, never flush: the batch end flushes. */
@@ -962,6 +964,10 @@ struct tool_conn_rec {
 	struct ftn_sockowner own;
 	uint64_t netns;                 /* 0 unknown */
 	int pass;                       /* passes -p, -L, -D, -N */
+	/* fails -N only for want of its namespace (its owner gone before
+	 * the event was read): a tool that would show it counts it in the
+	 * tool_conn's unknown_ns (said at the end) */
+	int ns_unknown;
 };
 extern const char *const tool_conn_backends[];  /* "tracepoint", "kprobe" */
 /* -B, -p, -L, -D, -4, -6, -N, -c, -n, -P (for tool_desc.opt; the tool

@@ -159,6 +159,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		/* (out of memory to wait: shown at once, without bytes) */
 		if ((!st->diag || tool_lifediag_add(&st->ld, &r, ev->ts_ns, r.pass)) && r.pass)
 			show(st, ev->ts_ns, &r, 0);
+		st->c.unknown_ns += r.ns_unknown;
 	}
 	tool_conn_done(&st->c, &r);
 	return 0;

@@ -109,6 +109,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		if (!st->c.count)
 			print_event(st, ev, &r);
 	}
+	st->c.unknown_ns += r.ns_unknown;
 	tool_conn_done(&st->c, &r);
 	return 0;
 }

@@ -113,6 +113,19 @@ run tcplife -d 1 -H -T -t -D 49593
 check "tcplife -D 49593: the client's connection only" \
 	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q " 41190 127.0.0.1 *49593 " "$1"' sh "$tmp/o"
 
+# -N: every owner's namespace unknown (an empty /proc: the tasks gone
+# before their events were read): none shown, and said
+mkdir -p "$tmp/proc/4242/ns" && ln -s "net:[4026532999]" "$tmp/proc/4242/ns/net"
+run tcplife -d 1 -H -N 4242
+check "tcplife -N: connections whose namespace is not known are not shown (rc $rc)" \
+	sh -c '[ "$1" = 0 ] && [ ! -s "$2" ]' sh "$rc" "$tmp/o"
+check "tcplife -N: and said, with how many" \
+	grep -q '^tcplife: -N: 2 connections of sockets without a known owner or namespace not shown' "$tmp/e"
+run tcpstates -d 1 -H -N 4242
+check "tcpstates -N: the 12 transitions said as not shown" \
+	grep -q '^tcpstates: -N: 12 transitions of sockets without a known owner or namespace not shown' "$tmp/e"
+rm -r "$tmp/proc/4242"
+
 # --- errors
 for a in "-B foo" "-L 0" "-L 1,x" "-D 70000" "-p 0" "-N x" "-x"; do
 	for t in tcpstates tcplife; do

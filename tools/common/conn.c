@@ -489,6 +489,11 @@ int tool_conn_fini(struct tool_conn *c, int err)
 {
 	int ferr;
 
+	/* -N left them out: never silently */
+	if (c->r && c->unknown_ns)
+		tool_fail(0, "-N: %llu %s of sockets without a known owner or namespace not shown "
+			  "(a task gone before its event was read)", (unsigned long long)c->unknown_ns,
+			  tool_report_unit(c->r));
 	if (c->r && c->count && !c->hist && tool_counter_sum(c->counts, 0))
 		tool_report_counter(c->r, c->counts, tool_now_wall());  /* the last, partial one */
 	if (c->be || c->kprobes)        /* nested hits */
@@ -668,6 +673,10 @@ int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool
 		  (!c->netns_pid || r->netns == c->netns) &&
 		  (!c->nlports || (r->e.known && port_in(c->lports, c->nlports, r->e.t.lport))) &&
 		  (!c->ndports || (r->e.known && port_in(c->dports, c->ndports, r->e.t.rport)));
+	r->ns_unknown = !r->pass && c->netns_pid && !r->netns &&
+			(!c->pid || (r->owned && r->own.pid == c->pid)) &&
+			(!c->nlports || (r->e.known && port_in(c->lports, c->nlports, r->e.t.lport))) &&
+			(!c->ndports || (r->e.known && port_in(c->dports, c->ndports, r->e.t.rport)));
 	return 1;
 }
 

@@ -61,6 +61,7 @@ void tool_report_free(struct tool_report *r)
 }
 
 int tool_report_json(const struct tool_report *r) { return r->o.json; }
+const char *tool_report_unit(const struct tool_report *r) { return r->cfg.unit; }
 FILE *tool_report_file(struct tool_report *r) { return r->out; }
 void tool_report_set_file(struct tool_report *r, FILE *f) { r->out = f; }
 uint64_t tool_report_events(const struct tool_report *r) { return r->events; }
