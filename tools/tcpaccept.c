@@ -186,6 +186,9 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 		return emit(st, &a, 0, NULL);
 	}
 	port = ftn_listeners_port(st->lis, ev->pid, fd);
+	/* a listener -P leaves out: its children are not traced */
+	if (port >= 0 && st->c.nports && !tool_conn_port_ok(&st->c, (uint16_t)port))
+		return;
 	acc_of(&a, ev, port);
 	if (port >= 0 && (r = ftn_listeners_pop(st->lis, port, ev->pid, ev->ts_ns, &sk, &t)) >= 0) {
 		if (!r)

@@ -50,6 +50,11 @@ run() {
 	host_wait_nonempty "$P.ready" 100 "$srv"
 	host_start_tool env "$P.out" "$P.err" --default-signal=INT "$TA" --json -P "$PORT"
 	ta=$host_pid
+	if [ "$_m" = seq ]; then
+		# another port only: the server's accepts are none of its own
+		host_start_tool env "$P.o2" "$P.e2" --default-signal=INT "$TA" --json -P "$((PORT + 1))"
+		ta2=$host_pid
+	fi
 	echo go >&9
 	exec 9>&-
 	host_wait_pid "$srv" 600
@@ -57,6 +62,12 @@ run() {
 	host_wait_pid "$ta" 100
 	wait "$ta"; rc=$?
 	t_is "$rc" 0 "$_m: tcpaccept ends 0"
+	if [ "$_m" = seq ]; then
+		kill -INT "$ta2" 2>/dev/null
+		host_wait_pid "$ta2" 100
+		t_check "-P another port: no row and nothing said of the server's accepts" \
+			sh -c '! grep -q "\"lport\"" "$1" && ! grep -q "accepts \(of\|shown\)" "$2"' sh "$P.o2" "$P.e2"
+	fi
 	python3 - "$P.log" "$P.out" "$_m" "$_min" >"$P.res" <<'PY'
 import collections, json, sys
 log, out, mode, minpct = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
