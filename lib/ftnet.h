@@ -579,6 +579,9 @@ FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, u
  * children waiting, that one is removed (its port returned); else -1 and
  * the accept()s of those ports are unsure until the listener closes. */
 FTN_EXPORT int ftn_listeners_unplaced(struct ftn_listeners *l);
+/* Events were lost: from now on every accept() is unsure (1) and no
+ * child is kept (the queues seen are not the kernel's any more). */
+FTN_EXPORT void ftn_listeners_blind(struct ftn_listeners *l);
 /* Tasks in accept() now (blocked since before tracing), from
  * /proc/TID/syscall: taken as entered. And, when trace_clock is one user
  * space reads ("boot", "mono"), every namespace's listeners and the

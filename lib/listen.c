@@ -60,6 +60,9 @@ struct ftn_listeners {
 	 * at ts): accept()s take those first, none of them a child seen */
 	struct pre { uint16_t port; unsigned int n; uint64_t ts; } *pre;
 	unsigned int npre, cappre;
+	/* events were lost: the queues as seen are not the kernel's any
+	 * more (a child missed, an accept missed): every accept() unsure */
+	int blind;
 };
 
 struct ftn_listeners *ftn_listeners_alloc(const char *proc_root)
@@ -238,6 +241,9 @@ int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_p
 	struct pre *p = pre_of(l, t->lport);
 	int dropped = 0;
 
+	if (l->blind)
+		return 0;
+
 	/* born before its queue was read: one of those counted there */
 	if (p && p->n && ts <= p->ts)
 		p->n--;
@@ -309,6 +315,9 @@ int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
 	size_t h = SIZE_MAX, n = 0;
 	int unsure;
 
+	if (l->blind)
+		return 1;
+
 	/* before its queue was read: it may have taken one made before
 	 * tracing, or one of ours */
 	if (p && ts && ts <= p->ts)
@@ -341,6 +350,12 @@ int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
 		if (l->kids[i].t.lport == port)
 			l->kids[i].unsure = 1;
 	return unsure;
+}
+
+void ftn_listeners_blind(struct ftn_listeners *l)
+{
+	l->blind = 1;
+	l->nkids = 0;
 }
 
 int ftn_listeners_unplaced(struct ftn_listeners *l)

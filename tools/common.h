@@ -947,6 +947,7 @@ struct tool_conn {
 	struct tool_report *r;
 	uint64_t nomem;                 /* transitions not tracked (no memory) */
 	uint64_t unknown_ns;            /* -N: left out, namespace unknown */
+	uint64_t nread;                 /* events read (tool_conn_run), said with -v */
 	struct tool_conn_comm { pid_t tid; char comm[16]; } comms[TOOL_CONN_NCOMM];
 	/* tool_conn_run */
 	int (*on_event)(void *ctx, const struct ftn_event *ev);

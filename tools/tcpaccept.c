@@ -61,6 +61,7 @@ struct state {
 	struct ftn_listeners *lis;      /* listeners, their queues, accept() */
 	uint64_t unmatched;     /* accepts whose connection we did not see */
 	uint64_t unsure;        /* accepts that may have taken another child */
+	int blind;              /* events lost: every accept unsure */
 	struct tool_wait *waiting, *held;
 	struct tool_col cols[16];
 };
@@ -173,6 +174,11 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	uint64_t ret, sk;
 	int port, fd, r;
 
+	/* events lost (said): the queues seen are not the kernel's any more */
+	if (tool_report_lost_total(st->c.r) && !st->blind) {
+		st->blind = 1;
+		ftn_listeners_blind(st->lis);
+	}
 	if (ftn_event_u64(ev, "ret", &ret) || (int64_t)ret < 0) {
 		ftn_listeners_accepted(st->lis, ev->pid, &fd);
 		return;         /* EAGAIN, EINTR... */
@@ -401,8 +407,9 @@ int main(int argc, char **argv)
 	}
 	if (st.unsure)
 		tool_fail(0, "%llu accepts shown without the connection: which of the connections waiting "
-			  "it took is not known (several born at once, several tasks accepting, or "
-			  "SO_REUSEPORT listeners)", (unsigned long long)st.unsure);
+			  "it took is not known (several born at once, several tasks accepting, "
+			  "SO_REUSEPORT listeners%s)", (unsigned long long)st.unsure,
+			  st.blind ? ", or events lost: every accept after the first loss" : "");
 	if (st.unmatched)
 		tool_fail(0, "%llu accepts of connections made before tracing started (or of a listener "
 			  "not found in /proc): shown without the connection",

@@ -62,12 +62,18 @@ lost_of() {
 	  awk '/^Lost [0-9]+ events/ { s += $2 } END { print s + 0 }' "$tmp/out"; } |
 		awk '{ s += $1 } END { print s + 0 }'
 }
-# lines of the bench's port: a field equal to the port
-ours() { awk -v p="$PORT" '{ for (i = 1; i <= NF; i++) if ($i == p || $i ~ ":" p "$") { n++; break } } END { print n + 0 }' "$tmp/out"; }
+# lines of the bench's port: a JSON port field or a text field equal to
+# the port
+ours() { awk -v p="$PORT" '$0 ~ "\"(lport|dport|sport|rport)\":" p "[,}]" { n++; next }
+	{ for (i = 1; i <= NF; i++) if ($i == p || $i ~ ":" p "$") { n++; break } } END { print n + 0 }' "$tmp/out"; }
+# the kernel's events the tool read (-v says at the end; all of the box's,
+# the bench's traffic most of them); "-" for bpftrace
+kev_of() { sed -n 's/^[a-z]*: \([0-9]*\) events read from the kernel$/\1/p' "$tmp/err" | tail -1; }
 
 echo "connection bench: ~$RATE connections/s on loopback for $SECS s (a private namespace);"
-echo "  consumers print one line per event to a file; CPU: the consumer's own on-CPU time"
-printf '  %-26s %8s %8s %8s %6s %8s %9s %8s  %s\n' consumer conns "conn/s" events lost "cpu ms" ns/event us/conn verdict
+echo "  consumers print one line per event to a file (ftnet: --json); CPU: the consumer's own on-CPU time;"
+echo "  kev/conn: the kernel's events ftnet read per connection (its in-kernel filters' cost)"
+printf '  %-26s %8s %8s %8s %6s %8s %9s %8s %8s  %s\n' consumer conns "conn/s" events lost "cpu ms" ns/event us/conn kev/conn verdict
 for tool in ${FTNET_CONN_BENCH_TOOLS:-tcplife tcpstates tcpaccept tcpconnect}; do
 	if [ ! -x "bin/$tool" ]; then
 		echo "  bin/$tool: not built yet (skipped)"
@@ -75,9 +81,9 @@ for tool in ${FTNET_CONN_BENCH_TOOLS:-tcplife tcpstates tcpaccept tcpconnect}; d
 	fi
 	for c in ftnet "ftnet -b $BIGBUF" bpftrace; do
 		if [ "$c" = ftnet ]; then
-			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60)
+			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60 --json -v)
 		elif [ "$c" != bpftrace ]; then
-			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60 -b "$BIGBUF")
+			set -- $(run "$tool" err '^Tracing' "bin/$tool" -d 60 --json -v -b "$BIGBUF")
 		elif [ ! -f "tests/bench/$tool.bt" ]; then
 			continue
 		elif command -v bpftrace >/dev/null; then
@@ -86,7 +92,7 @@ for tool in ${FTNET_CONN_BENCH_TOOLS:-tcplife tcpstates tcpaccept tcpconnect}; d
 			echo "  bpftrace: not installed (apt-get install bpftrace)"
 			continue
 		fi
-		cpu=$1 conns=$2 ev=$(ours) lost=$(lost_of)
+		cpu=$1 conns=$2 ev=$(ours) lost=$(lost_of) kev=$(kev_of)
 		lost=${lost:-0}
 		verdict=""
 		if [ $tool = tcplife ]; then
@@ -106,7 +112,9 @@ for tool in ${FTNET_CONN_BENCH_TOOLS:-tcplife tcpstates tcpaccept tcpconnect}; d
 			verdict=$(awk -v e="$ev" -v c="$conns" -v l="$lost" 'BEGIN {
 				printf "%.2f changes/conn%s", (c ? e / c : 0), (l > 0 ? ", lost " l " (reported)" : ", none lost") }')
 		fi
-		awk -v n="$tool ($c)" -v c="$conns" -v s="$SECS" -v e="$ev" -v l="$lost" -v cpu="$cpu" -v v="$verdict" 'BEGIN {
-			printf "  %-26s %8d %8.0f %8d %6d %8.1f %9.0f %8.1f  %s\n", n, c, c / s, e, l, cpu / 1e6, (e ? cpu / e : 0), (c ? cpu / c / 1e3 : 0), v }'
+		awk -v n="$tool ($c)" -v c="$conns" -v s="$SECS" -v e="$ev" -v l="$lost" -v cpu="$cpu" -v v="$verdict" \
+			-v k="${kev:--}" 'BEGIN {
+			printf "  %-26s %8d %8.0f %8d %6d %8.1f %9.0f %8.1f %8s  %s\n", n, c, c / s, e, l, cpu / 1e6,
+				(e ? cpu / e : 0), (c ? cpu / c / 1e3 : 0), (k == "-" || !c ? "-" : sprintf("%.1f", k / c)), v }'
 	done
 done

@@ -10,7 +10,8 @@
 #          bl:  seq, but 8 connections wait in the queue before "ready"
 #               and the thread starts accepting only after the go line
 #   N connections from 4 client threads at once; LOG gets lines
-#   "client LPORT" and "accept TID THREAD RPORT" (per thread, in order);
+#   "client LPORT" and "accept TID THREAD RPORT BOOTTIME" (per thread, in
+#   order);
 #   "ready" on stdout once listening, then the server waits for a line on
 #   stdin before the clients start (the tool attaches in between).
 import socket, sys, threading, time
@@ -39,7 +40,9 @@ def serve(ls, idx):
     tid = threading.get_native_id()
     while True:
         c, peer = ls.accept()
-        note("accept %d %d %d" % (tid, idx, peer[1]))
+        # the boot clock, as the tool's stamps: a row is matched to the
+        # accept that logged next after its sys_exit
+        note("accept %d %d %d %.6f" % (tid, idx, peer[1], time.clock_gettime(time.CLOCK_BOOTTIME)))
         if c.recv(16) == b"q":
             c.close()
             with lk:

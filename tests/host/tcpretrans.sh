@@ -21,6 +21,13 @@
 # Small NODELAY writes keep one segment per skb (tcpgen.c), so one
 # tracepoint event (per skb) equals one counted segment (tcp_skb_pcount).
 #
+# CAUSE: over all the phases, the events of this run's ports split by
+# cause equal the namespace's own split (nstat, TcpExt): fast =
+# TCPFastRetrans, slowstart = TCPSlowStartRetrans, syn + synack =
+# TCPSynRetrans; tlp <= TCPLossProbes (new-data probes count there too),
+# rto + syn <= TCPTimeouts; none without a cause; S events are synack,
+# SYN_SENT ones syn; -c rows and --prom series carry the cause.
+#
 # Also: exit status, no lost events, no instance left behind, clean exit on
 # SIGINT/SIGTERM/SIGHUP, stale instance of a SIGKILLed run removed by the
 # next run, exit 3 and one line for a non-root user, exit 2 on a bad option.
@@ -121,6 +128,7 @@ sleep 0.2       # the banner follows enabling; leave a margin all the same
 t0=$(date +%s)
 
 c0=$(host_netns_snmp "$NS" RetransSegs)
+host_nstat "$NS" "$tmp/x0"
 # shellcheck disable=SC2086
 ip netns exec "$NS" "$GEN" flow -4 -p $P4 $FLOW >"$tmp/gen4.out" 2>&1
 rc4=$?
@@ -151,6 +159,7 @@ if [ -n "$v6" ]; then
 	rcc6=$?
 fi
 c4=$(host_netns_snmp "$NS" RetransSegs)
+host_nstat "$NS" "$tmp/x4"
 nst=""
 command -v nstat >/dev/null 2>&1 &&
 	nst=$(ip netns exec "$NS" nstat -asz TcpRetransSegs 2>/dev/null |
@@ -259,6 +268,41 @@ t_check "SYN-ACK retransmits seen as type S ($nsa > 0)" [ "$nsa" -gt 0 ]
 t_is "$(grep '"type": *"S"' "$out" | grep -vc '"state": *"SYN_RECV"')" 0 "every S event has state SYN_RECV"
 t_is "$(grep '"type": *"S"' "$out" | grep -vc '"segs": *1[,}]')" 0 "every S event counts one segment"
 t_is "$((n4 + n6 + s4n + s6n + a4 + a6))" "$((c4 - c0))" "total count equality over all phases"
+
+# CAUSE against the namespace's own split (this run's ports: the namespace
+# has no other traffic; one event is one segment, as above)
+grep -E "\"(sport|dport)\": *($P4|$P6|$PB|$PS)[ ,}]" "$out" | grep '"type": *"[RS]"' >"$tmp/ours.json"
+cause_n() { # CAUSE ("null": none): events of this run with it
+	case $1 in null) grep -c '"cause": *null' "$tmp/ours.json" ;;
+	*) grep -c "\"cause\": *\"$1\"" "$tmp/ours.json" ;; esac
+}
+xd() { host_delta "$tmp/x0" "$tmp/x4" "TcpExt$1"; }
+fast=$(cause_n fast) ss=$(cause_n slowstart) syn=$(cause_n syn) sa=$(cause_n synack)
+tlp=$(cause_n tlp) rto=$(cause_n rto) unk=$(cause_n null)
+t_diag "by cause: fast $fast, slowstart $ss, rto $rto, tlp $tlp, syn $syn, synack $sa, none $unk;" \
+	"TcpExt: TCPFastRetrans +$(xd TCPFastRetrans), TCPSlowStartRetrans +$(xd TCPSlowStartRetrans)," \
+	"TCPSynRetrans +$(xd TCPSynRetrans), TCPLossProbes +$(xd TCPLossProbes), TCPTimeouts +$(xd TCPTimeouts)"
+# (some events on 6.18 come without the stacktrace trigger's stack - the
+# timer's, in softirq on an idle CPU: 3-6 of 80-190 per run - and their
+# cause is said as not known; the kernel's own split is checked exactly
+# where the tool names the cause, and the rest bounded)
+t_check "CAUSE: at most 1 in 10 retransmits without one ($unk of $((c4 - c0)))" \
+	[ $((unk * 10)) -le $((c4 - c0)) ]
+t_is "$fast" "$(xd TCPFastRetrans)" "CAUSE fast = TcpExt.TCPFastRetrans delta"
+t_is "$ss" "$(xd TCPSlowStartRetrans)" "CAUSE slowstart = TcpExt.TCPSlowStartRetrans delta"
+t_is "$((syn + sa))" "$(xd TCPSynRetrans)" "CAUSE syn + synack = TcpExt.TCPSynRetrans delta"
+t_check "CAUSE tlp <= TcpExt.TCPLossProbes delta ($tlp)" [ "$tlp" -le "$(xd TCPLossProbes)" ]
+t_check "CAUSE rto + syn <= TcpExt.TCPTimeouts delta ($((rto + syn)))" [ $((rto + syn)) -le "$(xd TCPTimeouts)" ]
+t_is "$((fast + ss + syn + sa + tlp + rto + unk))" "$((c4 - c0))" \
+	"CAUSE: the causes and the retransmits without one sum to the RetransSegs delta"
+t_check "CAUSE: the flows made fast retransmits ($fast > 0)" [ "$fast" -gt 0 ]
+t_is "$(grep '"type": *"S"' "$tmp/ours.json" | grep -vc '"cause": *"synack"')" 0 "CAUSE: every S event is synack"
+t_is "$(grep '"state": *"SYN_SENT"' "$tmp/ours.json" | grep -vc '"cause": *"syn"')" 0 "CAUSE: every SYN_SENT event is syn"
+nsa=$(grep -E "\"sport\": *$PS[ ,}]" "$tmp/ours.json" | grep -c '"cause": *"synack"')
+t_is "$(awk -v p="$PS" '$2 == p && $3 == "synack" { s += $4 } END { print s + 0 }' "$tmp/c.out")" "$nsa" \
+	"-c: the synack rows of port $PS sum to the JSON run's synack events from it"
+t_is "$(awk -v p="lport=\"$PS\",cause=\"synack\"" '/^ftnet_tcpretrans_segments_total[{]/ && index($0, p) { s += $NF }
+	END { print s + 0 }' "$tmp/rt.prom")" "$nsa" "--prom: the cause label (lport $PS, synack)"
 if [ -n "$nst" ]; then
 	t_is "$nst" "$c4" "nstat agrees with /proc/net/snmp in the namespace ($nst)"
 else
@@ -312,6 +356,14 @@ if host_wait_nonempty "$tmp/bk.err" 50 "$trpid"; then
 		t_check "bulk: the tracepoint's unread segments are the unattributed row ($un; rows: $rs)" \
 			[ "$un" -gt 0 -a "$un" -eq "$((tot - ${rs% *}))" ]
 	fi
+	# CAUSE: the flow's rows have one but for events that came without
+	# their stack (above); the unattributed row has none: no event showed
+	# those segments
+	nulls=$(grep '"raddr":"127' "$tmp/bk.json" | grep '"cause":null' |
+		sed -n 's/.*"segs":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	t_check "bulk: at most 1 in 10 (or 2) of the flow's segments without a cause ($nulls of ${rs% *})" \
+		[ "${rs% *}" -gt 0 -a \( $((nulls * 10)) -le "${rs% *}" -o "$nulls" -le 2 \) ]
+	t_is "$(grep '"raddr":"unattributed"' "$tmp/bk.json" | grep -vc '"cause":null')" 0 "bulk: the unattributed row has no cause"
 	t_is "$(host_inst_of "$trpid")" "" "bulk: no instance left behind"
 else
 	t_fail "tcpretrans -c (bulk phase) prints its banner within 5 s"

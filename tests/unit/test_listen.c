@@ -199,6 +199,11 @@ static void test_scan(void)
 	is_int(ftn_listeners_pop(l, 8081, 102, 3, &sk, &t), 1, "queued before: an accept before the reading is unsure");
 	ftn_listeners_child(l, 0x400, &k3, later);
 	is_int(ftn_listeners_pop(l, 8081, 102, later + 4, &sk, &t), 1, "queued before: and every one of that port after");
+	/* events lost: nothing is sure any more */
+	ftn_listeners_child(l, 0x500, &k1, later + 5);
+	ftn_listeners_blind(l);
+	ftn_listeners_child(l, 0x600, &k1, later + 6);
+	is_int(ftn_listeners_pop(l, 8082, 102, later + 7, &sk, &t), 1, "blind: after a loss every accept is unsure");
 	ftn_listeners_free(l);
 	l = ftn_listeners_alloc(root);
 	ftn_listeners_scan(l, "local");

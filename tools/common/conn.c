@@ -427,6 +427,7 @@ static int run_event(void *ctx, const struct ftn_event *ev)
 {
 	struct tool_conn *c = ctx;
 
+	c->nread++;
 	return c->on_event(c->ctx, ev);
 }
 
@@ -489,6 +490,9 @@ int tool_conn_fini(struct tool_conn *c, int err)
 {
 	int ferr;
 
+	/* what the in-kernel filters let through (make bench: per connection) */
+	if (c->r && !c->hist)
+		tool_info("%llu events read from the kernel", (unsigned long long)c->nread);
 	/* -N left them out: never silently */
 	if (c->r && c->unknown_ns)
 		tool_fail(0, "-N: %llu %s of sockets without a known owner or namespace not shown "
