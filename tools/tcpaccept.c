@@ -155,8 +155,9 @@ static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
 
 static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *t, uint64_t ts)
 {
-	/* an accept of that port already waiting for it: the oldest */
-	struct acc *w = tool_wait_get(st->waiting, t->lport, 0), a;
+	/* an accept of that port already waiting for it: the oldest (not
+	 * once events were lost: it waits out, unknown) */
+	struct acc *w = st->blind ? NULL : tool_wait_get(st->waiting, t->lport, 0), a;
 
 	if (w) {
 		a = *w;
