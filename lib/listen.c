@@ -60,6 +60,7 @@ struct ftn_listeners {
 	 * at ts): accept()s take those first, none of them a child seen */
 	struct pre { uint16_t port; unsigned int n; uint64_t ts; } *pre;
 	unsigned int npre, cappre;
+	uint64_t pre_left, pre_ts;      /* their sum; the last reading */
 	/* events were lost: the queues as seen are not the kernel's any
 	 * more (a child missed, an accept missed): every accept() unsure */
 	int blind;
@@ -119,9 +120,6 @@ void ftn_listeners_enter(struct ftn_listeners *l, pid_t tid, int fd, int accept)
 	e->fd = fd;
 }
 
-/* A task blocked in accept() since before tracing began has no entry
- * event: /proc/TID/syscall names the call and its fd ("288 0x3 ..." on
- * x86_64) */
 /* The listeners of the namespace of pid, read at ts: their queues */
 static void read_queues(struct ftn_listeners *l, pid_t pid, uint64_t ts)
 {
@@ -148,10 +146,15 @@ static void read_queues(struct ftn_listeners *l, pid_t pid, uint64_t ts)
 		}
 		p->n += s->rx_queue;
 		p->ts = ts;
+		l->pre_left += s->rx_queue;
+		l->pre_ts = ts;
 	}
 	ftn_socktab_free(tab);
 }
 
+/* A task blocked in accept() since before tracing began has no entry
+ * event: /proc/TID/syscall names the call and its fd ("288 0x3 ..." on
+ * x86_64) */
 int ftn_listeners_scan(struct ftn_listeners *l, const char *trace_clock)
 {
 	char p[PATH_MAX + 600], line[256];
@@ -238,15 +241,17 @@ int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd)
 int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
 			uint64_t ts)
 {
-	struct pre *p = pre_of(l, t->lport);
+	struct pre *p;
 	int dropped = 0;
 
 	if (l->blind)
 		return 0;
-
-	/* born before its queue was read: one of those counted there */
-	if (p && p->n && ts <= p->ts)
+	/* born before its queue was read: one of those counted there (no
+	 * lookup per child once none is left) */
+	if (l->pre_left && ts <= l->pre_ts && (p = pre_of(l, t->lport)) && p->n && ts <= p->ts) {
 		p->n--;
+		l->pre_left--;
+	}
 	if (l->nkids == l->capkids) {
 		size_t cap = l->capkids ? l->capkids * 2 : 64;
 		struct child *k;
@@ -311,7 +316,7 @@ static int others_accepting(struct ftn_listeners *l, pid_t tid, int port)
 int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts, uint64_t *sk,
 		      struct ftn_probe_sock *t)
 {
-	struct pre *p = pre_of(l, port);
+	struct pre *p = l->pre_left || ts <= l->pre_ts ? pre_of(l, port) : NULL;
 	size_t h = SIZE_MAX, n = 0;
 	int unsure;
 
@@ -324,6 +329,7 @@ int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
 		lose_port(l, port);
 	else if (p && p->n) {
 		p->n--;
+		l->pre_left--;
 		return 2;       /* the oldest: made before tracing began */
 	}
 	for (size_t i = 0; i < l->nkids; i++)
@@ -391,8 +397,10 @@ void ftn_listeners_closed(struct ftn_listeners *l, int port)
 		if (l->lost[i] == port)
 			l->lost[i--] = l->lost[--l->nlost];
 	for (unsigned int i = 0; i < l->npre; i++)
-		if (l->pre[i].port == port)
+		if (l->pre[i].port == port) {
+			l->pre_left -= l->pre[i].n;
 			l->pre[i--] = l->pre[--l->npre];
+		}
 
 	for (size_t i = 0; i < l->nkids; i++)
 		if (l->kids[i].t.lport != port)
