@@ -1156,6 +1156,7 @@ struct ftn_retrans {
 				   probe; a /proc row with other ports is
 				   another socket (the memory was reused) */
 	int cause;              /* enum ftn_retrans_cause */
+	int why;                /* UNKNOWN only: enum ftn_retrans_why */
 };
 /*
  * Why the kernel retransmitted, from the call path of the retransmit (the
@@ -1180,6 +1181,21 @@ enum ftn_retrans_cause {
 	FTN_RTX_UNKNOWN, FTN_RTX_RTO, FTN_RTX_SLOWSTART, FTN_RTX_FAST, FTN_RTX_TLP,
 	FTN_RTX_SYN, FTN_RTX_SYNACK, FTN_RTX_NCAUSES
 };
+/* Why a retransmit's cause is UNKNOWN (0 when it is known):
+ *   NO_STACK   the tracepoint came without its stack: the kernel records
+ *              none for an event in a softirq on an idle CPU (timers and
+ *              packets handled between two naps; 6.12 and 6.18 seen)
+ *   NO_CA      the retransmit queue, but the socket's congestion state is
+ *              not known (its last change came before tracing, or was
+ *              forgotten: the table is bounded)
+ *   NO_CALLER  a caller, or the lack of one, the back end does not know
+ *              (a probe without its caller field, an unknown function, a
+ *              socket the probe did not read) */
+enum ftn_retrans_why {
+	FTN_RTX_WHY_KNOWN, FTN_RTX_NO_STACK, FTN_RTX_NO_CA, FTN_RTX_NO_CALLER, FTN_RTX_NWHY
+};
+/* "no stack", "no congestion state", "unknown caller"; "-" for 0 */
+FTN_EXPORT const char *ftn_retrans_why_name(int why);
 /* "rto", "slowstart", "fast", "tlp", "syn", "synack"; "-" for UNKNOWN
  * and anything else. */
 FTN_EXPORT const char *ftn_retrans_cause_name(int cause);

@@ -184,6 +184,13 @@ const char *ftn_retrans_cause_name(int cause)
 	return cause > 0 && cause < FTN_RTX_NCAUSES ? names[cause] : "-";
 }
 
+const char *ftn_retrans_why_name(int why)
+{
+	static const char *const names[] = { "-", "no stack", "no congestion state", "unknown caller" };
+
+	return why > 0 && why < FTN_RTX_NWHY ? names[why] : "-";
+}
+
 int ftn_retrans_cause_trigger(const char *filter, char *buf, size_t size)
 {
 	/* the event's filter too: a post trigger runs for an event its
@@ -279,8 +286,8 @@ static int caller_kind(const char *f)
 }
 
 /* kind: the caller's; state: the socket's TCP state; ca: its congestion
- * state, -1 not known */
-static int cause_of(int kind, int state, int ca)
+ * state, -1 not known; *why: why the cause is UNKNOWN */
+static int cause_of(int kind, int state, int ca, int *why)
 {
 	switch (kind) {
 	case K_TIMER:
@@ -288,8 +295,11 @@ static int cause_of(int kind, int state, int ca)
 	case K_TLP:
 		return FTN_RTX_TLP;
 	case K_QUEUE:
+		if (ca < 0)
+			*why = FTN_RTX_NO_CA;
 		return ca < 0 ? FTN_RTX_UNKNOWN : ca == TCP_CA_LOSS ? FTN_RTX_SLOWSTART : FTN_RTX_FAST;
 	}
+	*why = FTN_RTX_NO_CALLER;
 	return FTN_RTX_UNKNOWN;
 }
 
@@ -297,13 +307,19 @@ static int cause_of(int kind, int state, int ca)
  * frame past the retransmit functions. The tracepoint's machinery frames
  * are trimmed already; an event probe's stack starts in the trigger that
  * fires it (eprobe_trigger_func, event_triggers_call...): frames of no
- * kind before the first retransmit function are passed over. */
-static int tp_cause(struct ftn_retrans_dec *d, const struct ftn_event *ev, const struct ftn_retrans *r)
+ * kind before the first retransmit function are passed over. An event
+ * with no frames at all came without its stack (the kernel records none
+ * in a softirq on an idle CPU): said as such. */
+static int tp_cause(struct ftn_retrans_dec *d, const struct ftn_event *ev, struct ftn_retrans *r)
 {
 	int kind = K_OTHER, self = 0;
 
 	if (r->t.state == TCP_SYN_SENT)
 		return FTN_RTX_SYN;
+	if (!ev->nframes) {
+		r->why = FTN_RTX_NO_STACK;
+		return FTN_RTX_UNKNOWN;
+	}
 	for (int i = 0; i < ev->nframes; i++) {
 		kind = caller_kind(ev->frames[i]);
 		if (kind == K_SELF)
@@ -312,23 +328,26 @@ static int tp_cause(struct ftn_retrans_dec *d, const struct ftn_event *ev, const
 			break;
 	}
 	return cause_of(kind == K_SELF ? K_OTHER : kind, r->t.state,
-			kind == K_QUEUE ? ca_lookup(d, ca_key(ev, &r->t)) : -1);
+			kind == K_QUEUE ? ca_lookup(d, ca_key(ev, &r->t)) : -1, &r->why);
 }
 
 /* A probe's: its caller= field; the state a join read (skstate=), else
  * the one read with the tuple */
-static int kp_cause(const struct ftn_event *ev, const struct ftn_retrans *r, int bare_hex)
+static int kp_cause(const struct ftn_event *ev, struct ftn_retrans *r, int bare_hex)
 {
 	const char *c = ftn_event_str(ev, "caller");
 	uint64_t ca, st;
 
-	if (r->type != 'R' || !c)
+	if (r->type != 'R' || !c) {
+		if (r->type == 'R')
+			r->why = FTN_RTX_NO_CALLER;
 		return r->type == 'S' ? FTN_RTX_SYNACK : r->type == 'L' ? FTN_RTX_TLP : FTN_RTX_UNKNOWN;
+	}
 	if (ftn_probe_value_u64(ftn_event_str(ev, "skstate"), bare_hex, &st))
 		st = (uint64_t)r->t.state;
 	if (ftn_probe_value_u64(ftn_event_str(ev, "ca"), bare_hex, &ca))
 		ca = (uint64_t)-1;
-	return cause_of(caller_kind(c), (int)st, ca > 31 ? -1 : (int)ca);
+	return cause_of(caller_kind(c), (int)st, ca > 31 ? -1 : (int)ca, &r->why);
 }
 
 static int decode_tp(struct ftn_retrans_dec *d, const struct ftn_event *ev, struct ftn_retrans *r)
@@ -437,6 +456,8 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 	 * congestion state); a socket not read has no cause */
 	r->cause = strcmp(ev->name, "rtp") ? kp_cause(ev, r, d->bare_hex)
 		: r->known ? tp_cause(d, ev, r) : FTN_RTX_UNKNOWN;
+	if (r->cause == FTN_RTX_UNKNOWN && !r->why)
+		r->why = FTN_RTX_NO_CALLER;     /* (rtp: a socket not read) */
 	return 1;
 }
 

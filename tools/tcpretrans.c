@@ -27,6 +27,7 @@ struct retrans {
 struct state {
 	struct tool_opts o;
 	int count, stacks, tlp, family, owner, raw, warned, nevs, be;
+	uint64_t nowhy[FTN_RTX_NWHY];  /* retransmits without a cause, by why */
 	const char *backend;
 	pid_t netns_pid;
 	struct ftn_instance *inst;
@@ -216,6 +217,8 @@ static void emit(struct state *st, const struct retrans *r)
 		return;         /* a join's socket of the other family */
 	if (!st->count)
 		print_event(st, r);
+	if (r->x.type == 'R' && !r->x.cause)
+		st->nowhy[r->x.why > 0 && r->x.why < FTN_RTX_NWHY ? r->x.why : FTN_RTX_NO_CALLER]++;
 	if (r->x.type == 'L' || !st->counts)
 		return;         /* a probe; its retransmit is an R event */
 	st->iseen += segs;
@@ -422,6 +425,29 @@ static int run(struct state *st)
 	return tool_consume(st->inst, st->raw ? 'r' : 't', st->evs, &co, &ops, st, st->r);
 }
 
+/* The retransmits shown without a cause, and why: said always (a CAUSE
+ * of "-" is never left unexplained) */
+static void say_no_cause(const struct state *st)
+{
+	char buf[256];
+	size_t n = 0;
+	uint64_t all = 0;
+
+	for (int w = 1; w < FTN_RTX_NWHY; w++) {
+		if (!st->nowhy[w])
+			continue;
+		all += st->nowhy[w];
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%llu %s", n ? ", " : "",
+				      (unsigned long long)st->nowhy[w], ftn_retrans_why_name(w));
+		if (n >= sizeof(buf))
+			n = sizeof(buf) - 1;
+	}
+	if (all)
+		tool_fail(0, "%llu retransmits without a cause (%s)%s", (unsigned long long)all, buf,
+			  st->nowhy[FTN_RTX_NO_STACK] ? "; the kernel records no stack for an event "
+			  "in a softirq on an idle CPU" : "");
+}
+
 static int fini(struct state *st, int err)
 {
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
@@ -431,6 +457,7 @@ static int fini(struct state *st, int err)
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
 	if (st->be)		/* nested hits */
 		tool_report_probe_missed(st->r, st->inst);
+	say_no_cause(st);
 	int ferr = tool_instance_end(st->inst, tool_report_finish(st->r));
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);

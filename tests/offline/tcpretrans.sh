@@ -163,6 +163,7 @@ check "cause: tcp:tcp_cong_state_set enabled" grep -qx 1 "$tmp/cause/seen/events
 check "cause: no trigger on tcp_retransmit_synack" sh -c '! test -s "$1"' sh "$tmp/cause/seen/events/tcp/tcp_retransmit_synack/trigger"
 fake_run "$tmp/cause" "$CX/trace.txt" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 --json
 golden tcpretrans.cause.json "$tmp/o"
+cp "$tmp/e" "$tmp/e.full"
 nx() { # the capture's TcpExt delta of $1
 	awk -v n="TcpExt$1" 'FNR == NR { if ($1 == n) b = $2; next } $1 == n { print $2 - b }' "$CX/nstat.before" "$CX/nstat.after"
 }
@@ -194,6 +195,20 @@ check "no tcp_cong_state_set: said on stderr" grep -q 'no tcp:tcp_cong_state_set
 check "no tcp_cong_state_set: the queue's retransmits have no cause" \
 	sh -c '! grep -q "\"cause\":\"\(fast\|slowstart\)\"" "$1" && grep -q "\"cause\":null" "$1" &&
 	       grep -q "\"cause\":\"rto\"" "$1"' sh "$tmp/o"
+n=$(grep -c '"cause":null' "$tmp/o")
+check "no tcp_cong_state_set: the retransmits without a cause said, and why ($n)" \
+	grep -q "^tcpretrans: $n retransmits without a cause ($n no congestion state)\$" "$tmp/e"
+# an event the kernel gave no stack (in a softirq on an idle CPU, 6.18):
+# the first fast retransmit's stack taken out of the capture
+awk 'skip && /^ => / { next } { skip = 0 }
+	!done && /<stack trace>/ && prev ~ / tcp_retransmit_skb: .*TCP_ESTABLISHED/ { done = skip = 1; next }
+	{ prev = $0; print }' "$CX/trace.txt" >"$tmp/nostack.txt"
+fake_run "$tmp/cause" "$tmp/nostack.txt" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 --json
+check "an event without its stack: no cause (1 of $(grep -c '"type":"R"' "$tmp/o"))" \
+	[ "$(grep -c '"cause":null' "$tmp/o")" = 1 ]
+check "an event without its stack: said, and why" \
+	grep -q "^tcpretrans: 1 retransmits without a cause (1 no stack); the kernel records no stack" "$tmp/e"
+check "the capture with every stack: nothing said of causes" sh -c '! grep -q "without a cause" "$1"' sh "$tmp/e.full"
 
 # stale instance of a dead run is reaped; a live one is not
 mkdir "$tmp/linux-6.18/fs/instances/ftnet-tcpretrans-999999999"
