@@ -43,6 +43,7 @@ struct pending {
 	size_t used, cap;
 	int cpu;
 	int complete;           /* no stack can follow any more */
+	int carried;            /* kept over a batch boundary already */
 	int trim;               /* ftn__stack_trim_frame state */
 	int cut;                /* a frame could not be stored */
 	unsigned int more;      /* frames past FTN_MAX_FRAMES */
@@ -168,6 +169,31 @@ static void pending_flush(struct consumer *c, int all)
 		c->phead = (c->phead + 1) % MAX_PENDING;
 		c->pcount--;
 	}
+}
+
+/* At a boundary: a stack is written right after its event, but not at
+ * once (microseconds of unwinding, more under emulation), and a read may
+ * have come between them. An event still waiting for its CPU's next
+ * line is kept for the next batch, once: then its stack cannot come any
+ * more. (Flushed at once, such an event went out without its stack.)
+ * Events in a softirq on an idle
+ * CPU come without any stack on 6.18: they go out one batch late. At
+ * the duration's end, everything goes. */
+static void pending_settle(struct consumer *c)
+{
+	if (c->last) {
+		pending_flush(c, 1);
+		return;
+	}
+	for (int i = 0; i < c->pcount; i++) {
+		struct pending *p = &c->pend[(c->phead + i) % MAX_PENDING];
+
+		if (p->carried)
+			p->complete = 1;
+	}
+	pending_flush(c, 0);
+	for (int i = 0; i < c->pcount; i++)
+		c->pend[(c->phead + i) % MAX_PENDING].carried = 1;
 }
 
 static void pending_mark_cpu(struct consumer *c, int cpu)
@@ -510,7 +536,7 @@ static int c_boundary(void *ctx, int64_t now_wall_ns)
 	if (c->pieces)
 		flush_pieces(c);
 	if (c->want_stacks)
-		pending_flush(c, 1);
+		pending_settle(c);
 	report_unparsed(c);
 	ftn__loss_poll(c->loss);
 	if (c->ops->batch && c->ops->batch(c->ctx, now_wall_ns))

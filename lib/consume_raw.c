@@ -594,6 +594,7 @@ struct held {
 	char addr[FTN_MAX_FRAMES][20];
 	unsigned int more;      /* frames past FTN_MAX_FRAMES */
 	char morebuf[32];
+	int carried;            /* kept over a boundary already (no clock) */
 };
 
 struct rawc {
@@ -618,6 +619,8 @@ struct rawc {
 	int bp_fd;              /* the instance's buffer_percent, -1: none */
 	int bp_high;            /* it says GAP_BUFFER_PERCENT now */
 	int bp_plain;           /* not tracefs (a test's tree): truncate */
+	int clk_ok;             /* clk reads the records' clock */
+	clockid_t clk;
 };
 
 static void on_rb_lost(void *ctx, int cpu, uint64_t count)
@@ -654,6 +657,38 @@ static void held_flush_all(struct rawc *c)
 		return;
 	for (int i = 0; i < c->ncpu; i++)
 		held_flush(c, &c->held[i]);
+}
+
+/* At a boundary: the held events whose stack cannot come any more. A
+ * stack record is written right after its event, but not at once (the
+ * unwinding takes microseconds, much more under emulation): a read that
+ * found the event may have come before its stack. An event younger than
+ * STACK_WAIT_NS is kept for the next batch (its stack, or the CPU's
+ * next record, delivers it); without the records' clock, one kept over
+ * a boundary already goes. (Flushed at once, such an event went out
+ * without its stack, and the stack that came next was dropped.) Events
+ * in a softirq on an idle CPU come without any stack on 6.18: they go
+ * out at most one batch late. */
+#define STACK_WAIT_NS 10000000
+static void held_settle(struct rawc *c)
+{
+	struct timespec now;
+	int64_t now_ns = 0;
+
+	if (!c->held)
+		return;
+	if (c->clk_ok && clock_gettime(c->clk, &now) == 0)
+		now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	for (int i = 0; i < c->ncpu; i++) {
+		struct held *h = &c->held[i];
+
+		if (!h->have)
+			continue;
+		if (now_ns ? now_ns - (int64_t)h->ev.ts_ns >= STACK_WAIT_NS : h->carried)
+			held_flush(c, h);
+		else
+			h->carried = 1;
+	}
 }
 
 static void attach_stack(struct rawc *c, const struct ftn_rbevent *rb)
@@ -798,6 +833,7 @@ static int on_rb_event(void *ctx, const struct ftn_rbevent *rb)
 		h->have = 1;
 		h->nframes = 0;
 		h->more = 0;
+		h->carried = 0;
 		return c->stop;
 	}
 	deliver(c, &ev);
@@ -890,7 +926,10 @@ static int rc_boundary(void *ctx, int64_t now_wall_ns)
 	if (r >= 0 && c->last && !c->stop)
 		ftn_ringbuf_flush(c->rb, &c->rops, c);
 
-	held_flush_all(c);
+	if (c->last)
+		held_flush_all(c);
+	else
+		held_settle(c);
 	ftn__loss_poll(c->loss);
 	if (r < 0)
 		return r;
@@ -1014,6 +1053,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 		goto out;
 	}
 	c->rb = rb;
+	c->clk_ok = !ftn__trace_clockid(ftn_instance_clock(inst), &c->clk);
 	/* another clock (global, local: no user-space reading) keeps the
 	 * order within each read only */
 	if (opts && opts->ordered)
