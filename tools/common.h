@@ -267,7 +267,13 @@ struct tool_desc {
 	int (*opt)(void *ctx, int c, const char *arg);
 	int min_args, max_args; /* operands allowed after the options */
 	double interval;        /* -i default when not 1 s (0: 1 s) */
+	/* -b default, per CPU, in KiB (0: the kernel's); less on a machine
+	 * where all CPUs together would take more than TOOL_BUFFER_TOTAL_KB,
+	 * never less than the kernel's own default */
+	unsigned int buffer_kb;
 };
+#define TOOL_BUFFER_TOTAL_KB 65536
+#define TOOL_BUFFER_KERNEL_KB 1408
 
 /*
  * Parse argv once for the common and the tool's options. Sets *o (defaults
@@ -277,6 +283,10 @@ struct tool_desc {
  * on misuse, so a tool has nothing to unwind. Returns the index of the
  * first operand in argv.
  */
+/* A tool's -b default (tool_desc.buffer_kb) on this machine: want, or
+ * TOOL_BUFFER_TOTAL_KB shared by the CPUs if that is less (never below
+ * TOOL_BUFFER_KERNEL_KB) */
+unsigned int tool_default_buffer_kb(unsigned int want);
 int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 		    int argc, char **argv);
 /* The usage text: synopsis, about, the tool's options, the common options

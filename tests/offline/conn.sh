@@ -52,6 +52,11 @@ run tcpstates -d 1
 check "tcpstates: exit 0 (got $rc)" [ "$rc" = 0 ]
 golden tcpstates.raw.txt "$tmp/o"
 check "tcpstates: in-kernel filter keeps TCP only" grep -qx 'protocol == 6' "$F"
+# its own default buffer (4096 KiB per CPU, 64 MiB over all CPUs at most,
+# never below the kernel's 1408); -b says another
+n=$(getconf _NPROCESSORS_CONF)
+kb=$((65536 / n < 4096 ? (65536 / n > 1408 ? 65536 / n : 1408) : 4096))
+check "tcpstates: per-CPU buffer of its default, $kb KiB on $n CPUs" grep -qx "$kb" "$R/seen/buffer_size_kb"
 check "tcpstates: banner names the back end" grep -q '^Tracing TCP state transitions (tracepoint back end)' "$tmp/e"
 # each socket's full sequence, in order
 awk 'NR > 1 { s[$1] = s[$1] " " $8 ">" $10 } END { for (k in s) print s[k] }' "$tmp/o" | sort > "$tmp/seq"
@@ -72,6 +77,8 @@ check "tcpstates --json: exit 0" [ "$rc" = 0 ]
 golden tcpstates.raw.json "$tmp/o"
 check "tcpstates --json: 12 transitions" [ "$(grep -c '"oldstate"' "$tmp/o")" = 12 ]
 
+run tcpstates -d 1 -b 300
+check "tcpstates -b 300: per-CPU buffer 300 KiB" grep -qx 300 "$R/seen/buffer_size_kb"
 run tcpstates -d 1 -c --json
 golden tcpstates.raw.count.json "$tmp/o"
 run tcpstates -d 1 -c

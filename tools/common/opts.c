@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* long-only common options: values no tool letter can take */
 enum { OPT_JSON = 0x100, OPT_PROM, OPT_TOP, OPT_MAX_SERIES };
@@ -105,6 +106,16 @@ static void secs_opt(const char *arg, const char *what, double *out)
 			   TOOL_SECS_MIN, TOOL_SECS_MAX);
 	if (err)
 		value_fail("invalid %s '%s' (seconds, e.g. 2.5)", what, arg);
+}
+
+unsigned int tool_default_buffer_kb(unsigned int want)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long share = TOOL_BUFFER_TOTAL_KB / (unsigned long)(n > 0 ? n : 1);
+
+	if (want > share)
+		want = share > TOOL_BUFFER_KERNEL_KB ? (unsigned int)share : TOOL_BUFFER_KERNEL_KB;
+	return want;
 }
 
 int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
@@ -245,6 +256,8 @@ int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 			exit(TOOL_EXIT_USAGE);
 	}
 	tool_init(d->name, o->verbose);
+	if (!o->buffer_kb && (d->common & TOOL_OPT_BUFFER) && d->buffer_kb)
+		o->buffer_kb = tool_default_buffer_kb(d->buffer_kb);
 	nargs = argc - optind;
 	if (nargs < d->min_args)
 		tool_usage_fail("%s", nargs ? "too few arguments" : "missing argument");
