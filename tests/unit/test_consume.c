@@ -13,6 +13,8 @@
  *    joined into the event, none is taken for an event, a frame or a loss
  *    marker; a line not understood is counted (ops->unparsed, else
  *    ops->lost with CPU -1), never skipped in silence.
+ *  - an event read at a batch boundary whose stack comes after it is
+ *    kept for it (it went out without the stack before; fails then).
  * The event and stack lines are those of tests/fixtures/linux-6.18.
  */
 #include "ftnet_int.h"
@@ -240,6 +242,61 @@ static void test_names(void)
 	   "(%d events, %llu unparsed)", s.events, (unsigned long long)s.unparsed);
 }
 
+/* ---- a stack read after a batch boundary ---- */
+struct bnd {
+	struct ftn_instance *inst;
+	int batches, events, frames;
+};
+
+static int bnd_event(void *vc, const struct ftn_event *ev)
+{
+	struct bnd *b = vc;
+
+	if (!strcmp(ev->name, "tcp_retransmit_skb")) {
+		b->events++;
+		b->frames = ev->nframes;
+	}
+	return 0;
+}
+
+/* the kernel writes a stack just after its event, and a read may come
+ * between them: here the first batch ends with the event read and its
+ * stack not yet written, which comes then */
+static int bnd_batch(void *vc, int64_t now)
+{
+	struct bnd *b = vc;
+	char p[600];
+	FILE *f;
+
+	(void)now;
+	if (b->batches++ || ftn_tracefs_path(b->inst, "trace_pipe", p, sizeof(p)) ||
+	    !(f = fopen(p, "a")))
+		return 0;
+	fputs(STACK, f);
+	fclose(f);
+	return 0;
+}
+
+static void test_boundary(void)
+{
+	struct ftn_consumer_opts o = { .period_s = 0.1, .duration_s = 0.45, .want_stacks = 1 };
+	struct ftn_consumer_ops ops = { .event = bnd_event, .batch = bnd_batch, .lost = on_lost };
+	struct bnd b = { 0 };
+	int err;
+
+	write_pipe(RTX, strlen(RTX));
+	b.inst = ftn_instance_create("testconsume");
+	if (!b.inst) {
+		ok(0, "instance: %s", strerror(errno));
+		return;
+	}
+	err = ftn_consume(b.inst, &o, &ops, &b);
+	ftn_instance_destroy(b.inst);
+	ok(err == 0 && b.events == 1 && b.frames == 4 && b.batches >= 2,
+	   "an event whose stack comes after a batch boundary waits for it (%d events, %d frames, "
+	   "%d batches)", b.events, b.frames, b.batches);
+}
+
 /* text + more, grown as needed */
 static char *cat(char *text, size_t *len, const char *more, size_t n)
 {
@@ -357,6 +414,7 @@ int main(void)
 	is_int((int)s.lost, 0, "the event itself is not lost");
 
 	test_names();
+	test_boundary();
 
 	free(text);
 	snprintf(p, sizeof(p), "rm -rf '%s'", tmp);
