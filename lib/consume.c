@@ -176,9 +176,8 @@ static void pending_flush(struct consumer *c, int all)
  * have come between them. An event still waiting for its CPU's next
  * line is kept for the next batch, once: then its stack cannot come any
  * more. (Flushed at once, such an event went out without its stack.)
- * Events in a softirq on an idle
- * CPU come without any stack on 6.18: they go out one batch late. At
- * the duration's end, everything goes. */
+ * Events in a softirq on an idle CPU come without any stack on 6.18:
+ * they go out one batch late. At the duration's end, everything goes. */
 static void pending_settle(struct consumer *c)
 {
 	if (c->last) {

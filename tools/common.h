@@ -274,7 +274,16 @@ struct tool_desc {
 };
 #define TOOL_BUFFER_TOTAL_KB 65536
 #define TOOL_BUFFER_KERNEL_KB 1408
+/* the connection tools' (tcpstates, tcplife, tcpaccept, tcpconnect): a
+ * connection's events at tens of thousands a second, on a machine the
+ * traffic keeps busy, fill the kernel's 1408 KiB while the reader waits
+ * for a CPU (make bench) */
+#define TOOL_CONN_BUFFER_KB 4096
 
+/* A tool's -b default (tool_desc.buffer_kb) on this machine: want, or
+ * TOOL_BUFFER_TOTAL_KB shared by the CPUs if that is less (never below
+ * TOOL_BUFFER_KERNEL_KB) */
+unsigned int tool_default_buffer_kb(unsigned int want);
 /*
  * Parse argv once for the common and the tool's options. Sets *o (defaults
  * first: interval 1), calls d->opt for the tool's letters. -h/--help: usage
@@ -283,10 +292,6 @@ struct tool_desc {
  * on misuse, so a tool has nothing to unwind. Returns the index of the
  * first operand in argv.
  */
-/* A tool's -b default (tool_desc.buffer_kb) on this machine: want, or
- * TOOL_BUFFER_TOTAL_KB shared by the CPUs if that is less (never below
- * TOOL_BUFFER_KERNEL_KB) */
-unsigned int tool_default_buffer_kb(unsigned int want);
 int tool_opts_parse(const struct tool_desc *d, struct tool_opts *o, void *ctx,
 		    int argc, char **argv);
 /* The usage text: synopsis, about, the tool's options, the common options

@@ -335,10 +335,7 @@ static const struct tool_desc desc = {
 	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER,
 	.shortopts = "46B:cnN:p:P:tT",
 	.opt = tool_conn_on_opt,
-	/* a connection's events at tens of thousands a second, on a
-	 * machine the traffic keeps busy: 1408 KiB fill while the reader
-	 * waits for a CPU (make bench) */
-	.buffer_kb = 4096,
+	.buffer_kb = TOOL_CONN_BUFFER_KB,
 };
 
 static int init(struct state *st)

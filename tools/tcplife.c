@@ -191,10 +191,7 @@ static const struct tool_desc desc = {
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
 	.shortopts = TOOL_CONN_SHORTOPTS "nTtw",
 	.opt = tool_conn_life_opt,
-	/* a connection's events at tens of thousands a second, on a
-	 * machine the traffic keeps busy: 1408 KiB fill while the reader
-	 * waits for a CPU (make bench) */
-	.buffer_kb = 4096,
+	.buffer_kb = TOOL_CONN_BUFFER_KB,
 };
 
 static int init(struct state *st)
