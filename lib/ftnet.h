@@ -1184,7 +1184,8 @@ enum ftn_retrans_cause {
 /* Why a retransmit's cause is UNKNOWN (0 when it is known):
  *   NO_STACK   the tracepoint came without its stack: the kernel records
  *              none for an event in a softirq on an idle CPU (timers and
- *              packets handled between two naps; 6.12 and 6.18 seen)
+ *              packets handled between two naps; seen on 6.18, and
+ *              once on a 6.1 guest)
  *   NO_CA      the retransmit queue, but the socket's congestion state is
  *              not known (its last change came before tracing, or was
  *              forgotten: the table is bounded)
