@@ -1059,6 +1059,13 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	if (opts && opts->ordered)
 		ftn_ringbuf_order(rb, ftn_instance_clock(inst));
 	end = ftn__batch_run(opts, &bops, c);
+	/* the run ends here: what happens after it (the exits of the tasks
+	 * the signal ended, events no filter can leave out) is not recorded,
+	 * so what the last reads leave is what the run traced and never read.
+	 * Only in an instance of our own: the top level's switch is not ours. */
+	if ((end == FTN__BATCH_SIGNAL || end == FTN__BATCH_DURATION) && inst->created &&
+	    ftn_tracefs_exists(inst, "tracing_on"))
+		(void)ftn_tracefs_write(inst, "tracing_on", "0", 0);
 	if (end < 0)
 		err = end;
 	/* a signal ended the loop: hand over what is buffered (the tool

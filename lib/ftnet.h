@@ -318,6 +318,30 @@ FTN_EXPORT int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_
  * (and ops->unread, ops->unparsed). */
 FTN_EXPORT uint64_t ftn_instance_lost(const struct ftn_instance *inst);
 
+/*
+ * Threads (threads.c): the process (tgid) of a traced task, also once the
+ * task is gone. Enable task:task_newtask and sched:sched_process_exit,
+ * then ftn_threads_scan (the threads alive now), then give every event to
+ * ftn_threads_event, in time order (an ordered consumer). A task not in
+ * the map is its process's leader, while the map is complete: no event
+ * lost (ftn_threads_lost), never full.
+ */
+#define FTN_THREADS_MAX (1u << 18)      /* live threads of all processes */
+struct ftn_threads;
+/* proc_root NULL: "/proc" ($FTNET_PROC overrides); cap 0: FTN_THREADS_MAX */
+FTN_EXPORT struct ftn_threads *ftn_threads_alloc(const char *proc_root, size_t cap);
+FTN_EXPORT void ftn_threads_free(struct ftn_threads *t);
+/* The threads alive now, from /proc/PID/task: 0 or -errno. */
+FTN_EXPORT int ftn_threads_scan(struct ftn_threads *t);
+/* 1: ev was task_newtask or sched_process_exit, used; 0: another event. */
+FTN_EXPORT int ftn_threads_event(struct ftn_threads *t, const struct ftn_event *ev);
+/* Events were lost: tasks the map does not know are unknown from now on. */
+FTN_EXPORT void ftn_threads_lost(struct ftn_threads *t);
+/* The process of task tid, 0 when it cannot be known. */
+FTN_EXPORT pid_t ftn_threads_tgid(const struct ftn_threads *t, pid_t tid);
+FTN_EXPORT int ftn_threads_complete(const struct ftn_threads *t);
+FTN_EXPORT size_t ftn_threads_count(const struct ftn_threads *t);
+
 /* ------------------------------------------------------------------ */
 /* Sockets: /proc/net/tcp(6) snapshots and owners                      */
 /* ------------------------------------------------------------------ */
@@ -627,6 +651,9 @@ FTN_EXPORT void ftn_ownermap_free(struct ftn_ownermap *m);
 /* An event in process context: task tid (the event's common_pid, comm its
  * comm) owns sk from now on. */
 FTN_EXPORT void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const char *comm);
+/* Where the process of a task gone before its note comes from (the map
+ * does not own it). Without it, such a task's ID is taken as its process's. */
+FTN_EXPORT void ftn_ownermap_set_threads(struct ftn_ownermap *m, const struct ftn_threads *t);
 /* 0 and *out, or -ENOENT. t (may be NULL): the socket's tuple, which finds
  * its /proc row without kernel pointers. */
 FTN_EXPORT int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,

@@ -54,6 +54,7 @@ struct ftn_ownermap {
 	size_t ntask, task_mask;
 	struct ftn_sockres *res;
 	struct ftn_owners *owners;
+	const struct ftn_threads *threads;      /* not owned */
 };
 
 static const char *root_of(const char *proc_root)
@@ -298,12 +299,19 @@ void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const cha
 	e->o.comm[n] = '\0';
 	t = task_info(m, tid);
 	/* A task gone before the batch was read (a short-lived client) has
-	 * no status to read: the tid the kernel gave is still that task, and
-	 * for the usual single-threaded process it is the process too. */
-	e->o.pid = t ? t->tgid : tid;
+	 * no status to read: its process from the threads map (0, unknown,
+	 * when the map cannot tell), else, with no map, the tid itself (the
+	 * usual single-threaded process). */
+	e->o.pid = t ? t->tgid : m->threads ? ftn_threads_tgid(m->threads, tid) : tid;
 	e->o.netns = t ? t->netns : 0;
 	if (t && t->comm[0])
 		memcpy(e->o.comm, t->comm, sizeof(e->o.comm));
+}
+
+void ftn_ownermap_set_threads(struct ftn_ownermap *m, const struct ftn_threads *t)
+{
+	if (m)
+		m->threads = t;
 }
 
 int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,

@@ -352,6 +352,22 @@ void tool_filter_add_set(struct tool_str *f, const char *field,
  * -EINVAL when it is longer than the kernel takes (shorter than a page),
  * each said in one line; else 0. */
 int tool_filter_check(const struct tool_str *f);
+/* threads.c: the process of a task gone before its event was read
+ * (ftn_threads). Enables task:task_newtask and sched:sched_process_exit
+ * in inst, lists the threads alive, tells owners; *out the map and evs
+ * (room for 3) their names for the reader, NULL-terminated. Before the
+ * tool's own events, read in time order. Without those events *out is
+ * NULL and a gone task's ID is taken as its process's (said with -v).
+ * 0 or -errno after one line. */
+int tool_threads_setup(struct ftn_instance *inst, struct ftn_ownermap *owners,
+		       struct ftn_threads **out, const char **evs);
+/* 1: ev was the map's (births, exits), used; losses in inst make the
+ * map incomplete first. t NULL: 0. */
+int tool_threads_event(struct ftn_threads *t, const struct ftn_instance *inst,
+		       const struct ftn_event *ev);
+/* The process of task tid when no owner was found: from t (0 unknown),
+ * or tid without a map. */
+pid_t tool_threads_pid(const struct ftn_threads *t, pid_t tid);
 /* The plumbing of one event in the instance: filter (when not NULL/""),
  * a stacktrace trigger (stacks), enable. Each failure in one line naming
  * name with the kernel's error_log text; a filter the kernel refuses is
@@ -916,7 +932,7 @@ void tool_hexstr(char *out, const unsigned char *b, size_t n);
  * and the filters -p, -L, -D, -4/-6, -N (tool_conn_init .. tool_conn_done).
  */
 #define TOOL_CONN_MAXPORTS 32
-#define TOOL_CONN_MAXEVS 10
+#define TOOL_CONN_MAXEVS 12
 #define TOOL_CONN_NCOMM 64
 struct tool_conn {
 	/* options (tool_conn_opt) */
@@ -957,6 +973,7 @@ struct tool_conn {
 	int owner_evs;                  /* send/recv events name owners */
 	struct ftn_conn_dec *dec;
 	struct ftn_ownermap *owners;
+	struct ftn_threads *threads;    /* tool_conn_threads: NULL without */
 	struct ftn_conntab *socks;
 	struct tool_counter *counts;    /* -c or --prom (nlabels > 0) */
 	struct tool_report *r;
@@ -1037,6 +1054,9 @@ int tool_conn_start(struct tool_conn *c, const char *tool, const struct tool_opt
 /* The reader (-C, the best available); the tracepoint back end reads the
  * binary buffers only: what the text lacks is why. 0 or -errno. */
 int tool_conn_reader(struct tool_conn *c, const struct tool_opts *o, const char *why);
+/* tool_threads_setup for a connection tool, its events read in time
+ * order (c->ordered). Before the tool's events. */
+int tool_conn_threads(struct tool_conn *c);
 /* Filter, enable and read sys/event (name in messages: NULL =
  * "sys:event"). 0 or -errno after one line. */
 int tool_conn_add(struct tool_conn *c, const char *sys, const char *event, const char *filter,

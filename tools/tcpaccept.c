@@ -358,7 +358,8 @@ static int init(struct state *st)
 		return err;
 	/* trace_pipe prints the syscall events as "sys_accept4 -> 0x6",
 	 * without field names to read them by */
-	if ((err = tool_conn_reader(&st->c, &st->o, "the syscall events have no fields in text")))
+	if ((err = tool_conn_reader(&st->c, &st->o, "the syscall events have no fields in text")) ||
+	    (err = tool_conn_threads(&st->c)))
 		return err;
 	if (st->c.be)
 		return kp_setup(st);

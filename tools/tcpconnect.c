@@ -331,7 +331,8 @@ static int init(struct state *st)
 		tool_info("counting in user space: %s", st->o.reader ? "-C asks for a reader" :
 			  "IPv6 addresses cannot be hist keys (-4 counts in the kernel)");
 	/* inet_sock_set_state's text has no skaddr to join start and end by */
-	if ((err = tool_conn_reader(&st->c, &st->o, "the socket pointer is not in the text")))
+	if ((err = tool_conn_reader(&st->c, &st->o, "the socket pointer is not in the text")) ||
+	    (err = tool_conn_threads(&st->c)))
 		return err;
 	return st->c.be ? kp_setup(st) : tp_setup(st);
 }

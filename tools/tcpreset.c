@@ -336,7 +336,7 @@ static int init(struct state *st)
 	if (st->o.buffer_kb && (err = ftn_instance_set_buffer_kb(st->c.inst, st->o.buffer_kb)))
 		return tool_kfail(err, "cannot set the buffer size to %u KB", st->o.buffer_kb);
 	st->c.reader = 'r';
-	if ((err = st->c.be ? kp_setup(st) : tp_setup(st)))
+	if ((err = tool_conn_threads(&st->c)) || (err = st->c.be ? kp_setup(st) : tp_setup(st)))
 		return err;
 	/* the state a reset closed, and owners: connect (SYN_SENT) and
 	 * close (FIN_WAIT1, LAST_ACK, CLOSE) in process context */

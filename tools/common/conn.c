@@ -144,6 +144,24 @@ int tool_conn_reader(struct tool_conn *c, const struct tool_opts *o, const char 
 	return 0;
 }
 
+int tool_conn_threads(struct tool_conn *c)
+{
+	const char *evs[3];
+	int err;
+
+	if ((err = tool_threads_setup(c->inst, c->owners, &c->threads, evs)))
+		return err;
+	for (int i = 0; evs[i]; i++) {
+		if (c->nevs == TOOL_CONN_MAXEVS)
+			return tool_fail(-ENOSPC, "too many events");
+		c->evs[c->nevs++] = evs[i];     /* static strings */
+		c->evs[c->nevs] = NULL;
+	}
+	if (c->threads)
+		c->ordered = 1; /* a thread's birth before its events, its exit after */
+	return 0;
+}
+
 int tool_conn_add(struct tool_conn *c, const char *sys, const char *event, const char *filter,
 		  const char *name)
 {
@@ -428,6 +446,8 @@ static int run_event(void *ctx, const struct ftn_event *ev)
 	struct tool_conn *c = ctx;
 
 	c->nread++;
+	if (tool_threads_event(c->threads, c->inst, ev))
+		return 0;
 	return c->on_event(c->ctx, ev);
 }
 
@@ -512,6 +532,7 @@ int tool_conn_fini(struct tool_conn *c, int err)
 	tool_report_free(c->r);
 	tool_counter_free(c->counts);
 	ftn_ownermap_free(c->owners);
+	ftn_threads_free(c->threads);
 	ftn_conntab_free(c->socks);
 	ftn_conn_dec_free(c->dec);
 	return err ? err : ferr;
@@ -544,6 +565,8 @@ static int setup_events(struct tool_conn *c)
 	char f[128];
 	int err;
 
+	if ((err = tool_conn_threads(c)))
+		return err;
 	if (!c->be) {
 		if ((err = ftn_conn_filter(c->family, f, sizeof(f))))
 			return tool_fail(err, "cannot build the filter");

@@ -512,7 +512,8 @@ static void on_call(struct sockio *st, struct call *cl, pid_t tid, const char *k
 	ftn_ownermap_note(st->owners, cl->c.sk, tid, comm_of(tid, kcomm));
 	if (ftn_ownermap_lookup(st->owners, cl->c.sk, NULL, &cl->own)) {
 		memset(&cl->own, 0, sizeof(cl->own));
-		cl->own.pid = cl->own.tid = tid;
+		cl->own.tid = tid;
+		cl->own.pid = tool_threads_pid(st->threads, tid);     /* 0: unknown */
 		snprintf(cl->own.comm, sizeof(cl->own.comm), "%s", kcomm);
 	}
 	if ((b = born_find(st, cl->c.sk)) && born_live(b)) {
@@ -556,6 +557,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	struct sockio *st = ctx;
 	struct call cl;
 
+	if (tool_threads_event(st->threads, st->inst, ev))
+		return 0;
 	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
 		on_state(st, ev);
 		return 0;
@@ -887,6 +890,8 @@ static int kprobe_setup(struct sockio *st)
 		return tool_fail(-ENOMEM, "out of memory");
 	g = ftn_probe_group(st->inst);
 	st->hist = hist_wanted(st, g, st->kp.ev[0].event);
+	if (!st->hist && (err = tool_threads_setup(st->inst, st->owners, &st->threads, st->thread_evs)))
+		return err;
 	for (int i = 0; i < st->kp.n; i++) {
 		snprintf(st->evnames[i], sizeof(st->evnames[i]), "%s/%s", g, st->kp.ev[i].event);
 		st->evs[i] = st->evnames[i];
@@ -902,7 +907,7 @@ static int init(struct sockio *st)
 {
 	static const char *const evs[] = { "sock_send_length", "sock_recv_length" };
 	char filter[256];
-	int err, reader;
+	int err, reader, n;
 
 	/* sock_diag, no tracefs */
 	if (st->backend && !strcmp(st->backend, "diag"))
@@ -937,6 +942,9 @@ static int init(struct sockio *st)
 			return err;
 	} else {
 		st->hist = hist_wanted(st, "sock", evs[0]);
+		if (!st->hist &&
+		    (err = tool_threads_setup(st->inst, st->owners, &st->threads, st->thread_evs)))
+			return err;
 		for (int i = 0; i < 2; i++) {
 			snprintf(st->evnames[i], sizeof(st->evnames[i]), "sock/%s", evs[i]);
 			st->evs[i] = st->evnames[i];
@@ -952,9 +960,12 @@ static int init(struct sockio *st)
 		return 0;
 	/* TCP sockets born during the run: their tuple without a snapshot */
 	st->states = st->protocol == IPPROTO_TCP && ftn_event_exists("sock", "inet_sock_set_state");
+	n = st->kprobe ? st->kp.n : 2;
+	for (int i = 0; st->thread_evs[i]; i++)
+		st->evs[n++] = st->thread_evs[i];
+	if (st->threads)
+		st->ordered = 1;        /* a thread's birth before its calls, its exit after */
 	if (st->states) {
-		int n = st->kprobe ? st->kp.n : 2;
-
 		st->evs[n] = "sock/inet_sock_set_state";
 		return tool_event_setup(st->inst, "sock", "inet_sock_set_state",
 					"protocol == 6 && (newstate == 1 || newstate == 7)", 0,
@@ -973,6 +984,7 @@ static int run(struct sockio *st)
 	struct ftn_consumer_opts co = {
 		.period_s = st->top && st->o.interval > 1 ? 1 : st->o.interval,
 		.duration_s = st->o.duration,
+		.ordered = st->ordered,
 	};
 	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = {
@@ -1066,6 +1078,7 @@ static int fini(struct sockio *st, int err)
 	for (int i = 0; i < st->nns; i++)
 		ftn_sockres_free(st->ns[i].r);
 	ftn_ownermap_free(st->owners);
+	ftn_threads_free(st->threads);
 	ftn_sendrecv_pairs_free(st->pairs);
 	return err ? err : ferr;
 }

@@ -47,7 +47,11 @@ struct sockio {
 	struct ftn_sendrecv_probes kp;  /* kprobe: the probes made */
 	struct ftn_sendrecv_pairs *pairs;       /* kprobe: entries waiting */
 	char evnames[FTN_SENDRECV_MAXPROBES + 2][96];
-	const char *evs[FTN_SENDRECV_MAXPROBES + 2];
+	/* the calls' events, inet_sock_set_state, the threads' two, NULL */
+	const char *evs[FTN_SENDRECV_MAXPROBES + 4];
+	struct ftn_threads *threads;    /* a gone task's process (NULL: none) */
+	int ordered;                    /* with threads: read in time order */
+	const char *thread_evs[3];
 	/* top, counted in the kernel: one hist trigger per event, read once
 	 * per second (its table's change since the last read) */
 	int hist;

@@ -1,0 +1,72 @@
+#!/bin/sh
+# tests/host/owner_threads.sh - the PID a connection tool prints is the
+# process, also for a thread gone before its events are read.
+#
+# In a private namespace, one Python process (tests/helpers/threadconn.py)
+# accepts on a listener in a long-lived thread while N short-lived
+# threads each connect, send a line and close, and end at once - long
+# before the tool reads their events (every 100 ms) and looks the task up
+# in /proc. It logs its PID and each thread's TID. tcpconnect and tcplife
+# watch it: every connect row, and every row of a client socket, must
+# carry the process's PID (before: the thread's TID, a value not known to
+# be right, printed as the PID), known from the thread's birth
+# (task:task_newtask with CLONE_THREAD, lib/threads.c). tcpaccept sees
+# the accepts of the process's long-lived listener thread: its PID is the
+# process too. Runs in about 3 s.
+
+cd "${FTNET_TOP:=$(pwd)}" || exit 1
+. tests/host/lib.inc
+
+TC=$FTNET_TOP/bin/tcpconnect
+TL=$FTNET_TOP/bin/tcplife
+HELP=$FTNET_TOP/tests/helpers/threadconn.py
+NS=ftnet-owthreads-$$
+PORT=$((43200 + $$ % 600))
+N=20
+host_tmpdir owner_threads
+
+host_require "owners of short-lived threads" "ip python3" sock/inet_sock_set_state "$HELP" "$NS"
+
+host_start_tool "$TC" "$tmp/c.json" "$tmp/c.err" --json -P "$PORT"
+tc=$host_pid
+host_start_tool "$TL" "$tmp/l.json" "$tmp/l.err" --json -D "$PORT"
+tl=$host_pid
+host_start_tool "$FTNET_TOP/bin/tcpaccept" "$tmp/a.json" "$tmp/a.err" --json -P "$PORT"
+ta=$host_pid
+host_start_tool "$FTNET_TOP/bin/tcpsnoop" "$tmp/s.json" "$tmp/s.err" --json -P "$PORT"
+ts=$host_pid
+ip netns exec "$NS" python3 "$HELP" "$PORT" "$N" >"$tmp/log" 2>&1
+rc=$?
+sleep 0.5
+for p in $tc $tl $ta $ts; do kill -INT $p 2>/dev/null; host_wait_pid $p 100; done
+wait $tc; rcc=$?
+wait $tl; rcl=$?
+wait $ta; rca=$?
+wait $ts; rcs=$?
+t_is "$rc" 0 "the threaded client made its $N connections ($(tail -n 1 "$tmp/log"))"
+t_is "$rcc $rcl $rca $rcs" "0 0 0 0" "tcpconnect, tcplife, tcpaccept and tcpsnoop end 0"
+pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$tmp/log")
+tids=$(sed -n 's/^tids //p' "$tmp/log")
+t_diag "process $pid, client threads: $tids"
+rows=$(grep -c "\"dport\":$PORT[,}]" "$tmp/c.json")
+t_is "$rows" "$N" "tcpconnect: one row per connect ($rows)"
+t_is "$(grep "\"dport\":$PORT[,}]" "$tmp/c.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
+	"tcpconnect: each connect's PID is the process ($pid), none a thread's"
+# tcplife -D PORT: the client sockets, closed by the threads
+rows=$(grep -c "\"dport\":$PORT[,}]" "$tmp/l.json")
+t_is "$rows" "$N" "tcplife: one row per client socket ($rows)"
+t_is "$(grep "\"dport\":$PORT[,}]" "$tmp/l.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
+	"tcplife: each client socket's PID is the process ($pid), none a thread's"
+rows=$(grep -c "\"lport\":$PORT[,}]" "$tmp/a.json")
+t_is "$rows" "$N" "tcpaccept: one row per accept ($rows)"
+t_is "$(grep "\"lport\":$PORT[,}]" "$tmp/a.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
+	"tcpaccept: each accept's PID is the process ($pid)"
+# tcpsnoop: each thread's send and the listener thread's receive
+rows=$(grep -c '"bytes":6[,}]' "$tmp/s.json")
+t_is "$rows" "$((2 * N))" "tcpsnoop: a send and a receive per connection ($rows)"
+t_is "$(grep '"bytes":6[,}]' "$tmp/s.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
+	"tcpsnoop: each call's PID is the process ($pid)"
+t_check "no loss" sh -c "! grep -Eq ': lost [0-9]|events lost in total|not read: lost' '$tmp/c.err' '$tmp/l.err' '$tmp/a.err' '$tmp/s.err'"
+
+t_is "$(host_instances_new)" "" "no instance left behind"
+host_cleanup

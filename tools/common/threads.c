@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * threads.c - the process of a task gone before its event was read, for
+ * the tools that name owners (the connection tools, sockio's): the
+ * births and exits of threads read beside the tool's events
+ * (lib/threads.c), and the owner map told where to look.
+ */
+#include "common.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const thread_evs[][3] = {
+	{ "task", "task_newtask", "task:task_newtask" },
+	{ "sched", "sched_process_exit", "sched:sched_process_exit" },
+};
+
+int tool_threads_setup(struct ftn_instance *inst, struct ftn_ownermap *owners,
+		       struct ftn_threads **out, const char **evs)
+{
+	struct ftn_threads *t;
+	int err;
+
+	*out = NULL;
+	evs[0] = NULL;
+	for (int i = 0; i < 2; i++)
+		if (!ftn_event_exists(thread_evs[i][0], thread_evs[i][1])) {
+			tool_info("no %s:%s: a thread gone before its event was read shows its "
+				  "thread ID as PID", thread_evs[i][0], thread_evs[i][1]);
+			return 0;
+		}
+	if (!(t = ftn_threads_alloc(NULL, 0)))
+		return tool_fail(-ENOMEM, "out of memory");
+	*out = t;
+	/* births first, then the threads alive: none falls between */
+	for (int i = 0; i < 2; i++)
+		if ((err = tool_event_setup(inst, thread_evs[i][0], thread_evs[i][1], NULL, 0,
+					    thread_evs[i][2])))
+			return err;
+	if ((err = ftn_threads_scan(t)))
+		return tool_fail(err, "cannot list the threads in /proc: %s", strerror(-err));
+	ftn_ownermap_set_threads(owners, t);
+	evs[0] = "task/task_newtask";
+	evs[1] = "sched/sched_process_exit";
+	evs[2] = NULL;
+	return 0;
+}
+
+int tool_threads_event(struct ftn_threads *t, const struct ftn_instance *inst,
+		       const struct ftn_event *ev)
+{
+	if (!t)
+		return 0;
+	if (ftn_instance_lost(inst))
+		ftn_threads_lost(t);    /* a birth may be among them */
+	return ftn_threads_event(t, ev);
+}
+
+pid_t tool_threads_pid(const struct ftn_threads *t, pid_t tid)
+{
+	return t ? ftn_threads_tgid(t, tid) : tid;
+}
