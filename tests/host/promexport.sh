@@ -9,7 +9,8 @@
 #  - every tool with --prom FILE in its synopsis (but netdelta), each for 3 s with
 #    its --prom file in that directory, traffic meanwhile in a new
 #    namespace: conngen connections, refused ones, UDP to a closed port)
-#    exits 0 (exit 2, unsupported on this kernel: skipped, saying so) and
+#    exits 0 (where the test finds the kernel lacks its need: exits 2 or
+#    3, the rest skipped, saying so) and
 #    its file passes `promtool check metrics`; no instance is left;
 #  - netdelta as examples/node_exporter/ftnet-netdelta.service runs it
 #    (paths ours), -N (a process in the namespace) after the traffic: its file
@@ -144,11 +145,13 @@ for b in $tools; do
 	eval "p=\$pid_$b; secs=\$secs_$b"
 	host_wait_pid "$p" 150
 	wait "$p"; rc=$?
-	if [ "$rc" = 2 ] || [ "$rc" = 3 ]; then
-		# 3 as root: the kernel refuses it (funccount under this host's LSM)
-		# (the offline tier checks its file on a fake tree:
-		# tests/offline/kprobe.sh, funccount.sh)
-		t_skip "$b --prom" "unsupported or refused on this kernel (exit $rc: $(head -1 "$tmp/$b.err")); the offline tier checks its file"
+	# a kernel without what the tool needs, checked by the test, not
+	# taken from the exit code (the offline tier checks its file on a
+	# fake tree: tests/offline/kprobe.sh, funccount.sh)
+	if why=$(host_kernel_lacks "$b"); then
+		t_check "$b --prom: exit 2 (unsupported) or 3 (refused) where this kernel lacks its need (got $rc)" \
+			sh -c '[ "$1" = 2 ] || [ "$1" = 3 ]' sh "$rc"
+		t_skip "$b --prom" "this kernel: $why; the offline tier checks its file"
 		rm -f "$D/ftnet-$b.prom"
 		continue
 	fi

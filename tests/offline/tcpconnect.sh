@@ -173,11 +173,12 @@ check "tcpaccept -4 -P: in the kernel filter" \
 
 # --- back ends and misuse
 for t in tcpconnect tcpaccept; do
-	"$BIN/$t" -h > "$tmp/o" 2>&1
-	check "$t -h: exit 0, usage" sh -c '[ $? = 0 ] && grep -q "^usage: $1" "$2"' sh "$t" "$tmp/o"
+	"$BIN/$t" -h > "$tmp/o" 2>&1; rc=$?
+	check "$t -h: exit 0, usage" sh -c '[ "$3" = 0 ] && grep -q "^usage: $1" "$2"' sh "$t" "$tmp/o" "$rc"
 	for bad in "-P 0" "-P 70000" "-P 1,x" "-p 0" "-N abc" "-x" "-i 0"; do
 		# shellcheck disable=SC2086 # bad is two words
-		"$BIN/$t" $bad > "$tmp/o" 2> "$tmp/e"; rc=$?
+		# (then -h: exit 2 can only come from the option before it)
+		"$BIN/$t" $bad -h > "$tmp/o" 2> "$tmp/e"; rc=$?
 		check "$t $bad: exit 2, nothing on stdout" sh -c '[ "$1" = 2 ] && ! test -s "$2"' sh "$rc" "$tmp/o"
 	done
 	run "$R" "$tmp/o" "$tmp/e" "$BIN/$t" -d 1 -B nosuch
