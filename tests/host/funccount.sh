@@ -9,7 +9,8 @@
 # counting checks are then skipped with that reason.
 # Where it does: a glob that matches nothing exits 2 with one line; a glob over the TCP send path ('tcp_sendmsg*') while
 # build/tests/tcpgen makes 200 sends of 10 bytes over the loopback of a
-# private network namespace: tcp_sendmsg counted at least 200 times in
+# private network namespace: tcp_sendmsg counted at least 200 times, below
+# 400 (the host's own traffic counts too; the guests check it exactly), in
 # total, in per-interval JSON rows whose totals add up; the instance (and
 # so its filter and tracer) gone after the run and after SIGINT; the
 # global current_tracer, set_ftrace_filter and the rest of the tracing
@@ -105,7 +106,11 @@ t_is "$rc" 0 "funccount -d 4 exits 0"
 t_is "$(host_inst_of "$fcpid")" "" "after the run: its instance (tracer, filter) is gone"
 n=$(sed -n 's/.*"func":"tcp_sendmsg","count":\([0-9]*\)}$/\1/p' "$tmp/c.out" | awk '{ s += $1 } END { print s + 0 }')
 t_diag "tcp_sendmsg counted $n times for $SENDS sends"
-t_check "tcp_sendmsg counted at least $SENDS times ($n)" [ "$n" -ge "$SENDS" ]
+# the host's other processes send too (funccount has no PID filter), so
+# not exact here (the guests check it exactly): at least every send, and
+# not every send twice (double counting) unless others sent as much
+t_check "tcp_sendmsg counted at least $SENDS times, below $((2 * SENDS)) ($n)" \
+	[ "$n" -ge "$SENDS" -a "$n" -lt $((2 * SENDS)) ]
 t_check "at least 3 intervals" [ "$(grep -c '"total":' "$tmp/c.out")" -ge 3 ]
 rows=$(sed -n 's/.*"count":\([0-9]*\)}$/\1/p' "$tmp/c.out" | awk '{ s += $1 } END { print s + 0 }')
 tot=$(sed -n 's/.*"total":\([0-9]*\),"lost".*/\1/p' "$tmp/c.out" | awk '{ s += $1 } END { print s + 0 }')

@@ -185,7 +185,9 @@ while [ $i -lt 100 ]; do
 done
 cp "$d/events/sock/inet_sock_set_state/trigger" "$tmp/trig"
 cp "$d/events/sock/inet_sock_set_state/enable" "$tmp/hist.enable"
-sleep 0.4
+# the table's base is read before the banner: the new table goes in
+# after it, before the first interval's read (1 s), not after a sleep
+i=0; while ! grep -q '^Tracing' "$tmp/e" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 cat > "$d/events/sock/inet_sock_set_state/hist.new" <<'EOF2'
 # event histogram
 #

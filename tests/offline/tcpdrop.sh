@@ -194,7 +194,9 @@ pid=$!
 d=$H/fs/instances/$(sh "$FTNET_TOP/tests/helpers/ftnet-name.sh" - tcpdrop $pid)
 i=0; while [ ! -s "$d/events/skb/kfree_skb/trigger" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 cp "$d/events/skb/kfree_skb/trigger" "$tmp/trig"
-sleep 0.4
+# the table's base is read before the banner: the new table goes in
+# after it, before the first interval's read (1 s), not after a sleep
+i=0; while ! grep -q '^Tracing' "$tmp/e" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 cat > "$d/events/skb/kfree_skb/hist.new" <<'EOF'
 # event histogram
 #
