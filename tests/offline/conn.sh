@@ -90,6 +90,18 @@ golden tcpstates.raw.count.json "$tmp/o"
 run0 tcpstates -d 1 -c
 golden tcpstates.raw.count.txt "$tmp/o"
 
+run0 tcpstates -d 1 -c --top 2
+check "tcpstates -c --top 2: two rows, the other 10 transitions summed as other" \
+	sh -c '[ "$(grep -c "^[A-Z_]* *[A-Z_]* *1\$" "$1")" = 2 ] && grep -q "^other *other *10\$" "$1" &&
+	       [ "$(wc -l < "$1")" = 5 ]' sh "$tmp/o"
+# -n: the owner's namespace, from its /proc entry (one made for it here)
+mkdir -p "$tmp/proc/12266/ns" && ln -s "net:[4026532777]" "$tmp/proc/12266/ns/net" &&
+	printf 'Name:\tcapture_raw\nTgid:\t12266\n' >"$tmp/proc/12266/status"
+run0 tcpstates -d 1 -n
+check "tcpstates -n: a NETNS column, the owner's namespace where the owner is known" \
+	sh -c 'head -1 "$1" | grep -q " NETNS " && [ "$(grep -c " 12266 *capture_raw *4026532777 " "$1")" = 10 ] &&
+	       [ "$(grep -c " - *- *- " "$1")" = 2 ]' sh "$tmp/o"
+rm -r "$tmp/proc/12266"
 run0 tcpstates -d 1 --prom "$tmp/p.prom" -H
 check "tcpstates --prom: transitions counted per (old, new)" \
 	grep -qx 'ftnet_tcpstates_transitions_total{oldstate="LISTEN",newstate="SYN_RECV"} 1' "$tmp/p.prom"
@@ -125,6 +137,23 @@ check "tcplife --prom: no byte counts without them" \
 run0 tcplife -d 1 -H -T -t -D 49593
 check "tcplife -D 49593: the client's connection only" \
 	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q " 41190 127.0.0.1 *49593 " "$1"' sh "$tmp/o"
+run0 tcplife -d 1 -H -b 300
+check "tcplife -b 300: per-CPU buffer 300 KiB" grep -qx 300 "$R/seen/buffer_size_kb"
+run0 tcplife -d 1.2 -H -i 0.5 --prom "$tmp/li.prom"
+check "tcplife -i 0.5 --prom: the connections counted in the file" \
+	grep -qx 'ftnet_tcplife_connections_total{comm="capture_raw"} 2' "$tmp/li.prom"
+run0 tcplife -d 1 -6 -H
+# (a fake tree's replay ignores the filter: the kernel's does the work)
+check "tcplife -6: family in the kernel filter" grep -qx 'protocol == 6 && family == 10' "$F"
+run0 tcplife -d 1 -4 -H -L 41190
+check "tcplife -4: family in the kernel filter" grep -qx 'protocol == 6 && family == 2' "$F"
+check "tcplife -L 41190: the server's accepted connection only" \
+	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q " 127.0.0.1 *41190 " "$1"' sh "$tmp/o"
+run0 tcplife -d 1 -H -w -p 12266
+check "tcplife -p 12266 -w: the 2 connections its owner has, in wide columns" \
+	sh -c '[ "$(wc -l < "$1")" = 2 ] && [ "$(grep -c "^ *12266 " "$1")" = 2 ]' sh "$tmp/o"
+run0 tcplife -d 1 -H -p 4242
+check "tcplife -p of another PID: nothing shown" [ ! -s "$tmp/o" ]
 
 # -N: every owner's namespace unknown (an empty /proc: the tasks gone
 # before their events were read): none shown, and said

@@ -170,6 +170,35 @@ run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1 -4 -P "$PORT" -H
 check "tcpaccept -4 -P: the three IPv4 accepts" [ "$(wc -l < "$tmp/o")" = 3 ]
 check "tcpaccept -4 -P: in the kernel filter" \
 	grep -q "&& family == 2 && (sport == $PORT)\$" "$R/seen/events/sock/inet_sock_set_state/filter"
+# -p: the server's accepts only (its PID from the log), or none
+spid=$(awk '{ print $1; exit }' "$tmp/awant")
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1 -H -p "$spid"
+n=$(awk -v p="$spid" '$1 == p' "$tmp/awant" | wc -l)
+check "tcpaccept -p SERVER: its $n accepts of the log, no other (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(wc -l < "$2")" = "$3" ] && [ "$(grep -vc "^[0-9:]* *$4 " "$2")" = 0 ]' \
+	sh "$rc" "$tmp/o" "$n" "$spid"
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1 -H -p 4242
+check "tcpaccept -p of another PID: nothing shown (exit $rc)" sh -c '[ "$1" = 0 ] && [ ! -s "$2" ]' sh "$rc" "$tmp/o"
+# -t: seconds since the first accept; -T: the clock, as by default
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1 -t
+check "tcpaccept -t: TIME(s), the first accept at 0.000 (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && head -1 "$2" | grep -q "^TIME(s) " && sed -n 2p "$2" | grep -q "^0\.000 "' sh "$rc" "$tmp/o"
+for t in tcpaccept tcpconnect; do
+	run "$R" "$tmp/o" "$tmp/e" "$BIN/$t" -d 1 -T
+	check "$t -T: the clock, as the default's golden (exit $rc)" \
+		sh -c '[ "$1" = 0 ] && cmp -s "$2" "$3"' sh "$rc" "$tmp/o" "$GOLD/$( [ $t = tcpaccept ] && echo tcpaccept || echo tcpconnect).conn.txt"
+	# -b: the instance's per-CPU buffer
+	run "$R" "$tmp/o" "$tmp/e" "$BIN/$t" -d 1 -b 300
+	check "$t -b 300: per-CPU buffer 300 KiB (exit $rc)" \
+		sh -c '[ "$1" = 0 ] && grep -qx 300 "$2"' sh "$rc" "$R/seen/buffer_size_kb"
+done
+# -c --top 1: the busiest row, the rest summed as other
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpconnect" -d 1 -c --top 1
+check "tcpconnect -c --top 1: one row, the other 7 connects (4 failed) as other (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(wc -l < "$2")" = 4 ] && grep -q "^other  *other  *7  *4\$" "$2"' sh "$rc" "$tmp/o"
+run "$R" "$tmp/o" "$tmp/e" "$BIN/tcpaccept" -d 1 -c --top 1
+check "tcpaccept -c --top 1: one row, the other 3 accepts as other (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(wc -l < "$2")" = 4 ] && grep -q "^other  *other  *3\$" "$2"' sh "$rc" "$tmp/o"
 
 # --- back ends and misuse
 for t in tcpconnect tcpaccept; do

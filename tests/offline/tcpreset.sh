@@ -108,6 +108,14 @@ check "-c: sent NO_SOCKET to 127.0.0.1 counted 2" \
 check "-c: interval total 16" grep -q '"total":16,"lost":0' "$tmp/o"
 run -d 1 -c
 golden tcpreset.raw.count.txt "$tmp/o"
+run -d 1 -c --top 1
+check "-c --top 1: one row, the other 12 resets as other (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(wc -l < "$2")" = 4 ] && grep -q "^other  *other  *other  *12\$" "$2"' sh "$rc" "$tmp/o"
+run -d 1 -T
+check "-T: the clock, as the default's golden (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && cmp -s "$2" "$3"' sh "$rc" "$tmp/o" "$GOLD/tcpreset.raw.txt"
+run -d 1 -b 300
+check "-b 300: per-CPU buffer 300 KiB (exit $rc)" sh -c '[ "$1" = 0 ] && grep -qx 300 "$2"' sh "$rc" "$R/seen/buffer_size_kb"
 
 # --- filters
 run -d 1 --json -P 41001
