@@ -158,8 +158,13 @@ par_end() {
 # each tier's time, said as it ends and again before the closing line
 # (the CI budget: the whole run within 60 minutes)
 tier_times=""
+# checks per tier: the valgrind and sanitize tiers run again checks the
+# other tiers ran (the unit tests; offline scripts and host tests under
+# sanitizers): counted apart from the distinct ones
+distinct=0 reruns=0 distinct_by="" reruns_by=""
 for tier in $tiers; do
 	tier_t0=$(date +%s)
+	tier_p0=$pass tier_f0=$fail tier_s0=$skip
 	case $tier in
 	offline)
 		for t in build/tests/test_*; do
@@ -207,8 +212,9 @@ for tier in $tiers; do
 			case $t in
 			# nm of the normal build's objects and make install, the
 			# Debian package: make in build/san would rebuild its
-			# tree unsanitized; nothing for a sanitizer to see
-			*/layers.sh|*/install.sh|*/deb.sh) continue ;;
+			# tree unsanitized; nothing for a sanitizer to see (and
+			# optcover: a reading of the tests and the tools' -h)
+			*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh) continue ;;
 			esac
 			[ -f "$t" ] && par_one "${FTNET_JOBS:-4}" "sanitize/offline/$(basename "$t")" sh "$t"
 		done
@@ -227,11 +233,20 @@ for tier in $tiers; do
 		[ -f tests/vm/run.sh ] && run_one "vm/run.sh" sh tests/vm/run.sh ;;
 	esac
 	tier_s=$(($(date +%s) - tier_t0))
-	echo "# tier $tier: $tier_s s"
+	tp=$((pass - tier_p0)) tf=$((fail - tier_f0)) ts=$((skip - tier_s0))
+	tn=$((tp + tf + ts))
+	echo "# tier $tier: $tier_s s, $tn checks ($tp passed, $tf failed, $ts skipped)"
 	tier_times="$tier_times $tier $tier_s s,"
+	case $tier in
+	valgrind|sanitize) reruns=$((reruns + tn)); reruns_by="$reruns_by $tier $tn," ;;
+	*) distinct=$((distinct + tn)); distinct_by="$distinct_by $tier $tn," ;;
+	esac
 done
 
 recap_failures
 [ -n "$tier_times" ] && echo "# tier times:${tier_times%,}"
+[ -n "$distinct_by$reruns_by" ] &&
+	echo "# checks: $distinct distinct (${distinct_by# }); $reruns re-runs of them under valgrind and the sanitizers${reruns_by:+ (${reruns_by# })}" |
+	sed 's/,)/)/g'
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
