@@ -35,7 +35,6 @@ EXEMPT = {
     "netdelta": {"-H": TODO},
     "netreport": {"-b": TODO},
     "sockio": {"-H": TODO, "-i": TODO},
-    "tcpretrans": {"-N": TODO, "-o": TODO, "-b": TODO},
     "tcpsnoop": {"-6": TODO, "-H": TODO},
     "tcptop": {"-4": TODO, "-6": TODO, "-H": TODO},
     "udpsnoop": {"-4": TODO, "-H": TODO, "-P": TODO},

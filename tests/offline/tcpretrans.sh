@@ -67,6 +67,40 @@ golden tcpretrans.6.18.count.txt "$tmp/o"
 # the next reading, a drain later), and the run's
 # total is the counter's 25. The counter moves once the tool has opened
 # trace_pipe (after its first reading, before the feed).
+# -o: the owner of a retransmitting socket, from /proc: the IPv4 flow's
+# row (127.0.0.1:37122 -> 127.0.0.1:5000) in this /proc's net/tcp (inode
+# 7777, process 4321's fd 3) and, for -N 5555, in process 5555's
+# namespace's table (inode 8888, its own fd 3)
+O=$tmp/procown
+row() { # INODE: the flow's row in /proc/net/tcp's format
+	printf '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n'
+	printf '   0: 0100007F:9102 0100007F:1388 01 00000000:00000000 00:00000000 00000000     0        0 %s 1 0000000000000000 20 4 30 10 -1\n' "$1"
+}
+mkdir -p "$O/net" "$O/4321/fd" "$O/5555/fd" "$O/5555/net" "$O/5555/ns"
+row 7777 >"$O/net/tcp"
+row 8888 >"$O/5555/net/tcp"
+for d in "$O/net" "$O/5555/net"; do
+	printf '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n' >"$d/tcp6"
+done
+ln -s "socket:[7777]" "$O/4321/fd/3"
+ln -s "socket:[8888]" "$O/5555/fd/3"
+ln -s "net:[4026532555]" "$O/5555/ns/net"
+printf 'tcpgen-owner\n' >"$O/4321/comm"
+printf 'in-netns\n' >"$O/5555/comm"
+fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" env FTNET_PROC="$O" "$BIN/tcpretrans" -d 1 -o --json
+check "6.18 -o: the IPv4 flow's 9 retransmits owned by 4321 (its fd holds the row's inode), exit $rc" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "\"sport\":37122,.*\"owner_pid\":4321,\"owner_comm\":\"tcpgen-owner\"" "$2")" = 9 ]' \
+	sh "$rc" "$tmp/o"
+check "6.18 -o: the IPv6 flow, in no table here, has no owner" \
+	sh -c '[ "$(grep -c "\"sport\":46264,.*\"owner_pid\":null" "$1")" = 10 ]' sh "$tmp/o"
+fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" env FTNET_PROC="$O" "$BIN/tcpretrans" -d 1 -o -N 5555 --json
+check "6.18 -o -N 5555: found in 5555's namespace's table, owned by 5555, exit $rc" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "\"sport\":37122,.*\"owner_pid\":5555,\"owner_comm\":\"in-netns\"" "$2")" = 9 ]' \
+	sh "$rc" "$tmp/o"
+fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" "$BIN/tcpretrans" -d 1 -b 300
+check "6.18 -b 300: per-CPU buffer 300 KiB, exit $rc" \
+	sh -c '[ "$1" = 0 ] && grep -qx 300 "$2"' sh "$rc" "$tmp/linux-6.18/seen/buffer_size_kb"
+
 # run_bump ROOT FIXTURE OUT ERR CMD: fake_run, the counter set to 1025
 # between the tool's two readings
 run_bump() {
