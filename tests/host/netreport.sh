@@ -219,9 +219,19 @@ t_check "--check WARNING: the report follows the summary" grep -q '^Cross-check:
 # a signal ends the run early: the report of what was sampled, exit 0,
 # the instance removed
 for sig in INT TERM HUP; do
-	nr_bg "$tmp/s$sig" "$tmp/s$sig.err" -d 60 -v
+	# (the SIGINT run with -b 300: its instance's per-CPU buffer)
+	b=; [ "$sig" = INT ] && b="-b 300"
+	# shellcheck disable=SC2086 # b is two words or none
+	nr_bg "$tmp/s$sig" "$tmp/s$sig.err" -d 60 -v $b
 	if ! ready "$tmp/s$sig.err"; then
 		t_fail "SIG$sig: netreport started"; continue
+	fi
+	if [ -n "$b" ]; then
+		_in=$(host_inst_of "$nrpid")
+		# (the kernel rounds it up to whole pages with their headers: 302)
+		kb=$(cat "$_in/buffer_size_kb" 2>&1)
+		t_check "netreport -b 300: its instance's per-CPU buffer, 300 KiB rounded up to pages ($kb)" \
+			[ "$kb" -ge 300 -a "$kb" -le 308 ]
 	fi
 	kill -"$sig" "$nrpid"
 	finish 50

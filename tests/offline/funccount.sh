@@ -149,6 +149,16 @@ cat > "$tmp/want" <<'EOF2'
 EOF2
 same "--json --top 1: the busiest, the rest as other, exact totals" "$tmp/want" "$tmp/o"
 
+# -H: the same rows without the header; -b: the instance's buffer
+run_fc "$tmp/o" "$tmp/e" -d 1 'tcp_sendmsg*' 'mptcp_*'
+cp "$tmp/o" "$tmp/plain"
+run_fc "$tmp/o" "$tmp/e" -d 1 -H -b 300 'tcp_sendmsg*' 'mptcp_*'
+check "-H: the rows of a run without it, no header line (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && grep -q "^FUNC" "$3" && ! grep -q "^FUNC" "$2" &&
+	       grep -v "^FUNC" "$3" | sed "s/^[0-9:]* //" >"$3.rows" && sed "s/^[0-9:]* //" "$2" | cmp -s - "$3.rows"' \
+	sh "$rc" "$tmp/o" "$tmp/plain"
+check "-b 300: per-CPU buffer 300 KiB" grep -qx 300 "$R/seen/buffer_size_kb"
+
 # a missed-events flag with a stored count of 7 on CPU 1
 page "$R/tmpl/per_cpu/cpu1/trace_pipe_raw" 7 $S $L $U
 run_fc "$tmp/o" "$tmp/e" -d 1 'tcp_*'

@@ -57,6 +57,11 @@ else
 	ok "--prom: promtool check metrics # SKIP no promtool"
 fi
 
+swap_run a b "$tmp/h" "$tmp/e" -H; rc=$?
+check "-H: no source headers, the same counters and deltas (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && grep -q "^\[" "$3" && ! grep -q "^\[" "$2" && [ -s "$2" ] &&
+	       awk "/^  / { print \$1, \$2 }" "$2" >"$2.rows" && awk "/^  / { print \$1, \$2 }" "$3" | cmp -s - "$2.rows"' \
+	sh "$rc" "$tmp/h" "$tmp/t"
 swap_run a b "$tmp/j" "$tmp/e" --json -f '^Udp\.|^Softnet\.cpu0\.processed$'; rc=$?
 check "--json -f: exit 0" [ "$rc" = 0 ]
 check "--json: Udp.NoPorts line, exact" grep -q '"source":"snmp","counter":"Udp.NoPorts","group":"Udp","name":"NoPorts","state":"same","delta":7,"rate":3\.[45][0-9]*,"value":752,"kind":"counter"}$' "$tmp/j"

@@ -109,7 +109,45 @@ for proto in tcp udp; do
 	check "${proto}top text: header with ${proto}in/out in KB" \
 		grep -q "load: L  $(echo $proto | tr a-z A-Z)in: [0-9]* KB  $(echo $proto | tr a-z A-Z)out: [0-9]* KB" "$tmp/o"
 	check "${proto}top text: no screen clearing into a file" sh -c '! grep -q "$(printf "\033")" "$1"' sh "$tmp/o"
+
+	# -H: the same rows without the column headers
+	run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/${proto}snoop" -d 1 -H
+	golden_normalize "$tmp/o"
+	check "${proto}snoop -H: the golden's rows, no header (exit $rc)" \
+		sh -c '[ "$1" = 0 ] && tail -n +2 "$3" | cmp -s - "$2"' sh "$rc" "$tmp/o" "$GOLD/${proto}snoop.raw.txt"
+	run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/${proto}top" -d 1 -i 10 -C -H
+	golden_normalize "$tmp/o"
+	check "${proto}top -H: the golden's rows, no column header (exit $rc)" \
+		sh -c '[ "$1" = 0 ] && grep -v "^NETNS " "$3" | cmp -s - "$2"' sh "$rc" "$tmp/o" "$GOLD/${proto}top.raw.txt"
+	# -4, -6: the family in the kernel's filter (a fake tree's replay
+	# ignores it), for both tools
+	p=$([ $proto = tcp ] && echo 6 || echo 17)
+	for fam in 4 6; do
+		for t in ${proto}top ${proto}snoop; do
+			run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/$t" -d 0.5 --json -$fam
+			check "$t -$fam: family in the kernel filter (exit $rc)" \
+				sh -c '[ "$1" = 0 ] && grep -qx "family == $2 && protocol == $3 && ret > 0 && !(flags & 2)" "$4"' \
+				sh "$rc" "$([ $fam = 4 ] && echo 2 || echo 10)" "$p" "$R/seen/events/sock/sock_send_length/filter"
+		done
+	done
 done
+
+# -P: the port on the joined tuple (user space): the log's UDP sockets with
+# local or remote port 41002, their bytes as the log's
+want=$(awk '/kind=udp / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	if (f["lport"] == 41002 || f["rport"] == 41002) { tx += f["tx"]; rx += f["rx"] } } END { print tx + 0, rx + 0 }' "$S/log")
+run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/udptop" -d 1 -i 1 --json -P 41002
+got=$(awk -F'"tx_bytes":' '/"tx_bytes"/ { split($2, a, /[,}]/); tx += a[1]; split($0, b, /"rx_bytes":/); split(b[2], c, /[,}]/); rx += c[1] }
+	END { print tx + 0, rx + 0 }' "$tmp/o")
+check "udptop -P 41002: the two ends of that flow, bytes as the log's ($want / $got, exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$2" = "$3" ] && ! grep "\"tx_bytes\"" "$4" | grep -v "\"lport\":41002," | grep -qv "\"rport\":41002,"' \
+	sh "$rc" "$want" "$got" "$tmp/o"
+run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/udpsnoop" -d 1 --json -P 41002
+n=$(awk '/kind=udp / { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	if (f["lport"] == 41002 || f["rport"] == 41002) s += f["sends"] + f["recvs"] } END { print s + 0 }' "$S/log")
+check "udpsnoop -P 41002: the $n calls of that flow's two ends only (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "\"dir\"" "$2")" = "$3" ] &&
+	       ! grep "\"dir\"" "$2" | grep -v "\"lport\":41002," | grep -qv "\"rport\":41002,"' sh "$rc" "$tmp/o" "$n"
 
 # --prom: cumulative tx/rx bytes per process and socket, as promtool wants
 run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/udptop" -d 1 -i 1 --prom "$tmp/u.prom"

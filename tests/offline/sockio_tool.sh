@@ -150,6 +150,24 @@ check "replay: every row has the reader's PID and the tuple from its tables (por
 check "replay: the misframed read asks 28019 bytes" grep -q '"call":"read",.*"asked":28019,' "$tmp/o"
 check "replay: no row for the regular file it read" sh -c '! grep -q "\"proto\":\"file\"" "$1"' sh "$tmp/o"
 check "replay: set_event_pid holds the PID, event-fork on ($seen)" [ "$seen" = "$RP 1" ]
+# text, then -H and -i 0.5: the same rows, no header
+replay() { # OUT ARGS...
+	_o=$1; shift
+	FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl FTNET_PROC=$P FTNET_CLOCK_OFFSET=1795000000 TZ=UTC \
+		"$S" -d 1 -p "$RP" "$@" >"$_o" 2>"$tmp/re"; rc=$?
+}
+replay "$tmp/t1"; rc1=$rc
+replay "$tmp/t2" -H -i 0.5
+check "replay -H: the rows of the text run, no header (exit $rc1 $rc)" \
+	sh -c '[ "$1 $2" = "0 0" ] && head -1 "$3" | grep -q "^TIME " && [ -s "$4" ] && tail -n +2 "$3" | cmp -s - "$4"' \
+	sh "$rc1" "$rc" "$tmp/t1" "$tmp/t2"
+# -C -i 0.4 -d 1.3: an interval record each 0.4 s (3) and the last, partial one
+replay "$tmp/t3" -C --json -i 0.4 -d 1.3
+check "replay -C -i 0.4 -d 1.3: 4 interval totals, about 0.4 s apart (not -i 1), the 13 calls in the first (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(grep -c "\"total\":" "$2")" = 4 ] &&
+	       grep "\"total\":" "$2" | sed -n "s/.*T[0-9:]*:\([0-9.]*\)Z.*/\1/p" | head -3 |
+	       awk "NR > 1 { d = \$1 - p; if (d < 0) d += 60; if (d < 0.3 || d > 0.7) bad = 1 } { p = \$1 } END { exit bad }" &&
+	       grep "\"total\":" "$2" | head -1 | grep -q "\"total\":13,"' sh "$rc" "$tmp/t3"
 check "replay: the closing record, nothing lost" grep -q '"lost":0}$' "$tmp/o"
 FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl FTNET_PROC=$P "$S" -d 1 -p 999999 >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "replay: a PID /proc does not have: exit 2, one line" \

@@ -59,6 +59,13 @@ check "6.18 -c: exit 0" [ "$rc" = 0 ]
 golden tcpretrans.6.18.count.json "$tmp/o"
 fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" env FTNET_PROC="$P" "$BIN/tcpretrans" -d 1 -c
 golden tcpretrans.6.18.count.txt "$tmp/o"
+# --max-series 2: the counter keeps 2 keys, the rest summed into other,
+# the total as the golden's (21), said once
+fake_run "$tmp/linux-6.18" "$fx618" "$tmp/o" "$tmp/e" env FTNET_PROC="$P" "$BIN/tcpretrans" -d 1 -c --max-series 2
+check "6.18 -c --max-series 2: 2 rows and other, segments summing to the 21 (exit $rc)" \
+	sh -c '[ "$1" = 0 ] && [ "$(awk "NR > 2 && \$1 != \"other\"" "$2" | wc -l)" = 2 ] && grep -q "^other  *other other" "$2" &&
+	       [ "$(awk "NR > 2 { s += \$(NF - 1) } END { print s }" "$2")" = 21 ]' sh "$rc" "$tmp/o"
+check "6.18 -c --max-series 2: said once" [ "$(grep -c "more than 2 series: the smallest are summed into 'other' (--max-series)" "$tmp/e")" = 1 ]
 
 # The segments RetransSegs counted that no event showed (a multi-segment
 # skb's others: the tracepoint carries no count): the namespace's counter
