@@ -83,7 +83,7 @@ touch "$tmp/go"
 t0=$(date +%s)
 wait $cpid
 crc=$?
-t_is "$crc" 0 "connchurn made $CONNS connections"
+t_is "$crc" 0 "set-up: connchurn made $CONNS connections"
 sed 's/^/# /' "$tmp/churn.out" "$tmp/churn.err"
 # two intervals for the last calls to be read and written
 sleep 2.5
@@ -149,7 +149,7 @@ else
 		host_nstat "$SNS" "$tmp/s.before"
 		ip netns exec "$CNS" "$SYNF" send -s 2001:db8:1:: -d 2001:db8:ff::1 -p $LPORT -n $LPORTS \
 			-c "$SYNS" -r 20000 -t 30 >"$tmp/send.out" 2>"$tmp/send.err"
-		t_is "$?" 0 "synflood sent $SYNS SYNs from as many addresses"
+		t_is "$?" 0 "set-up: synflood sent $SYNS SYNs from as many addresses"
 		sed 's/^/# /' "$tmp/send.out" "$tmp/send.err"
 		# the last SYN's first SYN-ACK retransmit is 1 s after it; then
 		# the listeners go, and their requests retransmit no more

@@ -53,7 +53,7 @@ while [ $k -lt 8 ]; do
 	sleep 0.6
 	k=$((k + 1))
 done
-t_is "$bad" 0 "sendrecv ran eight bursts"
+t_is "$bad" 0 "set-up: sendrecv ran eight bursts"
 kill -INT $pid
 host_wait_pid $pid 50
 wait $pid

@@ -47,6 +47,10 @@
 
 cd "${FTNET_TOP:=$(pwd)}" || exit 1
 . tests/host/lib.inc
+# every check here is of the traffic generator, not of a tool: named so
+# (the closing summary's counts are the tools' checks and these set-ups)
+t_pass() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - set-up: $*"; }
+t_fail() { _tap_n=$((_tap_n + 1)); _tap_fail=$((_tap_fail + 1)); echo "not ok $_tap_n - set-up: $*"; }
 
 GEN=$FTNET_TOP/build/tests/conngen
 NS=ftnet-conngen-$$

@@ -100,7 +100,7 @@ t_check "the run's instance has the function tracer" sh -c \
 t_check "-v: the glob's count as in available_filter_functions ($want)" \
 	grep -q "'tcp_sendmsg\\*' matches $want functions" "$tmp/c.err"
 ip netns exec "$NS" "$GEN" flow -4 -p "$PORT" -n $SENDS -s 10 -t 3 >"$tmp/gen.out" 2>&1; rcg=$?
-t_is "$rcg" 0 "tcpgen made $SENDS sends of 10 bytes"
+t_is "$rcg" 0 "set-up: tcpgen made $SENDS sends of 10 bytes"
 if host_wait_pid "$fcpid" 80; then wait "$fcpid"; rc=$?; else rc=timeout; fi
 t_is "$rc" 0 "funccount -d 4 exits 0"
 t_is "$(host_inst_of "$fcpid")" "" "after the run: its instance (tracer, filter) is gone"

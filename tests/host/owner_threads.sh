@@ -43,7 +43,7 @@ wait $tc; rcc=$?
 wait $tl; rcl=$?
 wait $ta; rca=$?
 wait $ts; rcs=$?
-t_is "$rc" 0 "the threaded client made its $N connections ($(tail -n 1 "$tmp/log"))"
+t_is "$rc" 0 "set-up: the threaded client made its $N connections ($(tail -n 1 "$tmp/log"))"
 t_is "$rcc $rcl $rca $rcs" "0 0 0 0" "tcpconnect, tcplife, tcpaccept and tcpsnoop end 0"
 pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$tmp/log")
 tids=$(sed -n 's/^tids //p' "$tmp/log")

@@ -93,7 +93,7 @@ for t in tcptop udptop tcpsnoop udpsnoop; do
 	fi
 done
 ip netns exec "$NS" "$GEN" -x -p "$PORT" -t 3 -w 2 -r 200 -l "$tmp/log"
-t_is "$?" 0 "sendrecv ran its three processes"
+t_is "$?" 0 "set-up: sendrecv ran its three processes"
 sleep 0.5
 for t in tcptop udptop tcpsnoop udpsnoop; do
 	stop $t

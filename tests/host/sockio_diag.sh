@@ -46,9 +46,9 @@ while ! grep -q '^Tracing' "$tmp/err" 2>/dev/null; do
 	sleep 0.1; i=$((i + 1))
 done
 ip netns exec "$NS" "$GEN" -x -p "$PORT" -t 3 -w 2 -r 200 -l "$tmp/log" tcp4 tcp6
-t_is "$?" 0 "sendrecv ran sr-tcp4 and sr-tcp6"
+t_is "$?" 0 "set-up: sendrecv ran sr-tcp4 and sr-tcp6"
 ip netns exec "$NS" "$CONN" -4 -p $((PORT + 4)) -n 150 -b 3000 -B 70000 -C mix -H 300 -l "$tmp/clog"
-t_is "$?" 0 "conngen made 150 connections"
+t_is "$?" 0 "set-up: conngen made 150 connections"
 sleep 2.5       # a read after the last closes (and their destroy messages)
 kill -INT $pid 2>/dev/null
 host_wait_pid $pid 50
@@ -73,7 +73,7 @@ sed -e 's/.*"pid":\([^,]*\),.*"laddr":\([^,]*\),"lport":\([^,]*\),"raddr":\([^,]
     -e 's/"//g' -e 's/null/-/g' >"$tmp/rows"
 awk -v pids=" $pids " 'index(pids, " " $1 " ") { k = $1 " " $2 " " $3 " " $4 " " $5; tx[k] += $6; rx[k] += $7 }
      END { for (k in tx) print k, tx[k], rx[k] }' "$tmp/rows" | sort >"$tmp/got"
-t_check "sendrecv: the log has 4 sockets" [ "$(wc -l <"$tmp/want")" -eq 4 ]
+t_check "set-up: sendrecv: the log has 4 sockets" [ "$(wc -l <"$tmp/want")" -eq 4 ]
 if cmp -s "$tmp/want" "$tmp/got"; then t_pass "sendrecv: bytes per process and socket = the log's"
 else t_fail "sendrecv: bytes per process and socket = the log's"; diff "$tmp/want" "$tmp/got" | sed 's/^/#   /'; fi
 
@@ -82,7 +82,7 @@ else t_fail "sendrecv: bytes per process and socket = the log's"; diff "$tmp/wan
 sed -n 's/.* saddr=\([^ ]*\) sport=\([0-9]*\) daddr=\([^ ]*\) dport=\([0-9]*\) result=ok tx=\([0-9]*\) rx=\([0-9]*\) .*/\1 \2 \3 \4 \5 \6/p' "$tmp/clog" | sort >"$tmp/cwant"
 awk -v p=$((PORT + 4)) '$3 == p || $5 == p { k = $2 " " $3 " " $4 " " $5; tx[k] += $6; rx[k] += $7 }
      END { for (k in tx) print k, tx[k], rx[k] }' "$tmp/rows" | sort >"$tmp/cgot"
-t_check "conngen: the log has 300 connection ends" [ "$(wc -l <"$tmp/cwant")" -eq 300 ]
+t_check "set-up: conngen: the log has 300 connection ends" [ "$(wc -l <"$tmp/cwant")" -eq 300 ]
 if cmp -s "$tmp/cwant" "$tmp/cgot"; then t_pass "conngen: bytes per connection end = the log's (short connections, FIN taken off)"
 else t_fail "conngen: bytes per connection end = the log's (short connections, FIN taken off)"
 	diff "$tmp/cwant" "$tmp/cgot" | head -20 | sed 's/^/#   /'; fi

@@ -54,7 +54,7 @@ i=0
 while ! grep -q '^Tracing' "$tmp/e" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 touch "$tmp/go"
 wait $gen
-t_is "$?" 0 "sendrecv ran"
+t_is "$?" 0 "set-up: sendrecv ran"
 sleep 0.5
 kill -INT $top
 host_wait_pid $top 100

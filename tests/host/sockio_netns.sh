@@ -33,7 +33,7 @@ for t in tcptop udptop; do
 done
 touch "$tmp/go"
 wait $gen
-t_is "$?" 0 "sendrecv ran in its namespace"
+t_is "$?" 0 "set-up: sendrecv ran in its namespace"
 sleep 0.5
 ino=$(readlink "/proc/$(sed -n '1s/.* pid=\([0-9]*\) .*/\1/p' "$tmp/log")/ns/net" 2>/dev/null | tr -dc 0-9)
 [ -n "$ino" ] || ino=$(ip netns exec "$NS" readlink /proc/self/ns/net | tr -dc 0-9)

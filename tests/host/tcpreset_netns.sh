@@ -78,7 +78,7 @@ gb=$!
 wait $ga
 rca=$?
 wait $gb
-t_is "$rca/$?" 0/0 "conngen exits 0 in both namespaces"
+t_is "$rca/$?" 0/0 "set-up: conngen exits 0 in both namespaces"
 host_nstat "$NSA" "$tmp/a.after"
 host_nstat "$NSB" "$tmp/b.after"
 sleep 1.2        # a batch period: the last events are read

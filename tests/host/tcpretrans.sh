@@ -169,16 +169,16 @@ t1=$(date +%s)
 t_diag "traffic took $((t1 - t0)) s; TcpRetransSegs $c0 -> $c1 -> $c2 -> $c3 -> $c4"
 
 sed 's/^/# /' "$tmp/gen4.out" "$tmp/gen6.out" 2>/dev/null
-t_is "$rc4" 0 "tcpgen IPv4 flow to port $P4 completed"
+t_is "$rc4" 0 "set-up: tcpgen IPv4 flow to port $P4 completed"
 if [ -n "$v6" ]; then
-	t_is "$rc6" 0 "tcpgen IPv6 flow to port $P6 completed"
+	t_is "$rc6" 0 "set-up: tcpgen IPv6 flow to port $P6 completed"
 else
 	t_skip "tcpgen IPv6 flow" "no ::1 in the namespace"
 fi
-t_is "$rcs4" 0 "tcpgen IPv4 connect to the black-holed port timed out"
-[ -n "$v6" ] && t_is "$rcs6" 0 "tcpgen IPv6 connect to the black-holed port timed out"
-t_is "$rcc4" 0 "tcpgen conns: 10 IPv4 handshakes with lost SYN-ACKs completed"
-[ -n "$v6" ] && t_is "$rcc6" 0 "tcpgen conns: 10 IPv6 handshakes with lost SYN-ACKs completed"
+t_is "$rcs4" 0 "set-up: tcpgen IPv4 connect to the black-holed port timed out"
+[ -n "$v6" ] && t_is "$rcs6" 0 "set-up: tcpgen IPv6 connect to the black-holed port timed out"
+t_is "$rcc4" 0 "set-up: tcpgen conns: 10 IPv4 handshakes with lost SYN-ACKs completed"
+[ -n "$v6" ] && t_is "$rcc6" 0 "set-up: tcpgen conns: 10 IPv6 handshakes with lost SYN-ACKs completed"
 
 if host_alive "$trpid"; then
 	t_pass "tcpretrans -d $DUR still running after the traffic"
@@ -318,7 +318,7 @@ t_is "$(awk -v p="$PS" '$2 == p && $3 == "synack" { s += $4 } END { print s + 0 
 t_is "$(awk -v p="lport=\"$PS\",cause=\"synack\"" '/^ftnet_tcpretrans_segments_total[{]/ && index($0, p) { s += $NF }
 	END { print s + 0 }' "$tmp/rt.prom")" "$nsa" "--prom: the cause label (lport $PS, synack)"
 if [ -n "$nst" ]; then
-	t_is "$nst" "$c4" "nstat agrees with /proc/net/snmp in the namespace ($nst)"
+	t_is "$nst" "$c4" "set-up: nstat agrees with /proc/net/snmp in the namespace ($nst)"
 else
 	t_skip "nstat cross-check" "nstat not installed"
 fi
@@ -349,7 +349,7 @@ if host_wait_nonempty "$tmp/bk.err" 50 "$trpid"; then
 	host_wait_pid "$trpid" 50 && { wait "$trpid"; rc=$?; } || rc=timeout
 	r1=$(awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 } else print $c }' /proc/net/snmp)
 	sed 's/^/# /' "$tmp/bulk.out"
-	t_is "$rck" 0 "tcpgen bulk flow (64 MiB in 1 MiB writes) to port $PK completed"
+	t_is "$rck" 0 "set-up: tcpgen bulk flow (64 MiB in 1 MiB writes) to port $PK completed"
 	t_is "$rc" 0 "tcpretrans -c (bulk phase) exits 0"
 	snd=$(sed -n 's/^tcpgen: client total_retrans //p' "$tmp/bulk.out")
 	t_check "the bulk sender retransmitted (${snd:-none})" [ "${snd:-0}" -gt 0 ]

@@ -109,7 +109,7 @@ else
 fi
 sleep 0.2
 conn; rcg=$?
-t_is "$rcg" 0 "tcpgen made one loopback connection to port $PORT"
+t_is "$rcg" 0 "set-up: tcpgen made one loopback connection to port $PORT"
 finish "tpoint -d 2 --json" 60
 grep -E "\"(sport|dport)\":\"$PORT\"" "$tmp/j.out" > "$tmp/j.port"
 t_diag "$(wc -l <"$tmp/j.port" | tr -d ' ') state changes of port $PORT"
