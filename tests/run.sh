@@ -39,7 +39,7 @@ export FTNET_TOP="$top"
 tiers=${FTNET_TIERS:-offline fuzz host analyse valgrind sanitize vm}
 logdir=$top/build/test-logs
 mkdir -p "$logdir"
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 setup=0
 rm -f "$logdir/failed"
 
 logof() { echo "$logdir/$(echo "$1" | tr '/ ' '__')"; }
@@ -53,6 +53,8 @@ tally() {
 	s=$(grep -c '^ok [0-9].*# SKIP' "$log" | head -1)
 	f=$(grep -c '^not ok [0-9]' "$log" | head -1)
 	p=$((p - s))
+	# checks of the generators and the kernel, not of a tool ("set-up: ")
+	setup=$((setup + $(grep -c '^ok [0-9]* - \(vm [^:]*: \)\{0,1\}set-up: ' "$log" | head -1)))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $name exited with status $rc"
 		f=1
@@ -164,7 +166,7 @@ tier_times=""
 distinct=0 reruns=0 distinct_by="" reruns_by=""
 for tier in $tiers; do
 	tier_t0=$(date +%s)
-	tier_p0=$pass tier_f0=$fail tier_s0=$skip
+	tier_p0=$pass tier_f0=$fail tier_s0=$skip tier_u0=$setup
 	case $tier in
 	offline)
 		for t in build/tests/test_*; do
@@ -242,14 +244,15 @@ for tier in $tiers; do
 	tier_times="$tier_times $tier $tier_s s,"
 	case $tier in
 	valgrind|sanitize) reruns=$((reruns + tn)); reruns_by="$reruns_by $tier $tn," ;;
-	*) distinct=$((distinct + tn)); distinct_by="$distinct_by $tier $tn," ;;
+	*) distinct=$((distinct + tn)); distinct_by="$distinct_by $tier $tn,"
+	   dsetup=$((${dsetup:-0} + setup - tier_u0)) ;;
 	esac
 done
 
 recap_failures
 [ -n "$tier_times" ] && echo "# tier times:${tier_times%,}"
 [ -n "$distinct_by$reruns_by" ] &&
-	echo "# checks: $distinct distinct (${distinct_by# }); $reruns re-runs of them under valgrind and the sanitizers${reruns_by:+ (${reruns_by# })}" |
+	echo "# checks: $distinct distinct (${distinct_by# }), ${dsetup:-0} of them set-up checks of the generators and the kernel; $reruns re-runs of them under valgrind and the sanitizers${reruns_by:+ (${reruns_by# })}" |
 	sed 's/,)/)/g'
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

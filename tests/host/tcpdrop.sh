@@ -164,13 +164,16 @@ if started "$tmp/st.err"; then
 fi
 
 # ------------------------------------------------------------ 100k drops/s
+# (the sanitize tier re-runs this under ASan, a consumer several times
+# slower: there the rate is 25k/s, a bound that holds, said in the name)
+rate=100000; [ -n "$FTNET_SANITIZE" ] && rate=25000
 td_bg "$tmp/fast.json" "$tmp/fast.err" -d 4 --json -r NO_SOCKET -P ip
 if started "$tmp/fast.err"; then
-	flood 127.0.0.1 9 200000 100000
+	flood 127.0.0.1 9 $((2 * rate)) $rate
 	finish
-	t_is "$(sum_rows "$tmp/fast.json" __udp4_lib_rcv+0x NO_SOCKET)" 200000 \
-		"100k drops/s for 2 s: all 200000 counted"
-	t_is "$(sum_key "$tmp/fast.json" lost)" 0 "100k drops/s: no lost events"
+	t_is "$(sum_rows "$tmp/fast.json" __udp4_lib_rcv+0x NO_SOCKET)" $((2 * rate)) \
+		"$((rate / 1000))k drops/s for 2 s: all $((2 * rate)) counted"
+	t_is "$(sum_key "$tmp/fast.json" lost)" 0 "$((rate / 1000))k drops/s: no lost events"
 fi
 
 # ------------------------------------------------------------ forced loss
