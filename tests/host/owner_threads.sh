@@ -48,24 +48,19 @@ t_is "$rcc $rcl $rca $rcs" "0 0 0 0" "tcpconnect, tcplife, tcpaccept and tcpsnoo
 pid=$(sed -n 's/^pid \([0-9]*\)$/\1/p' "$tmp/log")
 tids=$(sed -n 's/^tids //p' "$tmp/log")
 t_diag "process $pid, client threads: $tids"
-rows=$(grep -c "\"dport\":$PORT[,}]" "$tmp/c.json")
-t_is "$rows" "$N" "tcpconnect: one row per connect ($rows)"
-t_is "$(grep "\"dport\":$PORT[,}]" "$tmp/c.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
-	"tcpconnect: each connect's PID is the process ($pid), none a thread's"
+# rows TOOL FILE PATTERN WANT WHAT: the rows of FILE matching PATTERN are
+# WANT (WHAT each is), and every one carries the process's PID
+rows() {
+	_n=$(grep -c "$3" "$2")
+	t_is "$_n" "$4" "$1: one row per $5 ($_n)"
+	t_is "$(grep "$3" "$2" | grep -vc "\"pid\":$pid[,}]")" 0 "$1: each $5's PID is the process ($pid), none a thread's"
+}
+rows tcpconnect "$tmp/c.json" "\"dport\":$PORT[,}]" "$N" connect
 # tcplife -D PORT: the client sockets, closed by the threads
-rows=$(grep -c "\"dport\":$PORT[,}]" "$tmp/l.json")
-t_is "$rows" "$N" "tcplife: one row per client socket ($rows)"
-t_is "$(grep "\"dport\":$PORT[,}]" "$tmp/l.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
-	"tcplife: each client socket's PID is the process ($pid), none a thread's"
-rows=$(grep -c "\"lport\":$PORT[,}]" "$tmp/a.json")
-t_is "$rows" "$N" "tcpaccept: one row per accept ($rows)"
-t_is "$(grep "\"lport\":$PORT[,}]" "$tmp/a.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
-	"tcpaccept: each accept's PID is the process ($pid)"
+rows tcplife "$tmp/l.json" "\"dport\":$PORT[,}]" "$N" "client socket"
+rows tcpaccept "$tmp/a.json" "\"lport\":$PORT[,}]" "$N" accept
 # tcpsnoop: each thread's send and the listener thread's receive
-rows=$(grep -c '"bytes":6[,}]' "$tmp/s.json")
-t_is "$rows" "$((2 * N))" "tcpsnoop: a send and a receive per connection ($rows)"
-t_is "$(grep '"bytes":6[,}]' "$tmp/s.json" | grep -vc "\"pid\":$pid[,}]")" 0 \
-	"tcpsnoop: each call's PID is the process ($pid)"
+rows tcpsnoop "$tmp/s.json" '"bytes":6[,}]' "$((2 * N))" call
 for f in c l a s; do host_no_loss "$f: no loss reported" "$tmp/$f.err"; done
 
 t_is "$(host_instances_new)" "" "no instance left behind"

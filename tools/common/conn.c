@@ -144,24 +144,6 @@ int tool_conn_reader(struct tool_conn *c, const struct tool_opts *o, const char 
 	return 0;
 }
 
-int tool_conn_threads(struct tool_conn *c)
-{
-	const char *evs[3];
-	int err;
-
-	if ((err = tool_threads_setup(c->inst, c->owners, &c->threads, evs)))
-		return err;
-	for (int i = 0; evs[i]; i++) {
-		if (c->nevs == TOOL_CONN_MAXEVS)
-			return tool_fail(-ENOSPC, "too many events");
-		c->evs[c->nevs++] = evs[i];     /* static strings */
-		c->evs[c->nevs] = NULL;
-	}
-	if (c->threads)
-		c->ordered = 1; /* a thread's birth before its events, its exit after */
-	return 0;
-}
-
 int tool_conn_add(struct tool_conn *c, const char *sys, const char *event, const char *filter,
 		  const char *name)
 {

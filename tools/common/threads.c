@@ -3,7 +3,8 @@
  * threads.c - the process of a task gone before its event was read, for
  * the tools that name owners (the connection tools, sockio's): the
  * births and exits of threads read beside the tool's events
- * (lib/threads.c), and the owner map told where to look.
+ * (lib/threads.c), and the owner map told where to look; a connection
+ * tool's are among its own events (tool_conn_threads).
  */
 #include "common.h"
 
@@ -59,4 +60,22 @@ int tool_threads_event(struct ftn_threads *t, const struct ftn_instance *inst,
 pid_t tool_threads_pid(const struct ftn_threads *t, pid_t tid)
 {
 	return t ? ftn_threads_tgid(t, tid) : tid;
+}
+
+int tool_conn_threads(struct tool_conn *c)
+{
+	const char *evs[3];
+	int err;
+
+	if ((err = tool_threads_setup(c->inst, c->owners, &c->threads, evs)))
+		return err;
+	for (int i = 0; evs[i]; i++) {
+		if (c->nevs == TOOL_CONN_MAXEVS)
+			return tool_fail(-ENOSPC, "too many events");
+		c->evs[c->nevs++] = evs[i];     /* static strings */
+		c->evs[c->nevs] = NULL;
+	}
+	if (c->threads)
+		c->ordered = 1; /* a thread's birth before its events, its exit after */
+	return 0;
 }
