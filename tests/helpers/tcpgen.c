@@ -30,7 +30,12 @@
  *  conns   server + CONNS clients connecting at once (non-blocking), each
  *          sending one byte and closing gracefully: many handshakes in a
  *          short time, for tests that lose SYN-ACKs. Exits 0 when every
- *          connection completed and the server read CONNS bytes.
+ *          connection completed and the server read CONNS bytes. The
+ *          server prints "tcpgen: server total_retrans N", the sum of its
+ *          accepted sockets' tcpi_total_retrans: a child socket starts
+ *          with its request's SYN-ACK retransmits (num_retrans), so N is
+ *          the segments the server side retransmitted, by the kernel's
+ *          own count per connection.
  *
  * -B (bulk): no TCP_NODELAY, large writes (-s up to 1 MiB): the kernel
  * builds skbs of many segments (TSO/GSO; on loopback too, when the MSS is
@@ -172,6 +177,9 @@ static int listen_on(const struct opts *o)
 }
 
 /* Read one connection to EOF; returns the byte count or -1. */
+/* the accepted sockets' tcpi_total_retrans, summed by drain() */
+static unsigned long long drained_retrans;
+
 static long long drain(int lfd)
 {
 	char buf[65536];
@@ -197,6 +205,17 @@ static long long drain(int lfd)
 	if (n < 0) {
 		perror("tcpgen: read");
 		total = -1;
+	}
+	if (total >= 0) {
+		struct tcp_info ti;
+		socklen_t tl = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0) {
+			perror("tcpgen: TCP_INFO");
+			total = -1;
+		}
+		drained_retrans += ti.tcpi_total_retrans;
 	}
 	/* Our close sends the FIN the client waits for. */
 	close(fd);
@@ -464,6 +483,8 @@ static int run_conns(const struct opts *o)
 				_exit(1);
 			got += n;
 		}
+		printf("tcpgen: server total_retrans %llu\n", drained_retrans);
+		fflush(stdout);
 		_exit(got == o->conns ? 0 : 1);
 	}
 	close(lfd);
