@@ -561,47 +561,52 @@ FTN_EXPORT int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
 
 /* Listening sockets by the fd a task names them by, and their accept
  * queues (listen.c): for accept()'s syscall tracepoints, which carry the
- * fd, not the socket. proc_root NULL: "/proc" ($FTNET_PROC overrides). */
+ * fd, not the socket. A queue is a listener's family and port (AF_INET or
+ * AF_INET6: an IPv4 and an IPv6 listener on one port have one each; a
+ * dual-stack listener's children are AF_INET6). proc_root NULL: "/proc"
+ * ($FTNET_PROC overrides). */
 struct ftn_listeners;
 FTN_EXPORT struct ftn_listeners *ftn_listeners_alloc(const char *proc_root);
 FTN_EXPORT void ftn_listeners_free(struct ftn_listeners *l);
 /* listen(fd) (accept 0: sys_enter_listen) or accept(fd) (accept 1:
  * sys_enter_accept/accept4) entered by tid */
 FTN_EXPORT void ftn_listeners_enter(struct ftn_listeners *l, pid_t tid, int fd, int accept);
-/* a socket of tid went CLOSE -> LISTEN on port (in tid's listen()) */
-FTN_EXPORT void ftn_listeners_listening(struct ftn_listeners *l, pid_t tid, int port);
+/* a socket of tid went CLOSE -> LISTEN on family, port (in tid's listen()) */
+FTN_EXPORT void ftn_listeners_listening(struct ftn_listeners *l, pid_t tid, int family, int port);
 /* tid's accept() returned: the fd it was called on. 0, or -ENOENT when
  * its entry was not seen. */
 FTN_EXPORT int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd);
-/* The local port of listening socket fd of tid: from /proc (fd -> inode
- * -> LISTEN row of /proc/tid/net/tcp(6), cached per (tid, fd, inode)),
- * else from the listen() calls seen: by tid and fd, else by fd alone
- * when those listeners agree or only one has a child waiting. -1
+/* The local port of listening socket fd of tid, and its family in
+ * *family (NULL: not wanted; 0 when the port is unknown): from /proc (fd
+ * -> inode -> LISTEN row of /proc/tid/net/tcp(6), cached per (tid, fd,
+ * inode)), else from the listen() calls seen: by tid and fd, else by fd
+ * alone when those listeners agree or only one has a child waiting. -1
  * unknown. */
-FTN_EXPORT int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd);
-/* A listener's child sk (LISTEN -> SYN_RECV at ts), tuple t, joins its
- * port's queue. 1 when the oldest child held was dropped for it (too
- * many), 0. */
+FTN_EXPORT int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd, int *family);
+/* A listener's child sk (LISTEN -> SYN_RECV at ts), tuple t, joins the
+ * queue of its family and port. 1 when the oldest child held was dropped
+ * for it (too many), 0. */
 FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
 				   uint64_t ts);
 /* The child's whole tuple (SYN_RECV -> ESTABLISHED at ts): 0, -ENOENT
  * when sk is not queued. */
 FTN_EXPORT int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk,
 					 const struct ftn_probe_sock *t, uint64_t ts);
-/* accept() by tid on port returned at ts: the oldest child of port,
- * removed. 0 when it is surely the one returned; 1 when it may be
- * another (two born at once on two CPUs, another task in accept() on
- * the port, two listeners on the port, an accept() of an unknown
- * listener before): then sk and t must not be said; 2 a connection that
+/* accept() by tid on a listener of family and port returned at ts: the
+ * oldest child of that queue, removed. 0 when it is surely the one
+ * returned; 1 when it may be another (two born at once on two CPUs,
+ * another task in accept() on the queue, two listeners on it, an
+ * accept() of an unknown listener before): then sk and t must not be
+ * said; 2 a connection that
  * waited in the queue since before tracing (ftn_listeners_scan counted
  * them), none of ours; -ENOENT none waiting. Feed events in time order
  * (ftn_consumer_opts.ordered). */
-FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
-				 uint64_t *sk, struct ftn_probe_sock *t);
+FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int family, int port, pid_t tid,
+				 uint64_t ts, uint64_t *sk, struct ftn_probe_sock *t);
 /* An accept() returned whose listener is not known (its entry was not
- * seen): it took the oldest child of some port. When only one port has
+ * seen): it took the oldest child of some queue. When only one queue has
  * children waiting, that one is removed (its port returned); else -1 and
- * the accept()s of those ports are unsure until the listener closes. */
+ * the accept()s of those queues are unsure until the listener closes. */
 FTN_EXPORT int ftn_listeners_unplaced(struct ftn_listeners *l);
 /* Events were lost: from now on every accept() is unsure (1) and no
  * child is kept (the queues seen are not the kernel's any more). */
@@ -614,8 +619,8 @@ FTN_EXPORT void ftn_listeners_blind(struct ftn_listeners *l);
  * children seen since. Call once the events are on. The tasks found or
  * -errno. */
 FTN_EXPORT int ftn_listeners_scan(struct ftn_listeners *l, const char *trace_clock);
-/* The listener of port closed: its queue is gone with it. */
-FTN_EXPORT void ftn_listeners_closed(struct ftn_listeners *l, int port);
+/* The listener of family and port closed: its queue is gone with it. */
+FTN_EXPORT void ftn_listeners_closed(struct ftn_listeners *l, int family, int port);
 
 /* Owner of a socket inode: scans /proc/[pid]/fd once per call to
  * ftn_owners_refresh and caches inode -> pid/comm. */

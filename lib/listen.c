@@ -15,6 +15,10 @@
  * born on two CPUs at once may join in either order; two threads in
  * accept() on one port may take them in either order; two SO_REUSEPORT
  * listeners of a port each have a queue the events do not tell apart.
+ * A queue is known by the listener's family and port: an IPv4 and an
+ * IPv6 listener (IPV6_V6ONLY) on one port have one each, and a child's
+ * family is its listener's (an IPv4 client of a dual-stack listener
+ * makes an AF_INET6 child).
  * An accept() that cannot be sure which child it took takes one all the
  * same (the queue keeps its length) and says so, and the children left
  * that it may have taken instead are said uncertain too.
@@ -35,7 +39,11 @@
 #define NLISTENERS 256          /* (tid, fd, inode) -> port, newest kept */
 #define MAX_CHILDREN 65536      /* children waiting for accept() we hold */
 
-struct listener { pid_t tid; int fd; unsigned long ino; int port; int shared; };
+/* (family << 16) | port: one queue */
+#define QKEY(family, port) ((int)((unsigned int)(family) << 16 | (uint16_t)(port)))
+#define KID_QKEY(k) QKEY((k)->t.family, (k)->t.lport)
+
+struct listener { pid_t tid; int fd; unsigned long ino; int key; int shared; };
 struct ftn_listeners {
 	char proc[PATH_MAX];
 	struct { pid_t tid; int fd; } listening[NTASKS], accepting[NTASKS];
@@ -52,13 +60,13 @@ struct ftn_listeners {
 		int unsure;             /* an accept() may have taken it already */
 	} *kids;
 	size_t nkids, capkids;
-	/* ports whose queues an accept() of an unknown listener may have
-	 * taken from: every accept() of theirs is unsure until they close */
-	uint16_t lost[64];
+	/* queues an accept() of an unknown listener may have taken from:
+	 * every accept() of theirs is unsure until they close */
+	int lost[64];
 	unsigned int nlost;
-	/* connections waiting in a port's queues when tracing began (read
-	 * at ts): accept()s take those first, none of them a child seen */
-	struct pre { uint16_t port; unsigned int n; uint64_t ts; } *pre;
+	/* connections waiting in a queue when tracing began (read at ts):
+	 * accept()s take those first, none of them a child seen */
+	struct pre { int key; unsigned int n; uint64_t ts; } *pre;
 	unsigned int npre, cappre;
 	uint64_t pre_left, pre_ts;      /* their sum; the last reading */
 	/* events were lost: the queues as seen are not the kernel's any
@@ -85,27 +93,27 @@ void ftn_listeners_free(struct ftn_listeners *l)
 	free(l);
 }
 
-static struct pre *pre_of(struct ftn_listeners *l, int port)
+static struct pre *pre_of(struct ftn_listeners *l, int key)
 {
 	for (unsigned int i = 0; i < l->npre; i++)
-		if (l->pre[i].port == port)
+		if (l->pre[i].key == key)
 			return &l->pre[i];
 	return NULL;
 }
 
-static void lose_port(struct ftn_listeners *l, int port)
+static void lose_queue(struct ftn_listeners *l, int key)
 {
 	for (unsigned int i = 0; i < l->nlost; i++)
-		if (l->lost[i] == port)
+		if (l->lost[i] == key)
 			return;
 	if (l->nlost < 64)
-		l->lost[l->nlost++] = (uint16_t)port;
+		l->lost[l->nlost++] = key;
 }
 
-static int port_lost(const struct ftn_listeners *l, int port)
+static int queue_lost(const struct ftn_listeners *l, int key)
 {
 	for (unsigned int i = 0; i < l->nlost; i++)
-		if (l->lost[i] == port)
+		if (l->lost[i] == key)
 			return 1;
 	return 0;
 }
@@ -131,7 +139,7 @@ static void read_queues(struct ftn_listeners *l, pid_t pid, uint64_t ts)
 
 		if (s->state != 10)
 			continue;
-		if (!(p = pre_of(l, s->lport))) {
+		if (!(p = pre_of(l, QKEY(s->laddr.family, s->lport)))) {
 			if (l->npre == l->cappre) {
 				unsigned int cap = l->cappre ? l->cappre * 2 : 64;
 				struct pre *np;
@@ -142,7 +150,7 @@ static void read_queues(struct ftn_listeners *l, pid_t pid, uint64_t ts)
 				l->cappre = cap;
 			}
 			p = &l->pre[l->npre++];
-			*p = (struct pre){ .port = s->lport };
+			*p = (struct pre){ .key = QKEY(s->laddr.family, s->lport) };
 		}
 		p->n += s->rx_queue;
 		p->ts = ts;
@@ -248,7 +256,7 @@ int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_p
 		return 0;
 	/* born before its queue was read: one of those counted there (no
 	 * lookup per child once none is left) */
-	if (l->pre_left && ts <= l->pre_ts && (p = pre_of(l, t->lport)) && p->n && ts <= p->ts) {
+	if (l->pre_left && ts <= l->pre_ts && (p = pre_of(l, QKEY(t->family, t->lport))) && p->n && ts <= p->ts) {
 		p->n--;
 		l->pre_left--;
 	}
@@ -281,44 +289,48 @@ int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk, const struct
 	return -ENOENT;
 }
 
-/* Two listeners on port (SO_REUSEPORT, or listen() seen twice) */
-static int port_shared(const struct ftn_listeners *l, int port)
+/* Two listeners on one queue's family and port (SO_REUSEPORT, or
+ * listen() seen twice) */
+static int queue_shared(const struct ftn_listeners *l, int key)
 {
 	int seen = 0;
 
 	for (unsigned int i = 0; i < l->nlis && i < NLISTENERS; i++)
-		if (l->lis[i].port == port && l->lis[i].shared)
+		if (l->lis[i].key == key && l->lis[i].shared)
 			return 1;
 	for (unsigned int i = 0; i < l->nmade && i < NLISTENERS; i++)
-		if (l->made[i].port == port && seen++)
+		if (l->made[i].key == key && seen++)
 			return 1;
 	return 0;
 }
 
-/* Another task than tid in accept() now, on port or a listener not known */
-static int others_accepting(struct ftn_listeners *l, pid_t tid, int port)
+static int listener_key(struct ftn_listeners *l, pid_t tid, int fd);
+
+/* Another task than tid in accept() now, on that queue or a listener not
+ * known */
+static int others_accepting(struct ftn_listeners *l, pid_t tid, int key)
 {
 	if (!l->nopen)
 		return 0;
 	for (unsigned int i = 0; i < NTASKS; i++) {
 		pid_t o = l->accepting[i].tid;
-		int p;
+		int k;
 
 		if (!o || o == tid)
 			continue;
-		p = ftn_listeners_port(l, o, l->accepting[i].fd);
-		if (p < 0 || p == port)
+		k = listener_key(l, o, l->accepting[i].fd);
+		if (k < 0 || k == key)
 			return 1;
 	}
 	return 0;
 }
 
-int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts, uint64_t *sk,
-		      struct ftn_probe_sock *t)
+int ftn_listeners_pop(struct ftn_listeners *l, int family, int port, pid_t tid, uint64_t ts,
+		      uint64_t *sk, struct ftn_probe_sock *t)
 {
-	struct pre *p = l->pre_left || ts <= l->pre_ts ? pre_of(l, port) : NULL;
+	int key = QKEY(family, port), unsure;
+	struct pre *p = l->pre_left || ts <= l->pre_ts ? pre_of(l, key) : NULL;
 	size_t h = SIZE_MAX, n = 0;
-	int unsure;
 
 	if (l->blind)
 		return 1;
@@ -326,25 +338,25 @@ int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
 	/* before its queue was read: it may have taken one made before
 	 * tracing, or one of ours */
 	if (p && ts && ts <= p->ts)
-		lose_port(l, port);
+		lose_queue(l, key);
 	else if (p && p->n) {
 		p->n--;
 		l->pre_left--;
 		return 2;       /* the oldest: made before tracing began */
 	}
 	for (size_t i = 0; i < l->nkids; i++)
-		if (l->kids[i].t.lport == port && !n++)
+		if (KID_QKEY(&l->kids[i]) == key && !n++)
 			h = i;
 	if (!n)
 		return -ENOENT;
-	unsure = l->kids[h].unsure || port_lost(l, port);
+	unsure = l->kids[h].unsure || queue_lost(l, key);
 	if (!unsure && n > 1) {
 		/* several waiting: the oldest is the one taken when it surely
 		 * joined the queue before each other one was born, and when no
 		 * other queue or task could have taken one of them */
-		unsure = !l->kids[h].est || port_shared(l, port) || others_accepting(l, tid, port);
+		unsure = !l->kids[h].est || queue_shared(l, key) || others_accepting(l, tid, key);
 		for (size_t i = h + 1; !unsure && i < l->nkids; i++)
-			if (l->kids[i].t.lport == port && l->kids[i].born <= l->kids[h].est)
+			if (KID_QKEY(&l->kids[i]) == key && l->kids[i].born <= l->kids[h].est)
 				unsure = 1;
 	}
 	*sk = l->kids[h].sk;
@@ -353,7 +365,7 @@ int ftn_listeners_pop(struct ftn_listeners *l, int port, pid_t tid, uint64_t ts,
 	l->nkids--;
 	/* it may have been another of them: those are not known either */
 	for (size_t i = h; unsure && i < l->nkids; i++)
-		if (l->kids[i].t.lport == port)
+		if (KID_QKEY(&l->kids[i]) == key)
 			l->kids[i].unsure = 1;
 	return unsure;
 }
@@ -366,62 +378,64 @@ void ftn_listeners_blind(struct ftn_listeners *l)
 
 int ftn_listeners_unplaced(struct ftn_listeners *l)
 {
-	int port = -1;
+	int key = -1;
 
 	for (size_t i = 0; i < l->nkids; i++) {
-		if (port >= 0 && l->kids[i].t.lport != port) {
-			/* any of these ports' queues: every accept() of theirs
-			 * is unsure from now on */
+		if (key >= 0 && KID_QKEY(&l->kids[i]) != key) {
+			/* any of these queues: every accept() of theirs is
+			 * unsure from now on */
 			for (size_t j = 0; j < l->nkids; j++)
-				lose_port(l, l->kids[j].t.lport);
+				lose_queue(l, KID_QKEY(&l->kids[j]));
 			return -1;
 		}
-		port = l->kids[i].t.lport;
+		key = KID_QKEY(&l->kids[i]);
 	}
-	if (port >= 0) {
+	if (key >= 0) {
 		uint64_t sk;
 		struct ftn_probe_sock t;
 
-		ftn_listeners_pop(l, port, 0, 0, &sk, &t);
+		ftn_listeners_pop(l, key >> 16, key & 0xffff, 0, 0, &sk, &t);
 		for (size_t i = 0; i < l->nkids; i++)
 			l->kids[i].unsure = 1;
 	}
-	return port;
+	return key < 0 ? -1 : key & 0xffff;
 }
 
-void ftn_listeners_closed(struct ftn_listeners *l, int port)
+void ftn_listeners_closed(struct ftn_listeners *l, int family, int port)
 {
+	int key = QKEY(family, port);
 	size_t j = 0;
 
 	for (unsigned int i = 0; i < l->nlost; i++)
-		if (l->lost[i] == port)
+		if (l->lost[i] == key)
 			l->lost[i--] = l->lost[--l->nlost];
 	for (unsigned int i = 0; i < l->npre; i++)
-		if (l->pre[i].port == port) {
+		if (l->pre[i].key == key) {
 			l->pre_left -= l->pre[i].n;
 			l->pre[i--] = l->pre[--l->npre];
 		}
 
 	for (size_t i = 0; i < l->nkids; i++)
-		if (l->kids[i].t.lport != port)
+		if (KID_QKEY(&l->kids[i]) != key)
 			l->kids[j++] = l->kids[i];
 	l->nkids = j;
 }
 
-static int kid_waits(const struct ftn_listeners *l, int port)
+static int kid_waits(const struct ftn_listeners *l, int key)
 {
 	for (size_t i = 0; i < l->nkids; i++)
-		if (l->kids[i].t.lport == port)
+		if (KID_QKEY(&l->kids[i]) == key)
 			return 1;
 	return 0;
 }
 
-void ftn_listeners_listening(struct ftn_listeners *l, pid_t tid, int port)
+void ftn_listeners_listening(struct ftn_listeners *l, pid_t tid, int family, int port)
 {
 	typeof(l->listening[0]) *lf = &l->listening[(unsigned int)tid % NTASKS];
 
 	if (lf->tid == tid)
-		l->made[l->nmade++ % NLISTENERS] = (struct listener){ tid, lf->fd, 0, port, 0 };
+		l->made[l->nmade++ % NLISTENERS] =
+			(struct listener){ tid, lf->fd, 0, QKEY(family, port), 0 };
 	lf->tid = 0;
 }
 
@@ -440,12 +454,12 @@ static unsigned long fd_inode(const struct ftn_listeners *l, pid_t tid, int fd)
 }
 
 /* A listener whose listen() we saw: by the task and fd, else by the fd
- * alone when every listener seen on that fd number has the same port (a
+ * alone when every listener seen on that fd number has the same queue (a
  * server that listens and then forks the acceptors), or when only one of
  * them has a connection waiting. -1 unknown. */
-static int made_port(const struct ftn_listeners *l, pid_t tid, int fd)
+static int made_key(const struct ftn_listeners *l, pid_t tid, int fd)
 {
-	int port = -1, waitp = -1, nwaiting = 0, many = 0;
+	int key = -1, waitk = -1, nwaiting = 0, many = 0;
 
 	for (unsigned int i = 0; i < l->nmade && i < NLISTENERS; i++) {
 		const struct listener *m = &l->made[i];
@@ -453,23 +467,24 @@ static int made_port(const struct ftn_listeners *l, pid_t tid, int fd)
 		if (m->fd != fd)
 			continue;
 		if (m->tid == tid)
-			return m->port;
-		if (port >= 0 && port != m->port)
+			return m->key;
+		if (key >= 0 && key != m->key)
 			many = 1;
-		port = m->port;
-		if (m->port != waitp && kid_waits(l, m->port)) {
+		key = m->key;
+		if (m->key != waitk && kid_waits(l, m->key)) {
 			nwaiting++;
-			waitp = m->port;
+			waitk = m->key;
 		}
 	}
-	return !many ? port : nwaiting == 1 ? waitp : -1;
+	return !many ? key : nwaiting == 1 ? waitk : -1;
 }
 
-int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd)
+/* The queue (QKEY) of listening socket fd of tid, -1 unknown */
+static int listener_key(struct ftn_listeners *l, pid_t tid, int fd)
 {
 	unsigned long ino = fd_inode(l, tid, fd);
 	struct ftn_socktab *tab;
-	int port = -1, shared = 0;
+	int key = -1, shared = 0;
 
 	for (unsigned int i = 0; i < l->nlis && i < NLISTENERS; i++) {
 		const struct listener *c = &l->lis[i];
@@ -477,28 +492,38 @@ int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd)
 		/* a task gone since keeps what it had (its accepts are still
 		 * in the buffer) */
 		if (c->tid == tid && c->fd == fd && (!ino || c->ino == ino))
-			return c->port;
+			return c->key;
 	}
 	if (!ino || !(tab = ftn_socktab_snapshot(l->proc, tid, 0)))
-		return made_port(l, tid, fd);
+		return made_key(l, tid, fd);
 	for (size_t i = 0; i < ftn_socktab_count(tab); i++) {
 		const struct ftn_sock *s = ftn_socktab_at(tab, i);
 
 		if (s->inode == ino && s->state == 10) {
-			port = s->lport;
+			key = QKEY(s->laddr.family, s->lport);
 			break;
 		}
 	}
-	/* another listener on that port (SO_REUSEPORT): its own queue */
-	for (size_t i = 0; port >= 0 && i < ftn_socktab_count(tab); i++) {
+	/* another listener of that family on that port (SO_REUSEPORT): its
+	 * own queue */
+	for (size_t i = 0; key >= 0 && i < ftn_socktab_count(tab); i++) {
 		const struct ftn_sock *s = ftn_socktab_at(tab, i);
 
-		if (s->state == 10 && s->lport == port && s->inode != ino)
+		if (s->state == 10 && QKEY(s->laddr.family, s->lport) == key && s->inode != ino)
 			shared = 1;
 	}
 	ftn_socktab_free(tab);
-	if (port < 0)
-		return made_port(l, tid, fd);
-	l->lis[l->nlis++ % NLISTENERS] = (struct listener){ tid, fd, ino, port, shared };
-	return port;
+	if (key < 0)
+		return made_key(l, tid, fd);
+	l->lis[l->nlis++ % NLISTENERS] = (struct listener){ tid, fd, ino, key, shared };
+	return key;
+}
+
+int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd, int *family)
+{
+	int key = listener_key(l, tid, fd);
+
+	if (family)
+		*family = key < 0 ? 0 : key >> 16;
+	return key < 0 ? -1 : key & 0xffff;
 }

@@ -35,15 +35,16 @@
 #define MAX_WAITING 4096
 
 /* an accept() whose connection was not in the queue yet (waiting, by
- * port): the events of two CPUs may come with timestamps a little out of
+ * its listener's queue: WKEY): the events of two CPUs may come with timestamps a little out of
  * step (seen under qemu), so it waits for its child until the next batch
  * ends */
 struct acc {
 	uint64_t ts;
 	pid_t tid;
 	char comm[16];
-	int port;
+	int port, family;       /* the listener's (-1, 0 unknown) */
 };
+#define WKEY(family, port) ((uint64_t)(unsigned int)(family) << 16 | (uint16_t)(port))
 /* an accepted connection whose tuple is not complete yet (held, by
  * socket): kernels before 6.x set the child's remote address and port
  * after its LISTEN -> SYN_RECV event, so it waits for SYN_RECV ->
@@ -106,7 +107,8 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 	ftn_ownermap_forget(st->c.owners, sk);
 	/* the listener's port is known also where the connection is not */
 	lport = t ? t->lport : ev->port;
-	if (!pass || (t && st->c.family && t->family != st->c.family) ||
+	if (!pass || (st->c.family && ((t && t->family != st->c.family) ||
+					(!t && ev->family && ev->family != st->c.family))) ||
 	    (st->c.nports && (lport < 0 || !tool_conn_port_ok(&st->c, (uint16_t)lport))))
 		return;
 	if (st->c.counts)
@@ -147,17 +149,17 @@ static void kid_complete(struct state *st, uint64_t sk, const struct ftn_probe_s
 	}
 }
 
-static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
+static void acc_of(struct acc *a, const struct ftn_event *ev, int family, int port)
 {
-	*a = (struct acc){ .ts = ev->ts_ns, .tid = ev->pid, .port = port };
+	*a = (struct acc){ .ts = ev->ts_ns, .tid = ev->pid, .port = port, .family = family };
 	snprintf(a->comm, sizeof(a->comm), "%s", ev->comm ? ev->comm : "");
 }
 
 static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *t, uint64_t ts)
 {
-	/* an accept of that port already waiting for it: the oldest (not
+	/* an accept of that queue already waiting for it: the oldest (not
 	 * once events were lost: it waits out, unknown) */
-	struct acc *w = st->blind ? NULL : tool_wait_get(st->waiting, t->lport, 0), a;
+	struct acc *w = st->blind ? NULL : tool_wait_get(st->waiting, WKEY(t->family, t->lport), 0), a;
 
 	if (w) {
 		a = *w;
@@ -173,7 +175,7 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	struct ftn_probe_sock t;
 	struct acc a, *w;
 	uint64_t ret, sk;
-	int port, fd, r;
+	int port, family, fd, r;
 
 	/* events lost (said): the queues seen are not the kernel's any more */
 	if (tool_report_lost_total(st->c.r) && !st->blind) {
@@ -187,23 +189,24 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	if (ftn_listeners_accepted(st->lis, ev->pid, &fd)) {
 		/* entered before tracing began and not blocked then (the
 		 * scan did not find it): a connection of some listener */
-		acc_of(&a, ev, -1);
+		acc_of(&a, ev, 0, -1);
 		ftn_listeners_unplaced(st->lis);
 		st->unmatched++;
 		return emit(st, &a, 0, NULL);
 	}
-	port = ftn_listeners_port(st->lis, ev->pid, fd);
-	/* a listener -P leaves out: its children are not traced */
-	if (port >= 0 && st->c.nports && !tool_conn_port_ok(&st->c, (uint16_t)port))
+	port = ftn_listeners_port(st->lis, ev->pid, fd, &family);
+	/* a listener -P, -4 or -6 leaves out: its children are not traced */
+	if (port >= 0 && ((st->c.nports && !tool_conn_port_ok(&st->c, (uint16_t)port)) ||
+			  (st->c.family && family != st->c.family)))
 		return;
-	acc_of(&a, ev, port);
-	if (port >= 0 && (r = ftn_listeners_pop(st->lis, port, ev->pid, ev->ts_ns, &sk, &t)) >= 0) {
+	acc_of(&a, ev, family, port);
+	if (port >= 0 && (r = ftn_listeners_pop(st->lis, family, port, ev->pid, ev->ts_ns, &sk, &t)) >= 0) {
 		if (!r)
 			return deliver(st, &a, sk, &t);
 		r == 2 ? st->unmatched++ : st->unsure++;
 		return emit(st, &a, 0, NULL);
 	}
-	if (port >= 0 && (w = tool_wait_get(st->waiting, (uint64_t)port, 2))) {
+	if (port >= 0 && (w = tool_wait_get(st->waiting, WKEY(family, port), 2))) {
 		*w = a;
 		return;
 	}
@@ -246,7 +249,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			    ftn_event_u64(ev, "newstate", &nv) || ftn_sock_event_decode(ev, &t))
 				return 0;
 			if (v == 7 && nv == 10) {       /* listen(), in its caller's context */
-				ftn_listeners_listening(st->lis, ev->pid, t.lport);
+				ftn_listeners_listening(st->lis, ev->pid, t.family, t.lport);
 			} else if (v == 3 && nv == 1) { /* the child's tuple is whole */
 				kid_complete(st, sk, &t, ev->ts_ns);
 			} else if (v != 10) {
@@ -254,7 +257,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			} else if (nv == 3) {           /* a child of a listener */
 				kid_add(st, sk, &t, ev->ts_ns);
 			} else if (nv == 7) {           /* the listener closed */
-				ftn_listeners_closed(st->lis, t.lport);
+				ftn_listeners_closed(st->lis, t.family, t.lport);
 			}
 		} else if (!strcmp(ev->name, "sys_enter_listen") || !strncmp(ev->name, "sys_enter_accept", 16)) {
 			if (!ftn_event_u64(ev, "fd", &v))  /* listen(fd) or accept(fd) */
@@ -270,7 +273,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	v = (uint64_t)ftn_probe_sock_decode(ev, st->bare_hex, &t);
 	if (v && (int)v != -ENODATA)
 		return 0;
-	acc_of(&a, ev, t.lport);
+	acc_of(&a, ev, t.family, t.lport);
 	emit(st, &a, sk, &t);
 	return 0;
 }

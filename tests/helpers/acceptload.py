@@ -9,6 +9,9 @@
 #          rp:  two SO_REUSEPORT listeners on PORT, a thread each
 #          bl:  seq, but 8 connections wait in the queue before "ready"
 #               and the thread starts accepting only after the go line
+#          dual: an IPv4 listener (127.0.0.1, thread 0) and an IPv6 one
+#               (::1, IPV6_V6ONLY, thread 1) on PORT, a thread each;
+#               client threads 0 and 2 connect over IPv4, 1 and 3 IPv6
 #   N connections from 4 client threads at once; LOG gets lines
 #   "client LPORT" and "accept TID THREAD RPORT BOOTTIME" (per thread, in
 #   order);
@@ -27,12 +30,14 @@ def note(s):
     with lk:
         lines.append(s)
 
-def listener():
-    s = socket.socket()
+def listener(fam=socket.AF_INET):
+    s = socket.socket(fam)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if mode == "rp":
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    s.bind(("127.0.0.1", port))
+    if fam == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+    s.bind(("::1" if fam == socket.AF_INET6 else "127.0.0.1", port))
     s.listen(128)
     return s
 
@@ -52,13 +57,14 @@ def serve(ls, idx):
         c.sendall(b"r")
         c.close()
 
-lss = [listener()] + ([listener()] if mode == "rp" else [])
+lss = [listener()] + ([listener()] if mode == "rp" else []) + \
+    ([listener(socket.AF_INET6)] if mode == "dual" else [])
 ths = [threading.Thread(target=serve, args=(lss[i % len(lss)], i))
        for i in range(4 if mode == "thr" else len(lss))]
 
-def client(k):
+def client(k, host="127.0.0.1"):
     for _ in range(k):
-        c = socket.create_connection(("127.0.0.1", port))
+        c = socket.create_connection((host, port))
         note("client %d" % c.getsockname()[1])
         c.sendall(b"x")
         c.recv(16)
@@ -84,19 +90,24 @@ if mode == "bl":
     for t in ths:
         t.start()
 
-cl = [threading.Thread(target=client, args=(n // 4 + (i < n % 4),)) for i in range(4)]
+cl = [threading.Thread(target=client, args=(n // 4 + (i < n % 4),
+                                           "::1" if mode == "dual" and i % 2 else "127.0.0.1"))
+      for i in range(4)]
 for t in cl:
     t.start()
 for t in cl:
     t.join()
 # one "q" per accepting thread ends it (reuseport: retried until each
-# listener's threads are all gone)
+# listener's threads are all gone; dual: to each listener in turn)
+q = 0
 while True:
     with lk:
         if len(quit) == len(ths):
             break
+    q += 1
     try:
-        c = socket.create_connection(("127.0.0.1", port), timeout=1)
+        c = socket.create_connection(("::1" if mode == "dual" and q % 2 else "127.0.0.1", port),
+                                     timeout=1)
         note("client %d" % c.getsockname()[1])
         c.sendall(b"q")
         c.close()

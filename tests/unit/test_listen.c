@@ -52,6 +52,9 @@ static void fake_proc(void)
 	snprintf(p, sizeof(p), "%s/100/fd/4", root);
 	if (symlink("/dev/null", p))
 		perror("symlink");
+	snprintf(p, sizeof(p), "%s/100/fd/5", root);
+	if (symlink("socket:[4245]", p))
+		perror("symlink");
 	put("100/net/tcp",
 	    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
 	    "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0000000000000000 100 0 0 10 0\n"
@@ -59,7 +62,8 @@ static void fake_proc(void)
 	    "   2: 0100007F:1F92 00000000:0000 0A 00000000:00000002 00:00000000 00000000     0        0 4244 1 0000000000000000 100 0 0 10 0\n");
 	put("100/ns/net", "");
 	put("100/net/tcp6",
-	    "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
+	    "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+	    "   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4245 1 0000000000000000 100 0 0 10 0\n");
 }
 
 static struct ftn_probe_sock kid(int lport, int rport)
@@ -80,20 +84,20 @@ static void test_ports(void)
 	int fd = -1;
 
 	ok(l != NULL, "listeners: allocated");
-	is_int(ftn_listeners_port(l, 100, 3), 8080, "port: fd 3 -> socket:[4242] -> its LISTEN row 8080");
-	is_int(ftn_listeners_port(l, 100, 4), -1, "port: an fd that is no socket, no listen() seen: unknown");
-	is_int(ftn_listeners_port(l, 200, 5), -1, "port: a task /proc does not have: unknown");
+	is_int(ftn_listeners_port(l, 100, 3, NULL), 8080, "port: fd 3 -> socket:[4242] -> its LISTEN row 8080");
+	is_int(ftn_listeners_port(l, 100, 4, NULL), -1, "port: an fd that is no socket, no listen() seen: unknown");
+	is_int(ftn_listeners_port(l, 200, 5, NULL), -1, "port: a task /proc does not have: unknown");
 	/* listen(5) by task 200, then its socket to LISTEN on 9000 */
 	ftn_listeners_enter(l, 200, 5, 0);
-	ftn_listeners_listening(l, 200, 9000);
-	is_int(ftn_listeners_port(l, 200, 5), 9000, "port: from the listen() seen (task and fd)");
-	is_int(ftn_listeners_port(l, 201, 5), 9000, "port: fd 5 of another task (a forked acceptor): "
+	ftn_listeners_listening(l, 200, AF_INET, 9000);
+	is_int(ftn_listeners_port(l, 200, 5, NULL), 9000, "port: from the listen() seen (task and fd)");
+	is_int(ftn_listeners_port(l, 201, 5, NULL), 9000, "port: fd 5 of another task (a forked acceptor): "
 	       "the only listener seen on that fd number");
 	ftn_listeners_enter(l, 300, 5, 0);
-	ftn_listeners_listening(l, 300, 9100);
-	is_int(ftn_listeners_port(l, 201, 5), -1, "port: two listeners on fd 5, none with a child: unknown");
+	ftn_listeners_listening(l, 300, AF_INET, 9100);
+	is_int(ftn_listeners_port(l, 201, 5, NULL), -1, "port: two listeners on fd 5, none with a child: unknown");
 	ftn_listeners_child(l, 0xffff888100001000ULL, &t, 1);
-	is_int(ftn_listeners_port(l, 201, 5), 9000, "port: two listeners on fd 5: the one with a child waiting");
+	is_int(ftn_listeners_port(l, 201, 5, NULL), 9000, "port: two listeners on fd 5: the one with a child waiting");
 	/* accept(): enter, then exit */
 	is_int(ftn_listeners_accepted(l, 400, &fd), -ENOENT, "accept: an exit whose entry was not seen");
 	ftn_listeners_enter(l, 400, 7, 1);
@@ -115,12 +119,12 @@ static void test_queues(void)
 	ftn_listeners_child(l, 0x3000, &c, 120);
 	is_int(ftn_listeners_child_tuple(l, 0x9000, &full, 105), -ENOENT, "queue: a tuple for no child");
 	is_int(ftn_listeners_child_tuple(l, 0x1000, &full, 105), 0, "queue: the first child's whole tuple");
-	ok(!ftn_listeners_pop(l, 80, 1, 1000, &sk, &t) && sk == 0x1000 && t.rport == 6000,
+	ok(!ftn_listeners_pop(l, AF_INET, 80, 1, 1000, &sk, &t) && sk == 0x1000 && t.rport == 6000,
 	   "queue: port 80's oldest child first, with its completed tuple (queued before the next was born)");
-	ok(!ftn_listeners_pop(l, 80, 1, 1000, &sk, &t) && sk == 0x3000, "queue: then the next of port 80, alone");
-	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), -ENOENT, "queue: port 80 empty");
-	ftn_listeners_closed(l, 443);
-	is_int(ftn_listeners_pop(l, 443, 1, 1000, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
+	ok(!ftn_listeners_pop(l, AF_INET, 80, 1, 1000, &sk, &t) && sk == 0x3000, "queue: then the next of port 80, alone");
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 1, 1000, &sk, &t), -ENOENT, "queue: port 80 empty");
+	ftn_listeners_closed(l, AF_INET, 443);
+	is_int(ftn_listeners_pop(l, AF_INET, 443, 1, 1000, &sk, &t), -ENOENT, "queue: a closed listener's children are gone");
 
 	/* two children born at once (the second before the first was
 	 * ESTABLISHED): either may have joined the queue first */
@@ -128,13 +132,13 @@ static void test_queues(void)
 	ftn_listeners_child(l, 0x5000, &c, 201);
 	ftn_listeners_child_tuple(l, 0x4000, &full, 202);
 	ftn_listeners_child_tuple(l, 0x5000, &c, 203);
-	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), 1, "unsure: two children of one port born at once");
-	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), 1, "unsure: and so the one left");
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 1, 1000, &sk, &t), 1, "unsure: two children of one port born at once");
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 1, 1000, &sk, &t), 1, "unsure: and so the one left");
 	/* the oldest not yet ESTABLISHED, another waiting */
 	ftn_listeners_child(l, 0x6000, &full, 300);
 	ftn_listeners_child(l, 0x7000, &c, 310);
-	is_int(ftn_listeners_pop(l, 80, 1, 1000, &sk, &t), 1, "unsure: when the oldest joined the queue is not known");
-	ftn_listeners_closed(l, 80);
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 1, 1000, &sk, &t), 1, "unsure: when the oldest joined the queue is not known");
+	ftn_listeners_closed(l, AF_INET, 80);
 	/* another task in accept() on the port */
 	ftn_listeners_child(l, 0x8000, &full, 400);
 	ftn_listeners_child_tuple(l, 0x8000, &full, 401);
@@ -142,26 +146,57 @@ static void test_queues(void)
 	ftn_listeners_enter(l, 100, 3, 1);      /* fd 3 of task 100: port 8080 */
 	ftn_listeners_enter(l, 101, 3, 1);      /* (its /proc is gone: unknown) */
 	ok(!ftn_listeners_accepted(l, 100, &fd) && fd == 3, "accept: task 100's returned");
-	is_int(ftn_listeners_pop(l, 80, 100, 1000, &sk, &t), 1,
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 100, 1000, &sk, &t), 1,
 	       "unsure: another task in accept() on a listener not known may have taken the oldest");
 	ok(!ftn_listeners_accepted(l, 101, &fd), "accept: task 101's returned");
-	ftn_listeners_closed(l, 80);
+	ftn_listeners_closed(l, AF_INET, 80);
 	ftn_listeners_child(l, 0xa000, &full, 500);
 	ftn_listeners_child_tuple(l, 0xa000, &full, 501);
 	ftn_listeners_child(l, 0xb000, &c, 510);
-	is_int(ftn_listeners_pop(l, 80, 100, 1000, &sk, &t), 0, "sure: nobody else accepting, queued in turn");
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 100, 1000, &sk, &t), 0, "sure: nobody else accepting, queued in turn");
 	/* an accept() of an unknown listener: with one port waiting, its
 	 * oldest is taken and the rest are unsure */
 	ftn_listeners_child(l, 0xc000, &full, 600);
 	is_int(ftn_listeners_unplaced(l), 80, "unplaced: the one port with children waiting");
-	is_int(ftn_listeners_pop(l, 80, 100, 1000, &sk, &t), 1, "unplaced: the child left may be the one taken");
+	is_int(ftn_listeners_pop(l, AF_INET, 80, 100, 1000, &sk, &t), 1, "unplaced: the child left may be the one taken");
 	ftn_listeners_child(l, 0xd000, &full, 700);
 	ftn_listeners_child(l, 0xe000, &b, 710);
 	is_int(ftn_listeners_unplaced(l), -1, "unplaced: two ports waiting: not known which");
-	is_int(ftn_listeners_pop(l, 443, 100, 1000, &sk, &t), 1, "unplaced: then every accept of those ports is unsure");
-	ftn_listeners_closed(l, 443);
+	is_int(ftn_listeners_pop(l, AF_INET, 443, 100, 1000, &sk, &t), 1, "unplaced: then every accept of those ports is unsure");
+	ftn_listeners_closed(l, AF_INET, 443);
 	ftn_listeners_child(l, 0xf000, &b, 800);
-	is_int(ftn_listeners_pop(l, 443, 100, 1000, &sk, &t), 0, "unplaced: until the listener closes");
+	is_int(ftn_listeners_pop(l, AF_INET, 443, 100, 1000, &sk, &t), 0, "unplaced: until the listener closes");
+	ftn_listeners_free(l);
+}
+
+/* an IPv4 and an IPv6 listener on port 8080 (IPV6_V6ONLY): a queue each */
+static void test_families(void)
+{
+	struct ftn_listeners *l = ftn_listeners_alloc(root);
+	struct ftn_probe_sock t, k4 = kid(8080, 7001), k6 = kid(8080, 7002), k4b = kid(8080, 7003);
+	uint64_t sk = 0;
+	int fam = -1;
+
+	k6.family = k6.laddr.family = k6.raddr.family = AF_INET6;
+	ok(ftn_listeners_port(l, 100, 3, &fam) == 8080 && fam == AF_INET, "family: fd 3 is the IPv4 listener of 8080");
+	ok(ftn_listeners_port(l, 100, 5, &fam) == 8080 && fam == AF_INET6, "family: fd 5 the IPv6 one");
+	ftn_listeners_child(l, 0x100, &k4, 10);
+	ftn_listeners_child_tuple(l, 0x100, &k4, 11);
+	ftn_listeners_child(l, 0x200, &k6, 20);
+	ftn_listeners_child_tuple(l, 0x200, &k6, 21);
+	ftn_listeners_child(l, 0x300, &k4b, 30);
+	ftn_listeners_child_tuple(l, 0x300, &k4b, 31);
+	ok(!ftn_listeners_pop(l, AF_INET6, 8080, 100, 40, &sk, &t) && sk == 0x200 && t.rport == 7002,
+	   "family: the IPv6 queue's child, though an IPv4 one is older, and sure");
+	ok(!ftn_listeners_pop(l, AF_INET, 8080, 100, 41, &sk, &t) && sk == 0x100,
+	   "family: the IPv4 queue's oldest");
+	ftn_listeners_closed(l, AF_INET6, 8080);
+	ok(!ftn_listeners_pop(l, AF_INET, 8080, 100, 42, &sk, &t) && sk == 0x300,
+	   "family: the IPv6 listener's close leaves the IPv4 queue");
+	ftn_listeners_enter(l, 300, 6, 0);
+	ftn_listeners_listening(l, 300, AF_INET6, 9300);
+	ok(ftn_listeners_port(l, 300, 6, &fam) == 9300 && fam == AF_INET6, "family: from the listen() seen");
+	ok(ftn_listeners_port(l, 300, 7, &fam) == -1 && fam == 0, "family: 0 where the port is unknown");
 	ftn_listeners_free(l);
 }
 
@@ -189,26 +224,26 @@ static void test_scan(void)
 	ftn_listeners_child(l, 0x100, &k1, 1);
 	ftn_listeners_child_tuple(l, 0x100, &k1, 5);
 	ftn_listeners_child(l, 0x200, &k2, later);
-	is_int(ftn_listeners_pop(l, 8082, 102, later + 1, &sk, &t), 2,
+	is_int(ftn_listeners_pop(l, AF_INET, 8082, 102, later + 1, &sk, &t), 2,
 	       "queued before: the first accept takes the one made before tracing");
-	ok(!ftn_listeners_pop(l, 8082, 102, later + 2, &sk, &t) && sk == 0x100,
+	ok(!ftn_listeners_pop(l, AF_INET, 8082, 102, later + 2, &sk, &t) && sk == 0x100,
 	   "queued before: then the child seen born before the reading");
-	ok(!ftn_listeners_pop(l, 8082, 102, later + 3, &sk, &t) && sk == 0x200, "queued before: then the next");
+	ok(!ftn_listeners_pop(l, AF_INET, 8082, 102, later + 3, &sk, &t) && sk == 0x200, "queued before: then the next");
 	/* an accept before its port's queue was read: not known which */
 	ftn_listeners_child(l, 0x300, &k3, 2);
-	is_int(ftn_listeners_pop(l, 8081, 102, 3, &sk, &t), 1, "queued before: an accept before the reading is unsure");
+	is_int(ftn_listeners_pop(l, AF_INET, 8081, 102, 3, &sk, &t), 1, "queued before: an accept before the reading is unsure");
 	ftn_listeners_child(l, 0x400, &k3, later);
-	is_int(ftn_listeners_pop(l, 8081, 102, later + 4, &sk, &t), 1, "queued before: and every one of that port after");
+	is_int(ftn_listeners_pop(l, AF_INET, 8081, 102, later + 4, &sk, &t), 1, "queued before: and every one of that port after");
 	/* events lost: nothing is sure any more */
 	ftn_listeners_child(l, 0x500, &k1, later + 5);
 	ftn_listeners_blind(l);
 	ftn_listeners_child(l, 0x600, &k1, later + 6);
-	is_int(ftn_listeners_pop(l, 8082, 102, later + 7, &sk, &t), 1, "blind: after a loss every accept is unsure");
+	is_int(ftn_listeners_pop(l, AF_INET, 8082, 102, later + 7, &sk, &t), 1, "blind: after a loss every accept is unsure");
 	ftn_listeners_free(l);
 	l = ftn_listeners_alloc(root);
 	ftn_listeners_scan(l, "local");
 	ftn_listeners_child(l, 0x100, &k1, 1);
-	ok(!ftn_listeners_pop(l, 8082, 102, later, &sk, &t) && sk == 0x100,
+	ok(!ftn_listeners_pop(l, AF_INET, 8082, 102, later, &sk, &t) && sk == 0x100,
 	   "scan: a clock user space cannot read: the queues are not read");
 	ftn_listeners_free(l);
 }
@@ -245,6 +280,7 @@ int main(void)
 	fake_proc();
 	test_ports();
 	test_queues();
+	test_families();
 	test_scan();
 	test_reset_args();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
