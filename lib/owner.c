@@ -286,24 +286,34 @@ void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const cha
 	const struct task_ent *t;
 	struct owner_ent *e;
 	size_t n;
+	pid_t pid;
+	int same;
 
 	if (!m || !sk || tid <= 0)
 		return;
 	e = ent_put(m, sk);
 	if (!e)
 		return;         /* out of memory: lookups fall back to /proc */
+	same = e->o.tid == tid;
 	e->o.tid = tid;
-	/* per event: a bounded copy, not snprintf's format machinery */
+	/* per event: a bounded copy, not snprintf's format machinery (an
+	 * empty name keeps the one this task had) */
 	n = strnlen(comm ? comm : "", sizeof(e->o.comm) - 1);
-	memcpy(e->o.comm, comm ? comm : "", n);
-	e->o.comm[n] = '\0';
+	if (n || !same) {
+		memcpy(e->o.comm, comm ? comm : "", n);
+		e->o.comm[n] = '\0';
+	}
 	t = task_info(m, tid);
 	/* A task gone before the batch was read (a short-lived client) has
-	 * no status to read: its process from the threads map (0, unknown,
-	 * when the map cannot tell), else, with no map, the tid itself (the
-	 * usual single-threaded process). */
-	e->o.pid = t ? t->tgid : m->threads ? ftn_threads_tgid(m->threads, tid) : tid;
-	e->o.netns = t ? t->netns : 0;
+	 * no status to read: its process from the threads map, else what an
+	 * earlier note of this socket by this task found, else 0: unknown (a
+	 * thread's ID is not its process's). */
+	pid = t ? t->tgid : m->threads ? ftn_threads_tgid(m->threads, tid) : 0;
+	if (!pid && same)
+		pid = e->o.pid;
+	e->o.pid = pid;
+	if (t || !same)
+		e->o.netns = t ? t->netns : 0;
 	if (t && t->comm[0])
 		memcpy(e->o.comm, t->comm, sizeof(e->o.comm));
 }

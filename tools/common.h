@@ -365,8 +365,8 @@ int tool_threads_setup(struct ftn_instance *inst, struct ftn_ownermap *owners,
  * map incomplete first. t NULL: 0. */
 int tool_threads_event(struct ftn_threads *t, const struct ftn_instance *inst,
 		       const struct ftn_event *ev);
-/* The process of task tid when no owner was found: from t (0 unknown),
- * or tid without a map. */
+/* The process of task tid when no owner was found: from t; 0 unknown
+ * (also without a map: a thread's ID is not its process's). */
 pid_t tool_threads_pid(const struct ftn_threads *t, pid_t tid);
 /* The plumbing of one event in the instance: filter (when not NULL/""),
  * a stacktrace trigger (stacks), enable. Each failure in one line naming

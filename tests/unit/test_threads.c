@@ -146,8 +146,8 @@ static void test_ownermap(void)
 	ftn_threads_scan(t);
 	/* no status in the fake /proc: every task is gone */
 	ftn_ownermap_note(m, 0xffff888100000040ULL, 102, "python3");
-	ok(!ftn_ownermap_lookup(m, 0xffff888100000040ULL, NULL, &o) && o.pid == 102,
-	   "no threads map: a gone task's ID is taken as its process's (as before)");
+	ok(ftn_ownermap_lookup(m, 0xffff888100000040ULL, NULL, &o) == -ENOENT,
+	   "no threads map: a gone task's owner is not known (its ID is not its process's)");
 	ftn_ownermap_set_threads(m, t);
 	ftn_ownermap_note(m, 0xffff888100000080ULL, 102, "python3");
 	ok(!ftn_ownermap_lookup(m, 0xffff888100000080ULL, NULL, &o) && o.pid == 100 && o.tid == 102,

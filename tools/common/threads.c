@@ -26,8 +26,8 @@ int tool_threads_setup(struct ftn_instance *inst, struct ftn_ownermap *owners,
 	evs[0] = NULL;
 	for (int i = 0; i < 2; i++)
 		if (!ftn_event_exists(thread_evs[i][0], thread_evs[i][1])) {
-			tool_info("no %s:%s: a thread gone before its event was read shows its "
-				  "thread ID as PID", thread_evs[i][0], thread_evs[i][1]);
+			tool_info("no %s:%s: the PID of a task gone before its event was read "
+				  "is unknown", thread_evs[i][0], thread_evs[i][1]);
 			return 0;
 		}
 	if (!(t = ftn_threads_alloc(NULL, 0)))
@@ -59,7 +59,7 @@ int tool_threads_event(struct ftn_threads *t, const struct ftn_instance *inst,
 
 pid_t tool_threads_pid(const struct ftn_threads *t, pid_t tid)
 {
-	return t ? ftn_threads_tgid(t, tid) : tid;
+	return t ? ftn_threads_tgid(t, tid) : 0;
 }
 
 int tool_conn_threads(struct tool_conn *c)
