@@ -63,5 +63,30 @@ rows tcpaccept "$tmp/a.json" "\"lport\":$PORT[,}]" "$N" accept
 rows tcpsnoop "$tmp/s.json" '"bytes":6[,}]' "$((2 * N))" call
 for f in c l a s; do host_no_loss "$f: no loss reported" "$tmp/$f.err"; done
 
+# tcpsnoop -p PID: every call of the process, made by threads it starts
+# after the tool attached (set_event_pid with event-fork; the tool of
+# 039f7e1 filtered common_pid, the main thread, which makes no call)
+rm -f "$tmp/g.fifo"; mkfifo "$tmp/g.fifo"
+ip netns exec "$NS" python3 "$HELP" "$((PORT + 1))" "$N" gate <"$tmp/g.fifo" >"$tmp/g.log" 2>&1 &
+gp=$!
+host_bg_track "$gp"
+exec 8>"$tmp/g.fifo"
+host_wait_nonempty "$tmp/g.log" 100 "$gp"
+gpid=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$tmp/g.log")
+host_start_tool "$FTNET_TOP/bin/tcpsnoop" "$tmp/p.json" "$tmp/p.err" --json -v -p "${gpid:-1}"
+tp=$host_pid
+echo go >&8
+exec 8>&-
+host_wait_pid "$gp" 300
+wait "$gp"; rc=$?
+sleep 0.5
+kill -INT "$tp" 2>/dev/null; host_wait_pid "$tp" 100
+wait "$tp"; rcp=$?
+t_is "$rc $rcp" "0 0" "set-up: the gated client ran; tcpsnoop -p ends 0"
+t_check "tcpsnoop -p: -v says the process is followed by set_event_pid" grep -q "set_event_pid" "$tmp/p.err"
+t_is "$(grep -c '"bytes":6[,}]' "$tmp/p.json")" "$((2 * N))" "tcpsnoop -p: each of the $N threads' send and the server thread's receive"
+t_is "$(grep '"bytes"' "$tmp/p.json" | grep -vc "\"pid\":$gpid[,}]")" 0 "tcpsnoop -p: no call of another process"
+host_no_loss "tcpsnoop -p: no loss reported" "$tmp/p.err"
+
 t_is "$(host_instances_new)" "" "no instance left behind"
 host_cleanup

@@ -180,6 +180,24 @@ run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/tcpsnoop" -d 1 --json -p "$tcp4" -4
 check "tcpsnoop -p -4: filter on family and common_pid" \
 	grep -qx "family == 2 && protocol == 6 && ret > 0 && !(flags & 2) && common_pid == $tcp4" \
 	"$R/seen/events/sock/sock_recv_length/filter"
+# an instance with set_event_pid: the process is followed there (its
+# threads, event-fork), the filter has no common_pid, and the calls of
+# other processes (none filtered by a fake tree) are left out by owner
+: >"$R/tmpl/set_event_pid"
+mkdir -p "$R/tmpl/options"
+echo 0 >"$R/tmpl/options/event-fork"
+run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/tcpsnoop" -d 1 --json -p "$tcp4"
+check "tcpsnoop -p, set_event_pid: exit 0, the process written there, event-fork 1" \
+	sh -c '[ "$1" = 0 ] && tr " " "\n" < "$2/set_event_pid" | grep -qx "$3" && grep -qx 1 "$2/options/event-fork"' \
+	sh "$rc" "$R/seen" "$tcp4"
+check "tcpsnoop -p, set_event_pid: no common_pid in the filter" \
+	grep -qx "(family == 2 || family == 10) && protocol == 6 && ret > 0 && !(flags & 2)" "$R/seen/events/sock/sock_recv_length/filter"
+ncalls=$(awk -v p="pid=$tcp4" '$2 == p { for (i = 1; i <= NF; i++) if ($i ~ /^(sends|recvs)=/) { sub(/.*=/, "", $i); n += $i } }
+	END { print n + 0 }' "$S/log")
+check "tcpsnoop -p, set_event_pid: only that process's calls, all $ncalls of its log" \
+	sh -c '[ "$4" -gt 0 ] && [ "$(grep -c "\"pid\":$2," "$1")" = "$4" ] && [ "$(grep -c "\"bytes\"" "$1")" = "$4" ]' \
+	sh "$tmp/o" "$tcp4" "$S/log" "$ncalls"
+rm -rf "$R/tmpl/set_event_pid" "$R/tmpl/options"
 run_raw "$P" "$tmp/o" "$tmp/e" "$BIN/tcptop" -d 1 --json -P 41000
 check "tcptop -P 41000: the two ends of the IPv4 connection only" \
 	sh -c '[ "$(grep -c "\"tx_bytes\"" "$1")" = 2 ] && ! grep "\"tx_bytes\"" "$1" | grep -qv "\"comm\":\"sr-tcp4\""' sh "$tmp/o"

@@ -516,6 +516,9 @@ static void on_call(struct sockio *st, struct call *cl, pid_t tid, const char *k
 		cl->own.pid = tool_threads_pid(st->threads, tid);     /* 0: unknown */
 		snprintf(cl->own.comm, sizeof(cl->own.comm), "%s", kcomm);
 	}
+	/* -p by set_event_pid: the processes it starts come too */
+	if (st->pid && !st->kpid && cl->own.pid > 0 && cl->own.pid != st->pid)
+		return;
 	if ((b = born_find(st, cl->c.sk)) && born_live(b)) {
 		s = &b->s;      /* born during the run: its own tuple */
 		st->born_hits++;
@@ -875,7 +878,7 @@ static int kprobe_setup(struct sockio *st)
 	const char *g;
 	int err;
 
-	if ((err = ftn_sendrecv_probes_create(st->inst, st->protocol, st->family, st->pid, &st->kp)))
+	if ((err = ftn_sendrecv_probes_create(st->inst, st->protocol, st->family, st->kpid, &st->kp)))
 		return tool_kfail(err, "cannot probe the %s sendmsg/recvmsg functions",
 				  proto_name(st));
 	if (st->kp.missing[0])
@@ -903,6 +906,29 @@ static int kprobe_setup(struct sockio *st)
 	return 0;
 }
 
+/* -p: the process's tasks, those it starts later too, by the instance's
+ * set_event_pid with event-fork (its children's calls are left out as
+ * each call's owner is known); a kernel without it filters common_pid:
+ * the task PID alone. */
+static int follow(struct sockio *st)
+{
+	int err;
+
+	if (!st->pid)
+		return 0;
+	err = tool_pid_follow(st->inst, st->pid, NULL);
+	if (err == -ENOTSUP) {
+		st->kpid = st->pid;
+		tool_info("-p %d: no set_event_pid in the instance: the calls of task %d only, "
+			  "not of its other threads", (int)st->pid, (int)st->pid);
+		return 0;
+	}
+	if (!err)
+		tool_info("-p %d: the process's tasks by the instance's set_event_pid, with "
+			  "event-fork (a task born since is followed)", (int)st->pid);
+	return err;
+}
+
 static int init(struct sockio *st)
 {
 	static const char *const evs[] = { "sock_send_length", "sock_recv_length" };
@@ -917,8 +943,6 @@ static int init(struct sockio *st)
 	if (!st->kprobe)
 		tool_info("back end: tracepoints sock:sock_send_length and sock:sock_recv_length "
 			  "(the caller's task, the bytes each call moved)");
-	if ((err = ftn_sendrecv_filter(st->protocol, st->family, st->pid, filter, sizeof(filter))) < 0)
-		return tool_fail(err, "cannot build the filter: %s", strerror(-err));
 	if (!(st->owners = ftn_ownermap_alloc(NULL, 0)) ||
 	    !(st->socks = st->protocol == IPPROTO_UDP ? ftn_sockres_alloc_udp(NULL, 0, 1)
 						       : ftn_sockres_alloc(NULL, 0, 1)) ||
@@ -935,6 +959,10 @@ static int init(struct sockio *st)
 	if (reader != 'r')
 		return tool_fail(-ENOTSUP, "needs the binary buffers (per_cpu/cpuN/trace_pipe_raw): "
 				 "the text output hashes socket pointers");
+	if ((err = follow(st)))
+		return err;
+	if ((err = ftn_sendrecv_filter(st->protocol, st->family, st->kpid, filter, sizeof(filter))) < 0)
+		return tool_fail(err, "cannot build the filter: %s", strerror(-err));
 	tool_info("sockets from /proc/net/%s(6) by pointer",
 		  st->protocol == IPPROTO_UDP ? "udp" : "tcp");
 	if (st->kprobe) {

@@ -36,6 +36,8 @@ struct sockio {
 	/* options */
 	struct tool_opts o;
 	pid_t pid;              /* -p, 0 any */
+	pid_t kpid;             /* the kernel filter's common_pid (0: none;
+				   -p by set_event_pid, or no -p) */
 	long port;              /* -P, -1 any */
 	int family;             /* -4 / -6, 0 both */
 	int noclear;            /* -C (top) */
@@ -99,8 +101,8 @@ int sockio_opt(void *ctx, int c, const char *arg);
 	"              returns) | diag (tcptop: tcp_info byte counts through sock_diag\n" \
 	"              each interval, nothing traced per call; see tcptop(8));\n" \
 	"              default: the tracepoints where the kernel has them\n" \
-	"  -p PID      only calls made by task PID (in-kernel filter on common_pid: the\n" \
-	"              process's main thread; other threads have task IDs of their own)\n" \
+	"  -p PID      only calls of process PID: its threads and those it starts (the\n" \
+	"              instance's set_event_pid; a kernel without it: task PID only)\n" \
 	"  -P PORT     only sockets with local or remote port PORT\n" \
 	"  -4, -6      IPv4 or IPv6 sockets only (in-kernel filter)\n"
 #define SOCKIO_OPTIONS_TOP \
