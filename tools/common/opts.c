@@ -22,7 +22,7 @@ static const struct {
 	{ TOOL_OPT_DURATION, "  -d SECS     trace for SECS seconds, then exit 0 (0.001 to 10000000)\n" },
 	{ 0,                 "  -h          this help\n" },
 	{ TOOL_OPT_NOHEADER, "  -H          no column headers\n" },
-	{ TOOL_OPT_INTERVAL, "  -i SECS     report interval (default 1): output and --prom each SECS\n" },
+	{ TOOL_OPT_INTERVAL, NULL },     /* (its text names --prom where the tool has it) */
 	{ TOOL_OPT_VERBOSE,  "  -v          say on stderr how events are read and why\n" },
 	{ TOOL_OPT_JSON,     "  --json      one JSON object per line (schema in ftnet(7))\n" },
 	{ TOOL_OPT_PROM,     "  --prom FILE Prometheus counters in FILE (textfile collector), rewritten\n"
@@ -51,9 +51,10 @@ void tool_usage(const struct tool_desc *d, FILE *f)
 	for (size_t i = 0; i < sizeof(common_help) / sizeof(common_help[0]); i++) {
 		if (common_help[i].flag && !(d->common & common_help[i].flag))
 			continue;
-		if (common_help[i].flag == TOOL_OPT_INTERVAL && d->interval > 0)
-			fprintf(f, "  -i SECS     report interval (default %g): output and --prom each SECS\n",
-				d->interval);
+		if (common_help[i].flag == TOOL_OPT_INTERVAL)
+			fprintf(f, "  -i SECS     report interval (default %g): output%s each SECS\n",
+				d->interval > 0 ? d->interval : 1,
+				d->common & TOOL_OPT_PROM ? " and --prom" : "");
 		else
 			fputs(common_help[i].help, f);
 	}
