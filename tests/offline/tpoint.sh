@@ -31,8 +31,8 @@ export FTNET_TRACEFS="$t618/fs"
 # ------------------------------------------------------------ -l
 "$TP" -l >"$tmp/o" 2>"$tmp/e"; rc=$?
 check "-l exits 0 (got $rc)" [ "$rc" = 0 ]
-printf '%s\n' skb:kfree_skb sock:inet_sock_set_state tcp:tcp_receive_reset \
-	tcp:tcp_retransmit_skb tcp:tcp_send_reset > "$tmp/want"
+printf '%s\n' sched:sched_process_exit skb:kfree_skb sock:inet_sock_set_state task:task_newtask \
+	tcp:tcp_receive_reset tcp:tcp_retransmit_skb tcp:tcp_send_reset > "$tmp/want"
 same "-l lists every sys:event, sorted, no files" "$tmp/want" "$tmp/o"
 "$TP" -l 'tcp:*' >"$tmp/o" 2>"$tmp/e"; rc=$?
 grep '^tcp:' "$tmp/want" > "$tmp/want.tcp"
