@@ -55,7 +55,7 @@ Q =
 quiet =
 endif
 
-LIB_SRC   := $(sort $(wildcard lib/*.c))
+LIB_SRC   := $(sort $(wildcard lib/trace/*.c lib/net/*.c))
 LIB_OBJ   := $(patsubst lib/%.c,$(B)/lib/%.o,$(LIB_SRC))
 LIB_A     := $(B)/libftnet.a
 # Shared library: libftnet.so.MAJOR.MINOR.PATCH, soname libftnet.so.MAJOR.

@@ -1412,7 +1412,7 @@ FTN_EXPORT struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const str
  * ftn_consume_hist does for its table; for a tool that reads several).
  * open: the table as it is now is the base; a second one-entry trigger
  * on the event counts every event so that what the table misses while it
- * is cleared is known (lib/hist.c says how). next: the rows that changed
+ * is cleared is known (lib/trace/hist.c says how). next: the rows that changed
  * since the last call (*delta, ftn_hist_free it), *notcounted the events
  * the kernel saw but no row counts since open (a full table, a clear),
  * *full the table is full now; last: the final period (makes the count

@@ -5,7 +5,7 @@
  *
  * perf-tools' funccount without its global state: the function tracer
  * runs in the run's own instance with the instance's own
- * set_ftrace_filter (lib/ftrace.c), so the top level's tracer, filter and
+ * set_ftrace_filter (lib/trace/ftrace.c), so the top level's tracer, filter and
  * the function profiler are never touched. Each call is one ftrace/function
  * record (ip, parent_ip) in the instance's binary buffers; they are
  * named from /proc/kallsyms and counted here by name. The cost is one record

@@ -361,7 +361,7 @@ static int trace_setup(struct state *st)
 		return tool_fail(-ENOMEM, "out of memory");
 	} else {
 		/* the segments: read by an event probe in place of
-		 * tcp_retransmit_skb where the kernel has them (lib/retrans.c);
+		 * tcp_retransmit_skb where the kernel has them (lib/net/retrans.c);
 		 * else the row of those no event showed, from RetransSegs over
 		 * every namespace, read first before the events are on */
 		int rtp = ftn_kernel_has_kprobes() && !ftn_retrans_probe_create(st->inst, "rtp", 1);
@@ -376,7 +376,7 @@ static int trace_setup(struct state *st)
 
 			if (i && !ftn_event_exists("tcp", ev))
 				break;  /* SYN-ACKs not traced: the cross-check shows it */
-			/* the causes (lib/retrans.c): stacks, the trigger set
+			/* the causes (lib/net/retrans.c): stacks, the trigger set
 			 * before the enable, and the sockets' congestion
 			 * states; without them a cause is "-", the section stays */
 			if (!i && !ftn_retrans_filter(ev, 0, f, sizeof(f)) &&

@@ -410,7 +410,7 @@ static int data_probes(struct state *st)
 	}
 	/* Opened once: the wrappers are read from this descriptor and the
 	 * kernel is given /proc/self/fd/N, the same inode, never the name
-	 * again (lib/elf.c, ftn_elf_open: a process's libc may sit in a
+	 * again (lib/trace/elf.c, ftn_elf_open: a process's libc may sit in a
 	 * directory its user can point elsewhere meanwhile). */
 	if ((fd = ftn_elf_open(st->libc, st->libc_kpath, sizeof(st->libc_kpath))) < 0)
 		return tool_fail(fd == -EINVAL ? -EINVAL : fd, "cannot open %s: %s", st->libc,

@@ -15,7 +15,7 @@
  *    /proc/PID/net/tcp(6) (looked up once per listener), and a listener's
  *    accept queue is first in, first out: accept() returns the oldest
  *    child of that port not yet accepted - when that is certain, else
- *    the accept is shown with its port and no tuple (lib/listen.c says
+ *    the accept is shown with its port and no tuple (lib/net/listen.c says
  *    when). Events come in time order across reads (c.ordered); tasks
  *    already in accept() are found in /proc/TID/syscall.
  *  - kprobe: a kretprobe on inet_csk_accept, whose return value is the

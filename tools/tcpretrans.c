@@ -3,7 +3,7 @@
  * tcpretrans - TCP retransmits: which connection, what state, how many
  * segments. Every back end sees what the kernel counts in RetransSegs
  * (retransmits of __tcp_retransmit_skb, tail loss probes' included, and
- * SYN-ACKs of tcp_rtx_synack: lib/retrans.c); totals count segments.
+ * SYN-ACKs of tcp_rtx_synack: lib/net/retrans.c); totals count segments.
  * Where the tracepoint cannot say how many (no event probes), count mode
  * adds the segments no event showed: RetransSegs over the namespaces
  * (tools/common/nssum.c) minus the segments seen, as a row of its own.
@@ -99,7 +99,7 @@ static const char *family_filter(const struct state *st)
  * or for join the socket pointer only) ---- */
 
 /* The cause: the retransmit's stack (-s: every one; else those whose state
- * does not say it) and each socket's congestion state (lib/retrans.c) */
+ * does not say it) and each socket's congestion state (lib/net/retrans.c) */
 static int tp_setup(struct state *st)
 {
 	static const char *const ev[] = { "tcp_retransmit_skb", "tcp_retransmit_synack" };
@@ -107,7 +107,7 @@ static int tp_setup(struct state *st)
 	int err = 0;
 
 	/* where the kernel has event probes, one on tcp_retransmit_skb in
-	 * place of it reads the segments it counted ("rtp", lib/retrans.c);
+	 * place of it reads the segments it counted ("rtp", lib/net/retrans.c);
 	 * the same filter, on the probe's fields of the same names */
 	if (ftn_kernel_has_kprobes()) {
 		if ((err = ftn_retrans_probe_create(st->inst, "rtp", 1)))

@@ -248,7 +248,7 @@ static int locate(struct state *st)
 		return err;
 	/* Opened once: the symbols are read from this descriptor and the
 	 * kernel is given /proc/self/fd/N, the same inode, never the name
-	 * again (lib/elf.c, ftn_elf_open: another user's directory may be
+	 * again (lib/trace/elf.c, ftn_elf_open: another user's directory may be
 	 * pointed elsewhere between two lookups by name). */
 	st->fd = ftn_elf_open(st->path, st->kpath, sizeof(st->kpath));
 	if (st->fd < 0)

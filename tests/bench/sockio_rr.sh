@@ -69,7 +69,7 @@ rr_cleanup() {
 }
 trap rr_cleanup EXIT
 mkdir "$inst" || exit 1
-# tcptop's own filter (lib/sendrecv.c, ftn_sendrecv_filter for TCP, both
+# tcptop's own filter (lib/net/sendrecv.c, ftn_sendrecv_filter for TCP, both
 # families)
 filter='(family == 2 || family == 10) && protocol == 6 && ret > 0 && !(flags & 2)'
 for e in sock_send_length sock_recv_length; do

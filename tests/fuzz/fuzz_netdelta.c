@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fuzz_netdelta - netdelta's counter-file parsers (lib/netdelta.c: snmp,
+/* fuzz_netdelta - netdelta's counter-file parsers (lib/net/netdelta.c: snmp,
  * netstat, snmp6, sockstat, sockstat6, softnet_stat, dev; the files of
  * /proc/PID/net of a namespace whose owner may be anyone) and the delta
  * of two snapshots. Input: one byte choosing the source (its value

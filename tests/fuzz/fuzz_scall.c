@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fuzz_scall - the syscall-site scanner (lib/elf.c ftn_elf_syscall_sites:
+/* fuzz_scall - the syscall-site scanner (lib/trace/elf.c ftn_elf_syscall_sites:
  * the byte scan of a libc wrapper for "syscall" and the number loaded
- * before it) and the data probes sockio builds on it (lib/syscalls.c
+ * before it) and the data probes sockio builds on it (lib/net/syscalls.c
  * ftn_scall_data_probes). The libc is whatever the traced process maps:
  * a file its owner may have written. Input: one byte choosing the call
  * (its value modulo FTN_SC_N; also the number the scan looks for), one

@@ -15,7 +15,7 @@
  * clock_gettime(): the monotonic and boot clocks read the monotonic clock
  * cut to whole milliseconds and the wall clock reads the same value plus
  * the offset, so the library's wall - trace-clock measurement
- * (measure_offset in lib/instance.c) comes out as exactly the offset and
+ * (measure_offset in lib/trace/instance.c) comes out as exactly the offset and
  * golden event times are reproducible. (Three reads in one millisecond:
  * the library keeps the tightest of five tries.)
  *

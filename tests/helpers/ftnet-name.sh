@@ -3,7 +3,7 @@
 # with PID (read from /proc/PID, so the process must run): with SEP "-" the
 # instance name ftnet-TOOL-PID-nNS-tSTART, with "_" the probe group
 # ftnet_TOOL_PID_nNS_tSTART (NS: PID-namespace inode, START: start time in
-# clock ticks, field 22 of /proc/PID/stat, both lowercase hex; lib/reap.c).
+# clock ticks, field 22 of /proc/PID/stat, both lowercase hex; lib/trace/reap.c).
 sep=$1 tool=$2 pid=$3
 ns=$(readlink "/proc/$pid/ns/pid" | tr -dc 0-9) || exit 1
 start=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f20) || exit 1

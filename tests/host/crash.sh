@@ -8,7 +8,7 @@
 #    (an instance, a uprobe enabled in it; this kernel may have no
 #    kprobes) and tcpdrop (a tracepoint);
 #  - a real stack overflow in uprobe right after its probe is enabled
-#    (FTNET_TEST_KILL_STEP with FTNET_TEST_KILL_SIG=STACK, lib/teststep.c):
+#    (FTNET_TEST_KILL_STEP with FTNET_TEST_KILL_SIG=STACK, lib/trace/teststep.c):
 #    the handler runs on its own stack;
 #  - the tracing state afterwards is the state before (tracestate.inc),
 #    with no reaping run in between.

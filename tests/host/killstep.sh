@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/host/killstep.sh - kill -9 at EVERY step of start-up and teardown
-# (issue 12). The library's test hook (lib/teststep.c) counts each change
+# (issue 12). The library's test hook (lib/trace/teststep.c) counts each change
 # it makes to kernel state (instance mkdir, clock, filter, trigger, enable,
 # buffer, disable, trigger removal, filter clear, rmdir, kptr_restrict and
 # its record) and, with FTNET_TEST_KILL_STEP=N, SIGKILLs the tool right

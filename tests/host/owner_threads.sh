@@ -10,7 +10,7 @@
 # watch it: every connect row, and every row of a client socket, must
 # carry the process's PID (before: the thread's TID, a value not known to
 # be right, printed as the PID), known from the thread's birth
-# (task:task_newtask with CLONE_THREAD, lib/threads.c). tcpaccept sees
+# (task:task_newtask with CLONE_THREAD, lib/trace/threads.c). tcpaccept sees
 # the accepts of the process's long-lived listener thread: its PID is the
 # process too. Runs in about 3 s.
 

@@ -16,7 +16,7 @@
 #    exit 2, one line, neither happens;
 #  - SIGINT ends a run with 0; non-root exits 3;
 #  - after every run nothing of it is left in uprobe_events or instances/;
-#  - kill -9 at each step of a run (lib/teststep.c; uprobe_events append
+#  - kill -9 at each step of a run (lib/trace/teststep.c; uprobe_events append
 #    and removal among them): the next ftnet run leaves the tracing state
 #    as it was (tests/host/tracestate.inc).
 # Runs in about 30 s.

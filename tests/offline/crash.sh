@@ -4,7 +4,7 @@
 # probes before it dies, not at the next run's start, and still dies of
 # that signal (the shell's 128+N; a core where cores are on).
 #
-# The library's test hook (lib/teststep.c) crashes the tool for real right
+# The library's test hook (lib/trace/teststep.c) crashes the tool for real right
 # after a chosen step of its start-up: FTNET_TEST_KILL_STEP=N with
 # FTNET_TEST_KILL_SIG=SEGV (a store to a page without access), BUS (a read
 # past the end of a mapped file), ABRT (abort()) or STACK (recursion until

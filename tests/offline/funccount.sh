@@ -243,7 +243,7 @@ tree_sum "$R/fs" > "$tmp/after"
 same "the fake tree is left as found (no instance)" "$tmp/before" "$tmp/after"
 
 # ------------------------------------------------------------ kill -9 at each step
-# every write is a step (lib/teststep.c); a run killed right after any of
+# every write is a step (lib/trace/teststep.c); a run killed right after any of
 # them leaves an instance that the next run's start-up reaps
 FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl FTNET_TEST_STEPS=1 \
 	"$BIN/funccount" -d 0.2 'tcp_sendmsg' >/dev/null 2>"$tmp/e"

@@ -3,8 +3,10 @@
 #  - exports: the dynamic symbols libftnet.so defines are exactly the
 #    functions lib/ftnet.h declares, both ways (hidden visibility and
 #    FTN_EXPORT; internals live in lib/ftnet_int.h);
-#  - layers: from nm of every build/lib/*.o, the graph "file A uses a
-#    symbol defined in file B"; any cycle fails and is printed;
+#  - layers: from nm of every build/lib/{trace,net}/*.o, the graph "file A
+#    uses a symbol defined in file B": no file of the tracing engine
+#    (lib/trace) uses one of the network layer (lib/net), shown to fail on
+#    a scratch copy with a planted call; any cycle fails and is printed;
 #  - install: `make install DESTDIR=...` puts the static and the shared
 #    library (soname, symlinks), the header and ftnet.pc in place, and
 #    examples/count_events.c builds against the installed copy with
@@ -55,21 +57,51 @@ still=$(comm -12 "$tmp/declared" "$tmp/moving" | tr '\n' ' ')
 [ -n "$still" ] && echo "# declared, leaving lib for the tools module (not exported): $still"
 
 # ------------------------------------------------------------ layers
-# "A B SYMBOL": A.o uses SYMBOL, defined in B.o (A != B)
-for o in build/lib/*.o; do
-	f=$(basename "$o" .o)
-	nm "$o" | awk -v f="$f" '
-		$1 == "U" { print "U", f, $2; next }
-		NF == 3 && $2 ~ /^[TDBRCVWG]$/ { print "D", f, $3 }'
-done > "$tmp/syms"
-awk '$1 == "D" { def[$3] = $2; next }
-     $1 == "U" { use[++n] = $2 " " $3 }
-     END { for (i = 1; i <= n; i++) { split(use[i], a, " ")
-		if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]], a[2] } }' \
-	"$tmp/syms" | sort -u > "$tmp/edges"
-nobj=$(ls build/lib/*.o | wc -l)
-check "layer graph built from $nobj objects ($(wc -l < "$tmp/edges") uses)" \
-	test "$nobj" -gt 5 -a -s "$tmp/edges"
+# edges OBJ...: "A B SYMBOL" per use of SYMBOL in A.o defined in B.o
+# (A != B), A and B named by their directory and file: trace/hist
+edges() {
+	for o; do
+		f=$(basename "$(dirname "$o")")/$(basename "$o" .o)
+		nm "$o" | awk -v f="$f" '
+			$1 == "U" { print "U", f, $2; next }
+			NF == 3 && $2 ~ /^[TDBRCVWG]$/ { print "D", f, $3 }'
+	done > "$tmp/syms"
+	awk '$1 == "D" { def[$3] = $2; next }
+	     $1 == "U" { use[++n] = $2 " " $3 }
+	     END { for (i = 1; i <= n; i++) { split(use[i], a, " ")
+			if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]], a[2] } }' \
+		"$tmp/syms" | sort -u
+}
+# down EDGES: the uses that go up, from the tracing engine (trace/) into
+# the network layer (net/): the engine knows nothing of sockets
+up() {
+	awk '$1 ~ /^trace\// && $2 ~ /^net\// { print $1 ".c -(" $3 ")-> " $2 ".c" }' "$1"
+}
+edges build/lib/trace/*.o build/lib/net/*.o > "$tmp/edges"
+nobj=$(ls build/lib/trace/*.o build/lib/net/*.o | wc -l)
+check "layer graph built from $nobj objects in build/lib/trace and build/lib/net ($(wc -l < "$tmp/edges") uses)" \
+	test "$(ls build/lib/trace/*.o | wc -l)" -gt 5 -a "$(ls build/lib/net/*.o | wc -l)" -gt 5 -a -s "$tmp/edges"
+check "every library source is in lib/trace or lib/net" \
+	sh -c '! ls lib/*.c >/dev/null 2>&1'
+up "$tmp/edges" > "$tmp/up"
+if [ -s "$tmp/up" ]; then
+	not_ok "lib/trace uses nothing of lib/net ($(wc -l < "$tmp/up") uses)"
+	sed 's/^/#   /' "$tmp/up"
+else
+	ok "lib/trace uses nothing of lib/net"
+fi
+# the check can fail: a scratch copy of the objects with one engine file
+# that calls into the network layer
+mkdir -p "$tmp/scratch/trace" "$tmp/scratch/net"
+cp build/lib/trace/*.o "$tmp/scratch/trace/"
+cp build/lib/net/*.o "$tmp/scratch/net/"
+printf 'int ftn_conn_filter(int, char *, unsigned long);\nint planted(void) { char b[64]; return ftn_conn_filter(0, b, sizeof(b)); }\n' \
+	> "$tmp/planted.c"
+${CC:-cc} -c -o "$tmp/scratch/trace/planted.o" "$tmp/planted.c" 2>"$tmp/planted.err"
+edges "$tmp"/scratch/trace/*.o "$tmp"/scratch/net/*.o > "$tmp/edges.scratch"
+up "$tmp/edges.scratch" > "$tmp/up.scratch"
+check "the layer check fails on a scratch copy where trace/planted.o calls net's ftn_conn_filter: $(cat "$tmp/up.scratch")" \
+	sh -c '[ "$(wc -l < "$1")" = 1 ] && grep -q "^trace/planted.c -(ftn_conn_filter)-> net/conn.c$" "$1"' sh "$tmp/up.scratch"
 # find_cycles EDGES: depth-first search; a back edge closes a cycle: print
 # it with the symbol behind each step.
 find_cycles() {
@@ -109,7 +141,6 @@ fi
 awk '{ e[$1 " -> " $2] } END { for (k in e) print k }' "$tmp/edges" | sort |
 	tr '\n' ';' | sed 's/;$//; s/;/; /g; s/^/# layers: /'
 echo
-
 # ------------------------------------------------------------ install
 dest=$tmp/root
 prefix=/opt/ftnet-test

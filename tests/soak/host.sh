@@ -46,7 +46,7 @@
 # 10 s of load), the end and the largest, and the growth; "flat" when the
 # end is at most FTNET_SOAK_RSS_SLACK KiB above the start. The default,
 # 256 KiB + 1 MiB per CPU, is what the binary reader may keep by design:
-# its per-CPU read batch (lib/ringbuf.c, BATCH_PAGES: 256 pages) doubles
+# its per-CPU read batch (lib/trace/ringbuf.c, BATCH_PAGES: 256 pages) doubles
 # up to that when the reader falls behind, in steps, and stays there (seen:
 # tcpdrop +1.5 MiB in three steps over the first 110 s of 180, then none).
 # A leak of one byte an event would be 60 MB in 10 minutes.

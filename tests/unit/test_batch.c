@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_batch - the timed batch loop every consumer runs (lib/batch.c):
+ * test_batch - the timed batch loop every consumer runs (lib/trace/batch.c):
  * a stop request ends it long before a huge period or duration would, from
  * a thread (no EINTR helps there: only the 100 ms slices do); periods and
  * durations of any size, NaN and infinity included, never overflow into an

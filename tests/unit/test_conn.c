@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_conn - lib/conn.c: the socket table (many inserts and removals
+/* test_conn - lib/net/conn.c: the socket table (many inserts and removals
  * against a reference), decoding a tcp_set_state kprobe line and an
  * inet_sock_set_state text line, the event context, which transitions
  * name the owner, lifetimes and the payload bytes of a client and of an

@@ -51,7 +51,7 @@ static const char *const snap[] = {
 	TOTALS("25", "4", "7"),
 };
 
-/* Clearing (lib/hist.c "Clearing a table"): the tool's table beside the
+/* Clearing (lib/trace/hist.c "Clearing a table"): the tool's table beside the
  * counter the library adds (keys=common_type), as the kernel prints two
  * hist triggers of one event. */
 #define CHEAD "# event histogram\n#\n" \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_fdsock.c - file descriptors as sockets (lib/fdsock.c), for sockio:
+ * test_fdsock.c - file descriptors as sockets (lib/net/fdsock.c), for sockio:
  * a fake /proc (fd symlinks, net tables, status) and this process's own
  * sockets in the real one.
  *  - kinds: TCP and UDP rows with their tuples, a UNIX socket, a socket in

@@ -1,5 +1,5 @@
-/* test_kptr.c - the kptr_restrict record (lib/sockets.c) and the kill -9
- * test hook (lib/teststep.c), offline: a socket-table snapshot over a fake
+/* test_kptr.c - the kptr_restrict record (lib/net/sockets.c) and the kill -9
+ * test hook (lib/trace/teststep.c), offline: a socket-table snapshot over a fake
  * /proc whose sys/kernel/kptr_restrict is a plain file, killed by
  * FTNET_TEST_KILL_STEP at each of its steps in a child; the stale reaper
  * (ftn_reap_stale) must put the value back from the record and remove

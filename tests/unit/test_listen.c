@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_listen - lib/listen.c: a listener's port from the fd accept() names
+/* test_listen - lib/net/listen.c: a listener's port from the fd accept() names
  * (a fake /proc: fd -> socket inode -> LISTEN row), the listen() calls seen
  * when /proc has nothing, the accept queues (first in, first out per port,
  * a tuple completed later, a closed listener's queue dropped, a child
  * that may not be the one accept() took said unsure), tasks in accept()
  * from /proc/TID/syscall; and
- * lib/reset.c's kprobe fetch args per family. */
+ * lib/net/reset.c's kprobe fetch args per family. */
 #include "ftnet.h"
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* test_netdelta.c - lib/netdelta.c over counter files captured from this
+/* test_netdelta.c - lib/net/netdelta.c over counter files captured from this
  * host's /proc/net (tests/fixtures/netdelta/a and b, one second apart with
  * 7 UDP datagrams to a closed port on loopback between them) and hand-made
  * variants: a counter and an interface that appear, an interface and an

@@ -1,5 +1,5 @@
 /* test_reap.c - run names (encode/decode) and the stale-run decision of
- * lib/reap.c over a fake /proc (FTNET_PROC), then ftn_reap_stale end to
+ * lib/trace/reap.c over a fake /proc (FTNET_PROC), then ftn_reap_stale end to
  * end on a fake tracefs tree: what is reaped, what is kept. */
 #include "ftnet_int.h"
 #include "tap.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_threads - lib/threads.c: the process of a task also once it is
+/* test_threads - lib/trace/threads.c: the process of a task also once it is
  * gone: the threads alive at the start (a fake /proc), births with and
  * without CLONE_THREAD (text lines, clone_flags in hex), exits, a lost
  * event or a full map making what it does not know unknown, and the owner

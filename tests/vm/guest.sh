@@ -1592,7 +1592,7 @@ check_leftovers() {
 
 # Kill -9 at every step of start-up and teardown with the kprobe back ends
 # (issue 12; tests/host/killstep.sh does the tracepoint tools on the host).
-# The library's test hook (FTNET_TEST_KILL_STEP=N, lib/teststep.c) kills
+# The library's test hook (FTNET_TEST_KILL_STEP=N, lib/trace/teststep.c) kills
 # the tool right after its Nth change to kernel state; for N = 1..steps a
 # killed run, a brief run of another tool (it reaps), and the tracing state
 # (tests/host/tracestate.inc, copied in by run.sh) must equal the one
@@ -2296,7 +2296,7 @@ check_bench_retrans() {
 # --- uprobes on the file a tool opened (issue 22) ---------------------------
 
 # uprobe and sockio -x open the binary once and name it to the kernel as
-# /proc/self/fd/N (lib/elf.c ftn_elf_open): the kernel must resolve that
+# /proc/self/fd/N (lib/trace/elf.c ftn_elf_open): the kernel must resolve that
 # magic link at the write (kern_path, LOOKUP_FOLLOW) to the open file's
 # inode and keep it, whatever the name points to afterwards. Raw first
 # (the shell writes the line with fd 7 open), then the tool itself on a

@@ -2,7 +2,7 @@
 /*
  * lifediag.c - tcplife's bytes where no probe can read struct tcp_sock:
  * sock_diag's TCP destroy broadcasts (SKNLGRP_INET(6)_TCP_DESTROY, read
- * by lib/sockdiag.c as for tcptop -B diag) carry tcp_info, with
+ * by lib/net/sockdiag.c as for tcptop -B diag) carry tcp_info, with
  * tcpi_bytes_acked and tcpi_bytes_received, of every socket the kernel
  * frees after its transition to CLOSE. The message has the tuple and the
  * cookie, the tracepoint the pointer and the tuple: they are joined by

@@ -9,7 +9,7 @@
  * sock_send_length/sock_recv_length cost 5-15% of a loopback
  * request/response round on their own; man/tcptop.8, OVERHEAD).
  *
- * What is counted per socket (lib/sockdiag.c, ftn_tcpbytes):
+ * What is counted per socket (lib/net/sockdiag.c, ftn_tcpbytes):
  *   TX: tcpi_bytes_sent - tcpi_bytes_retrans: payload handed to the network
  *       once (no SYN, no FIN, no retransmits): what send() wrote, once the
  *       stack sent it;

@@ -51,7 +51,7 @@
  *    (Checked on 6.1, 6.12 and 6.18: tests/vm/guest.sh
  *    check_uprobe_fdpath.) uprobe_events shows the path as written,
  *    /proc/self/fd/N, also after the run is gone: harmless, the probe
- *    holds its inode, and removal (ours, or lib/reap.c's for a dead run)
+ *    holds its inode, and removal (ours, or lib/trace/reap.c's for a dead run)
  *    goes by group and event name only.
  * O_NOFOLLOW on the last component would add nothing: a swapped
  * directory redirects the open as well as a swapped last component, and
