@@ -6,7 +6,8 @@
 #  - layers: from nm of every build/lib/{trace,net}/*.o, the graph "file A
 #    uses a symbol defined in file B": no file of the tracing engine
 #    (lib/trace) uses one of the network layer (lib/net), shown to fail on
-#    a scratch copy with a planted call; any cycle fails and is printed;
+#    a scratch copy with a planted call; any cycle fails and is printed,
+#    in lib/ and in the tools module (build/tools: tools/common);
 #  - install: `make install DESTDIR=...` puts the static and the shared
 #    library (soname, symlinks), the header and ftnet.pc in place, and
 #    examples/count_events.c builds against the installed copy with
@@ -141,6 +142,28 @@ fi
 awk '{ e[$1 " -> " $2] } END { for (k in e) print k }' "$tmp/edges" | sort |
 	tr '\n' ';' | sed 's/;$//; s/;/; /g; s/^/# layers: /'
 echo
+# the tools module: no cycle between its files either
+edges build/tools/*.o > "$tmp/edges.tools"
+find_cycles "$tmp/edges.tools" > "$tmp/cycles.tools"
+if [ -s "$tmp/cycles.tools" ]; then
+	not_ok "no cycle between tools/common files ($(wc -l < "$tmp/cycles.tools") found)"
+	sed 's/^/#   /' "$tmp/cycles.tools"
+else
+	ok "no cycle between tools/common files ($(ls build/tools/*.o | wc -l) objects)"
+fi
+
+# the tools use the library's public API only: no tools or examples file
+# includes lib/ftnet_int.h or names an ftn__ internal, and every ftn_
+# function the tools module's objects call is one ftnet.h declares
+grep -ln 'ftnet_int\.h\|ftn__' tools/*.c tools/*.h tools/common/*.c tools/common/*.h examples/*.c \
+	> "$tmp/internal" 2>/dev/null
+check "no tools or examples file uses the library's internals ($(tr '\n' ' ' < "$tmp/internal"))" \
+	test ! -s "$tmp/internal"
+for o in build/tools/*.o; do nm -u "$o" | awk '$2 ~ /^ftn_/ { print $2 }'; done | sort -u > "$tmp/tooluse"
+comm -23 "$tmp/tooluse" "$tmp/declared" > "$tmp/private"
+check "the tools module calls only functions ftnet.h declares ($(wc -l < "$tmp/tooluse") used; $(tr '\n' ' ' < "$tmp/private"))" \
+	test -s "$tmp/tooluse" -a ! -s "$tmp/private"
+
 # ------------------------------------------------------------ install
 dest=$tmp/root
 prefix=/opt/ftnet-test

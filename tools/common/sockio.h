@@ -127,6 +127,53 @@ int sockio_diag_start(struct sockio *st);
 int sockio_diag_run(struct sockio *st);
 void sockio_diag_fini(struct sockio *st);
 
+/* ---- between the engine's files (tools/common/sockio*.c) ---- */
+
+/* A call waiting for its socket (or behind one that waits: snoop keeps
+ * the order). */
+
+/* A call waiting for its socket (or behind one that waits: snoop keeps
+ * the order). */
+struct sockio_call {
+	struct ftn_sendrecv c;
+	struct ftn_sockowner own;
+	int known;              /* sock holds the socket (a call waiting
+				   only for its place in the order) */
+	int ns;                 /* index of its namespace's resolver, -1 ours */
+	struct ftn_sock sock;
+};
+
+/* sockio_rows.c: "TCP" or "UDP"; the report and its --prom counters (0
+ * or -errno, said); a call with its socket known (or known to be
+ * unknown: s NULL), counted (top) or printed (snoop). */
+const char *sockio_proto(const struct sockio *st);
+int sockio_rows_open(struct sockio *st);
+void sockio_emit(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
+		 const struct ftn_sock *s);
+/* sockio_born.c: an inet_sock_set_state record; the socket sk born
+ * during the run: 1 (*s its tuple), -1 closed since the last snapshot
+ * (wait for the next), 0 not known; at a batch end, the marks a newer
+ * snapshot made useless dropped. */
+void sockio_on_state(struct sockio *st, const struct ftn_event *ev);
+int sockio_born_lookup(const struct sockio *st, uint64_t sk, const struct ftn_sock **s);
+void sockio_born_purge(struct sockio *st);
+/* sockio_call.c: a call of task tid (kcomm: the kernel's name for it)
+ * that moved bytes (ev: its record, NULL from a hist table); the
+ * consumer's callbacks; every resolver's batch end; the snapshots taken. */
+void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
+		    const struct ftn_event *ev);
+int sockio_on_event(void *ctx, const struct ftn_event *ev);
+int sockio_on_batch(void *ctx, int64_t now_wall);
+void sockio_batch_end(struct sockio *st);
+uint64_t sockio_snapshots(const struct sockio *st);
+/* sockio_hist.c: whether to count in the kernel (said with -v); a hist
+ * trigger on sys:event (0 or -errno, said); read the tables until -d or
+ * a signal; close them. */
+int sockio_hist_wanted(struct sockio *st, const char *sys, const char *event);
+int sockio_hist_add(struct sockio *st, const char *sys, const char *event, const char *filter);
+int sockio_hist_run(struct sockio *st, const struct ftn_consumer_opts *co);
+void sockio_hist_close(struct sockio *st);
+
 /* Parse, set up, trace until -d or a signal, tear down: the exit code. */
 int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv);
 

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sockio_hist.c - tcptop's and udptop's counting in the kernel: a hist
+ * trigger per event (keys=sk,common_pid, vals=ret), read once per second,
+ * each (socket, task) row of a table's change handled as one call.
+ */
+#include "common/sockio.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* The size of each table: one entry per (socket, task) that moved bytes.
+ * The library clears a table that is half full at a period's end
+ * (ftn_histtab), so half of it holds one period's pairs; what does not fit
+ * is dropped by the kernel and said (hist_period). A read costs the kernel
+ * time in proportion to the table's size, not to its entries (the sort
+ * walks every slot: in the 6.12 guest 0.1 ms a read at 1024 entries, 1.4 ms
+ * at 16384), and the tables are read every second: so the size follows
+ * the box's sockets, four entries a socket, from 2048 to 65536 (some 100
+ * bytes of kernel memory an entry). TCP: the sockets allocated (sockstat's
+ * "alloc", every namespace); UDP: those in use in ours (sockstat, sockstat6:
+ * the kernel counts no more). 16384 when sockstat cannot be read. */
+#define SOCKIO_HIST_MIN 2048
+#define SOCKIO_HIST_MAX 65536
+#define SOCKIO_HIST_DEFAULT 16384
+static unsigned int hist_size(const struct sockio *st)
+{
+	struct ftn_netsnap *s = NULL;
+	const struct ftn_netctr *c;
+	uint64_t socks = 0;
+	unsigned int size = SOCKIO_HIST_MIN;
+	int found = 0;
+
+	if (!ftn_netsnap_read(NULL, 0, FTN_NETSRC_SOCKSTAT | FTN_NETSRC_SOCKSTAT6, &s)) {
+		static const char *const tcp[] = { "Sockstat.TCP.alloc", NULL };
+		static const char *const udp[] = { "Sockstat.UDP.inuse", "Sockstat6.UDP6.inuse", NULL };
+
+		for (const char *const *k = st->protocol == IPPROTO_UDP ? udp : tcp; *k; k++)
+			if ((c = ftn_netsnap_find(s, *k))) {
+				socks += c->value;
+				found = 1;
+			}
+	}
+	ftn_netsnap_free(s);
+	if (!found)
+		return ftn_hist_size(SOCKIO_HIST_DEFAULT);
+	while (size < SOCKIO_HIST_MAX && size < 4 * socks)
+		size *= 2;
+	tool_info("hist tables of %u entries: %llu %s sockets (/proc/net/sockstat), four entries a socket",
+		  size, (unsigned long long)socks, sockio_proto(st));
+	return ftn_hist_size(size);
+}
+
+/* Counting in the kernel: the top tools, unless --stream, where the
+ * kernel has hist triggers and each call's record carries both its socket
+ * and its bytes (the tracepoints; the kprobe back end's returns that read
+ * the arguments, not entries paired with returns in user space). */
+int sockio_hist_wanted(struct sockio *st, const char *sys, const char *event)
+{
+	if (!st->top || st->stream)
+		return 0;
+	if (st->kprobe && st->kp.paired) {
+		tool_info("streaming every call: the kprobe back end pairs entries with returns "
+			  "here, which the kernel cannot sum");
+		return 0;
+	}
+	if (!ftn_event_has_hist(sys, event)) {
+		tool_info("streaming every call: this kernel has no hist triggers");
+		return 0;
+	}
+	return 1;
+}
+
+/* "hist:keys=sk,common_pid:vals=ret:size=N if FILTER" on sys/event: the
+ * bytes each task moved on each socket (the trigger soft-enables the
+ * event: nothing goes to the ring buffer) */
+int sockio_hist_add(struct sockio *st, const char *sys, const char *event, const char *filter)
+{
+	struct sockio_hist *h = &st->hists[st->nhist];
+	char trig[384];
+	int err;
+
+	if (st->nhist == FTN_SENDRECV_MAXPROBES)
+		return tool_fail(-ENOSPC, "too many events to count");
+	if (!st->hist_entries)
+		st->hist_entries = hist_size(st);
+	snprintf(trig, sizeof(trig), "hist:keys=sk,common_pid:vals=ret:size=%u%s%s",
+		 st->hist_entries, filter && *filter ? " if " : "", filter ? filter : "");
+	if ((err = ftn_event_add_trigger(st->inst, sys, event, trig)))
+		return tool_kfail(err, "cannot add the hist trigger to %s:%s", sys, event);
+	tool_info("counting in the kernel on %s:%s: %s", sys, event, trig);
+	/* the base is taken now, before "Tracing" is said */
+	if (!(h->tab = ftn_histtab_open(st->inst, sys, event)))
+		return tool_fail(-errno, "cannot read the hist of %s:%s: %s", sys, event,
+				 strerror(errno));
+	snprintf(h->sys, sizeof(h->sys), "%s", sys);
+	snprintf(h->event, sizeof(h->event), "%s", event);
+	h->dir = strstr(event, "send") ? 'S' : 'R';
+	st->nhist++;
+	return 0;
+}
+
+/* The rows of one table's change: a call per (socket, task) with the sum */
+static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
+{
+	for (size_t i = 0; i < ftn_hist_count(d); i++) {
+		const struct ftn_hist_row *r = ftn_hist_at(d, i);
+		uint64_t sk, tid;
+		struct sockio_call cl;
+		int v;
+
+		for (v = 0; v < r->nvals && strcmp(r->val_names[v], "ret"); v++)
+			;
+		if (v == r->nvals || ftn_hist_row_key(r, "sk", &sk, NULL) ||
+		    ftn_hist_row_key(r, "common_pid", &tid, NULL) || !r->vals[v])
+			continue;
+		memset(&cl, 0, sizeof(cl));
+		cl.c.sk = sk;
+		cl.c.dir = dir;
+		cl.c.protocol = st->protocol;
+		cl.c.bytes = cl.c.ret = (int64_t)r->vals[v];
+		sockio_on_call(st, &cl, (pid_t)tid, "", NULL);
+	}
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Once per second: the first table's change (ftn_consume_histtab), then the
+ * others', then the batch's end (snapshot, interval). */
+static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
+		       int64_t now_wall)
+{
+	struct sockio *st = ctx;
+	uint64_t all = dropped;
+
+	(void)full;
+	hist_rows(st, d, st->hists[0].dir);
+	for (int i = 1; i < st->nhist; i++) {
+		struct sockio_hist *h = &st->hists[i];
+		struct ftn_hist *dd;
+		int err, f;
+
+		/* the last period: ftn_consume_histtab's ends by a signal or the
+		 * duration (a callback of ours never stops it) */
+		if ((err = ftn_histtab_next(h->tab, ftn_exiting() || mono_ns() >= st->hist_end, &dd,
+					    &h->notcounted, &f)))
+			return tool_fail(err, "cannot read the hist of %s:%s: %s", h->sys, h->event,
+					 strerror(-err));
+		hist_rows(st, dd, h->dir);
+		ftn_hist_free(dd);
+		all += h->notcounted;
+	}
+	/* a full table, or calls while a table was being cleared: those
+	 * calls were seen, not counted */
+	if (all > st->hist_dropped)
+		tool_fail(0, "hist table full or being cleared: %llu more calls not counted",
+			  (unsigned long long)(all - st->hist_dropped));
+	st->hist_dropped = all;
+	return sockio_on_batch(st, now_wall);
+}
+
+int sockio_hist_run(struct sockio *st, const struct ftn_consumer_opts *co)
+{
+	int err;
+
+	/* the tables' bases were taken when their triggers were added
+	 * (sockio_hist_add); ftn_consume_histtab reads the first,
+	 * hist_period the others */
+	st->hist_end = st->o.duration > 0 ? mono_ns() + (int64_t)(st->o.duration * 1e9) : INT64_MAX;
+	if ((err = ftn_consume_histtab(st->hists[0].tab, co, hist_period, st)))
+		tool_fail(err, "cannot read the hist of %s:%s: %s", st->hists[0].sys,
+			  st->hists[0].event, strerror(-err));
+	return err;
+}
+
+void sockio_hist_close(struct sockio *st)
+{
+	for (int i = 0; i < st->nhist; i++)
+		ftn_histtab_close(st->hists[i].tab);
+}
