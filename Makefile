@@ -217,7 +217,7 @@ build/fuzz/libftnet.a: $(FUZZ_LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/fuzz/tools/%.o: tools/common/%.c lib/ftnet.h $(wildcard tools/*.h)
+build/fuzz/tools/%.o: tools/common/%.c lib/ftnet.h $(wildcard tools/*.h tools/common/*.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -227,7 +227,7 @@ build/fuzz/libftntools.a: $(FUZZ_TOOL_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libftnet.a $(FUZZ_TOOL_A) \
-		   tools/common.h
+		   tools/common.h $(wildcard tools/common/*.h)
 	$(call quiet,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_TOOL_A) build/fuzz/libftnet.a

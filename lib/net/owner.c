@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-2.0
 /*
  * owner.c - the process that owns a socket, for events that do not say.
  *

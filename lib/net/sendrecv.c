@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sendrecv.c - socket send and receive calls: the sock:sock_send_length and
  * sock:sock_recv_length tracepoints (6.3+) decoded, and their in-kernel

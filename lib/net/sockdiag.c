@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sockdiag.c - TCP and UDP sockets through netlink sock_diag
  * (NETLINK_SOCK_DIAG, inet_diag_req_v2): a dump of a namespace's sockets,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-2.0
 /*
  * threads.c - the process (tgid) of a traced task, also once it is gone.
  *
