@@ -66,6 +66,29 @@ int ftn__probe_remove(const char *file, const char *group, const char *event);
 /* "e:GROUP/EVENT def" on dynamic_events, recorded for removal as any
  * probe of the instance; def = "SYS.EVENT [fetchargs]" */
 int ftn__eprobe_create(struct ftn_instance *inst, const char *event, const char *def);
+
+/* An architecture (arch.c, one row each): the registers a kernel
+ * function's arguments are in; a system call's argument registers and
+ * its result register right after the syscall instruction (user space);
+ * the ELF machine; its syscall-site scanner over a function's code (the
+ * offsets right after each syscall instruction whose number load is nr,
+ * at most max; -ENOSPC past it), NULL where not known; the numbers of
+ * the system calls sockio reads data from. */
+struct ftn__arch {
+	const char *name;
+	unsigned int elf_machine;
+	const char *regs[8];
+	const char *sc_regs[6];
+	const char *sc_ret;
+	int (*syscall_sites)(const unsigned char *code, size_t size, long nr, uint64_t *offs, int max);
+	struct { const char *name; long nr; } syscalls[16];
+};
+/* the running kernel's (or the one ftn_probe_set_arch forced), NULL unknown */
+const struct ftn__arch *ftn__arch_current(void);
+/* the row whose syscall sites can be found in code of ELF machine, NULL none */
+const struct ftn__arch *ftn__arch_of_machine(unsigned int machine);
+/* the number of system call name on a, -1 not known */
+long ftn__arch_syscall_nr(const struct ftn__arch *a, const char *name);
 /* The kernel's BTF, read once per process (NULL: none) */
 const struct ftn_btf *ftn__sock_btf(void);
 /* ftn_probe_skb_fetchargs with the skb at base ("%si", "$skbaddr") */

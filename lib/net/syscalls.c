@@ -6,11 +6,13 @@
  * sys_exit_X records (binary consumer) into one call and joins the data
  * record its wrapper's probe wrote right after.
  *
- * The data probes sit on the instruction after each "syscall" of the
- * wrapper (elf.c finds them): the call has completed, %ax holds its result
- * and %si still holds the buffer (or the msghdr, or the iovec array). A
- * probe record is joined to the task's call waiting for it when the call
- * is the probe's and %ax equals the call's result; a call whose record does
+ * The data probes sit on the instruction after each syscall instruction of
+ * the wrapper (elf.c finds them, arch.c knows the instruction): the call
+ * has completed, the result register (x86_64 %ax, arm64 %x0) holds its
+ * result and the second argument's register (%si, %x1) still holds the
+ * buffer (or the msghdr, or the iovec array). A probe record is joined to
+ * the task's call waiting for it when the call is the probe's and its
+ * result register equals the call's result; a call whose record does
  * not come within a batch (made through syscall(2), or a static binary)
  * goes out without data.
  */
@@ -25,27 +27,28 @@
 #define NTASKS 1024
 #define NINFO 96
 
-/* msg: where the bytes are: 0 at %si, 1 in the first iovec of a msghdr at
- * %si (msg_iov at +16), 2 in the first iovec of an array at %si */
+/* msg: where the bytes are (B the second argument's register): 0 at B, 1
+ * in the first iovec of a msghdr at B (msg_iov at +16 on LP64), 2 in the
+ * first iovec of an array at B. The call's number, for the wrapper scan,
+ * is the architecture's (arch.c). */
 static const struct scall {
 	const char *name;
-	long nr;                /* x86_64 number, for the wrapper scan */
 	int dir, msg, sock_only;
 	const char *syms[3];    /* libc wrappers making it */
 } calls[FTN_SC_N] = {
-	[FTN_SC_READ] = { "read", 0, FTN_SC_IN, 0, 0, { "read" } },
-	[FTN_SC_WRITE] = { "write", 1, FTN_SC_OUT, 0, 0, { "write" } },
-	[FTN_SC_READV] = { "readv", 19, FTN_SC_IN, 2, 0, { "readv" } },
-	[FTN_SC_WRITEV] = { "writev", 20, FTN_SC_OUT, 2, 0, { "writev" } },
-	[FTN_SC_SENDTO] = { "sendto", 44, FTN_SC_OUT, 0, 1, { "send", "sendto" } },
-	[FTN_SC_RECVFROM] = { "recvfrom", 45, FTN_SC_IN, 0, 1, { "recv", "recvfrom" } },
-	[FTN_SC_SENDMSG] = { "sendmsg", 46, FTN_SC_OUT, 1, 1, { "sendmsg" } },
-	[FTN_SC_RECVMSG] = { "recvmsg", 47, FTN_SC_IN, 1, 1, { "recvmsg" } },
-	[FTN_SC_CONNECT] = { "connect", 42, FTN_SC_NONE, 0, 1, { 0 } },
-	[FTN_SC_ACCEPT] = { "accept", 43, FTN_SC_NONE, 0, 1, { 0 } },
-	[FTN_SC_ACCEPT4] = { "accept4", 288, FTN_SC_NONE, 0, 1, { 0 } },
-	[FTN_SC_SHUTDOWN] = { "shutdown", 48, FTN_SC_NONE, 0, 1, { 0 } },
-	[FTN_SC_CLOSE] = { "close", 3, FTN_SC_NONE, 0, 0, { 0 } },
+	[FTN_SC_READ] = { "read", FTN_SC_IN, 0, 0, { "read" } },
+	[FTN_SC_WRITE] = { "write", FTN_SC_OUT, 0, 0, { "write" } },
+	[FTN_SC_READV] = { "readv", FTN_SC_IN, 2, 0, { "readv" } },
+	[FTN_SC_WRITEV] = { "writev", FTN_SC_OUT, 2, 0, { "writev" } },
+	[FTN_SC_SENDTO] = { "sendto", FTN_SC_OUT, 0, 1, { "send", "sendto" } },
+	[FTN_SC_RECVFROM] = { "recvfrom", FTN_SC_IN, 0, 1, { "recv", "recvfrom" } },
+	[FTN_SC_SENDMSG] = { "sendmsg", FTN_SC_OUT, 1, 1, { "sendmsg" } },
+	[FTN_SC_RECVMSG] = { "recvmsg", FTN_SC_IN, 1, 1, { "recvmsg" } },
+	[FTN_SC_CONNECT] = { "connect", FTN_SC_NONE, 0, 1, { 0 } },
+	[FTN_SC_ACCEPT] = { "accept", FTN_SC_NONE, 0, 1, { 0 } },
+	[FTN_SC_ACCEPT4] = { "accept4", FTN_SC_NONE, 0, 1, { 0 } },
+	[FTN_SC_SHUTDOWN] = { "shutdown", FTN_SC_NONE, 0, 1, { 0 } },
+	[FTN_SC_CLOSE] = { "close", FTN_SC_NONE, 0, 0, { 0 } },
 };
 
 const char *ftn_scall_name(int call)
@@ -82,16 +85,25 @@ int ftn_scall_sock_only(int call)
 int ftn_scall_data_probes(const char *libc, int call, unsigned int xbytes,
 			  int (*fn)(void *ctx, const char *event, const char *def), void *ctx)
 {
-	static const char *const bases[] = { "%si", "+0(+16(%si))", "+0(%si)" };
-	static const char *const ilens[] = { "", " ilen=+8(+16(%si)):u64", " ilen=+8(%si):u64" };
+	const struct ftn__arch *a = ftn__arch_current();
+	char bases[3][32], ilens[3][48];
 	int total = 0;
+	long nr;
 
 	if (!libc || call < 0 || call >= FTN_SC_N || !xbytes || xbytes > FTN_SCALL_XMAX || !fn)
 		return -EINVAL;
+	if (!a || !a->sc_ret || (nr = ftn__arch_syscall_nr(a, calls[call].name)) < 0)
+		return -ENOTSUP;
+	snprintf(bases[0], sizeof(bases[0]), "%s", a->sc_regs[1]);
+	snprintf(bases[1], sizeof(bases[1]), "+0(+16(%s))", a->sc_regs[1]);
+	snprintf(bases[2], sizeof(bases[2]), "+0(%s)", a->sc_regs[1]);
+	ilens[0][0] = '\0';
+	snprintf(ilens[1], sizeof(ilens[1]), " ilen=+8(+16(%s)):u64", a->sc_regs[1]);
+	snprintf(ilens[2], sizeof(ilens[2]), " ilen=+8(%s):u64", a->sc_regs[1]);
 	for (int s = 0; s < 3 && calls[call].syms[s]; s++) {
 		const struct scall *c = &calls[call];
 		uint64_t offs[8];
-		int n = ftn_elf_syscall_sites(libc, c->syms[s], c->nr, offs, 8);
+		int n = ftn_elf_syscall_sites(libc, c->syms[s], nr, offs, 8);
 
 		if (n == -ENOENT)
 			continue;       /* this libc has no such wrapper */
@@ -103,8 +115,8 @@ int ftn_scall_data_probes(const char *libc, int call, unsigned int xbytes,
 			int err;
 
 			snprintf(name, sizeof(name), "sio_%s_%s_%d", c->name, c->syms[s], k);
-			len = (size_t)snprintf(def, sizeof(def), "%s:0x%llx ret=%%ax:s64%s", libc,
-					       (unsigned long long)offs[k], ilens[c->msg]);
+			len = (size_t)snprintf(def, sizeof(def), "%s:0x%llx ret=%s:s64%s", libc,
+					       (unsigned long long)offs[k], a->sc_ret, ilens[c->msg]);
 			/* arrays of at most 64 (the kernel's limit), and +OFF():
 			 * the kernel refuses +uOFF() for arrays, and a uprobe's
 			 * +OFF() reads user memory anyway */

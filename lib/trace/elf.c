@@ -525,35 +525,16 @@ int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off)
 /* ------------------------------------------------------------------ */
 
 /*
- * x86_64 only. A libc wrapper (glibc's read, recvfrom, sendmsg...) loads
- * the call's number into %eax ("b8 NR 00 00 00", or "31 c0" for 0) and
- * runs "syscall" (0f 05), once on the single-threaded path and once
- * between the cancellation hooks; the number may be loaded a few
- * instructions before (the arguments are reloaded from the stack in
- * between). A site is an "0f 05" whose nearest number load in the 32
- * bytes before it loads nr. This is a byte scan, not a disassembly: a
- * false site is possible in principle, so callers check what a probe
- * there reads (%ax must equal the call's return) before trusting it.
+ * The wrapper's code scanned by the scanner of its ELF machine (arch.c:
+ * x86_64 "syscall", arm64 "svc #0", each with the number it loads). This
+ * is a byte scan, not a disassembly: a false site is possible in
+ * principle, so callers check what a probe there reads (the result
+ * register must equal the call's return) before trusting it.
  */
-static int load_of(const unsigned char *c, size_t i, size_t start, long *nr)
-{
-	if (i >= start + 5 && c[i - 5] == 0xb8) {
-		uint32_t v;
-
-		memcpy(&v, c + i - 4, 4);
-		*nr = (long)v;
-		return 1;
-	}
-	if (i >= start + 2 && c[i - 2] == 0x31 && c[i - 1] == 0xc0) {
-		*nr = 0;
-		return 1;
-	}
-	return 0;
-}
-
 int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 			  uint64_t *offs, int max)
 {
+	const struct ftn__arch *a = NULL;
 	struct ftn_elf_sym s;
 	struct find f = { .sym = sym, .out = &s };
 	struct elf e;
@@ -569,7 +550,7 @@ int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 	if (!err)
 		err = elf_walk(&e, SHT_DYNSYM, &has, find_cb, &f);
 	err = err < 0 ? err : f.found ? 0 : -ENOENT;
-	if (!err && e.machine != EM_X86_64)
+	if (!err && !(a = ftn__arch_of_machine(e.machine)))
 		err = -ENOTSUP;
 	/* a wrapper is a few hundred bytes: a "function" of more than
 	 * ELF_CODE_MAX is not one to scan */
@@ -579,23 +560,10 @@ int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
 		err = -ENOMEM;
 	if (!err)
 		err = read_at(&e, s.off, c, (size_t)s.size);
-	for (size_t i = 0; !err && i + 1 < s.size; i++) {
-		long got = -1;
-
-		if (c[i] != 0x0f || c[i + 1] != 0x05)
-			continue;
-		/* the nearest load before the syscall wins */
-		for (size_t back = 0; back <= 32 && back <= i; back++)
-			if (load_of(c, i - back, 0, &got))
-				break;
-		if (got != nr)
-			continue;
-		if (n == max) {
-			err = -ENOSPC;
-			break;
-		}
-		offs[n++] = s.off + i + 2;
-	}
+	if (!err && (n = a->syscall_sites(c, (size_t)s.size, nr, offs, max)) < 0)
+		err = n;
+	for (int k = 0; !err && k < n; k++)
+		offs[k] += s.off;
 	free(c);
 	elf_unload(&e);
 	if (err)

@@ -2,7 +2,7 @@
 /*
  * probe.c - dynamic probes (kprobe_events / uprobe_events, and event
  * probes on dynamic_events) owned by an instance, the fetch-arg helpers the kprobe back ends need (argument
- * registers per architecture, struct sock fields), the parser for the
+ * registers: arch.c's table; struct sock fields), the parser for the
  * values kprobes print (ELF symbols for uprobes: elf.c).
  *
  * Kernel hygiene: probe definition files are only ever opened with
@@ -180,140 +180,10 @@ int ftn_probe_destroy(struct ftn_instance *inst, const char *event)
 }
 
 /* ------------------------------------------------------------------ */
-/* Argument fetch per architecture (tracefs-reference.md section 3)    */
+/* Argument fetch (the registers: arch.c)                              */
 /* ------------------------------------------------------------------ */
 
-struct probe_arch {
-	const char *name;
-	const char *regs[8];    /* arguments in registers, first to last */
-};
-
-/* Registers hold the first arguments in the kernel's calling convention.
- * i386 kernels use regparm(3); mips o32 has 4 argument registers, n64 8;
- * ppc64 names are the ones perf probe emits (%gprN). Further arguments
- * are on the stack, where only $argN (with kernel help) finds them. */
-static const struct probe_arch probe_arches[] = {
-	{ "x86_64",    { "%di", "%si", "%dx", "%cx", "%r8", "%r9" } },
-	{ "i386",      { "%ax", "%dx", "%cx" } },
-	{ "arm64",     { "%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7" } },
-	{ "arm",       { "%r0", "%r1", "%r2", "%r3" } },
-	{ "ppc64",     { "%gpr3", "%gpr4", "%gpr5", "%gpr6", "%gpr7", "%gpr8",
-			 "%gpr9", "%gpr10" } },
-	{ "s390x",     { "%r2", "%r3", "%r4", "%r5", "%r6" } },
-	{ "riscv64",   { "%a0", "%a1", "%a2", "%a3", "%a4", "%a5", "%a6", "%a7" } },
-	{ "mips",      { "%r4", "%r5", "%r6", "%r7" } },
-	{ "mips64",    { "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11" } },
-	{ "loongarch", { "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11" } },
-};
-
-static const struct probe_arch *arch_forced;
 static int argn_mode = -1;      /* -1 ask the README, 0 never, 1 always */
-
-static const struct probe_arch *arch_lookup(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(probe_arches) / sizeof(probe_arches[0]); i++)
-		if (!strcmp(probe_arches[i].name, name))
-			return &probe_arches[i];
-	return NULL;
-}
-
-/* uname(2) machine -> table name. The kernel's architecture is what
- * matters (a 32-bit tool on a 64-bit kernel probes 64-bit registers), so
- * the running kernel is asked first and the build target is the
- * fallback. */
-static const char *arch_from_machine(const char *m)
-{
-	if (!strcmp(m, "x86_64"))
-		return "x86_64";
-	if (m[0] == 'i' && !strcmp(m + 2, "86"))
-		return "i386";
-	if (!strcmp(m, "aarch64") || !strcmp(m, "arm64"))
-		return "arm64";
-	if (!strncmp(m, "arm", 3))
-		return "arm";
-	if (!strncmp(m, "ppc64", 5))
-		return "ppc64";
-	if (!strcmp(m, "s390x"))
-		return "s390x";
-	if (!strcmp(m, "riscv64"))
-		return "riscv64";
-	if (!strncmp(m, "mips64", 6))
-		return "mips64";
-	if (!strncmp(m, "mips", 4))
-		return "mips";
-	if (!strncmp(m, "loongarch", 9))
-		return "loongarch";
-	return NULL;
-}
-
-static const char *arch_build(void)
-{
-#if defined(__x86_64__)
-	return "x86_64";
-#elif defined(__i386__)
-	return "i386";
-#elif defined(__aarch64__)
-	return "arm64";
-#elif defined(__arm__)
-	return "arm";
-#elif defined(__powerpc64__)
-	return "ppc64";
-#elif defined(__s390x__)
-	return "s390x";
-#elif defined(__riscv) && __riscv_xlen == 64
-	return "riscv64";
-#elif defined(__mips__) && defined(_ABI64) && _MIPS_SIM == _ABI64
-	return "mips64";
-#elif defined(__mips__)
-	return "mips";
-#elif defined(__loongarch__)
-	return "loongarch";
-#else
-	return NULL;
-#endif
-}
-
-static const struct probe_arch *arch_current(void)
-{
-	static const struct probe_arch *detected;
-	struct utsname u;
-	const char *name = NULL;
-
-	if (arch_forced)
-		return arch_forced;
-	if (detected)
-		return detected;
-	if (uname(&u) == 0)
-		name = arch_from_machine(u.machine);
-	if (!name)
-		name = arch_build();
-	detected = name ? arch_lookup(name) : NULL;
-	return detected;
-}
-
-int ftn_probe_set_arch(const char *arch)
-{
-	const struct probe_arch *a;
-
-	if (!arch) {
-		arch_forced = NULL;
-		return 0;
-	}
-	a = arch_lookup(arch);
-	if (!a)
-		return -EINVAL;
-	arch_forced = a;
-	return 0;
-}
-
-const char *ftn_probe_arch(void)
-{
-	const struct probe_arch *a = arch_current();
-
-	return a ? a->name : NULL;
-}
 
 void ftn_probe_set_argn(int mode)
 {
@@ -322,7 +192,7 @@ void ftn_probe_set_argn(int mode)
 
 int ftn_probe_arg_reg(int n, char *buf, size_t size)
 {
-	const struct probe_arch *a = arch_current();
+	const struct ftn__arch *a = ftn__arch_current();
 
 	if (n < 1 || !buf)
 		return -EINVAL;
