@@ -91,6 +91,15 @@ const struct ftn__arch *ftn__arch_of_machine(unsigned int machine);
 long ftn__arch_syscall_nr(const struct ftn__arch *a, const char *name);
 /* The kernel's BTF, read once per process (NULL: none) */
 const struct ftn_btf *ftn__sock_btf(void);
+/* A socket table of /proc/PID/net/NAME ("tcp", "udp": both families),
+ * read again when the pointers came back hashed although we are root
+ * (socktab.c); NULL and errno. */
+struct ftn_socktab *ftn__socktab_snapshot(const char *proc_root, pid_t pid, int want_ptrs,
+					  const char *name);
+/* The same address (family and bytes); also when one side is IPv4 and
+ * the other its IPv4-mapped IPv6 form (_same) (socktab.c). */
+int ftn__sock_addr_eq(const struct ftn_addr *a, const struct ftn_addr *b);
+int ftn__sock_addr_same(const struct ftn_addr *a, const struct ftn_addr *b);
 /* ftn_probe_skb_fetchargs with the skb at base ("%si", "$skbaddr") */
 int ftn__probe_skb_fetchargs_at(const char *base, char *buf, size_t size);
 
@@ -147,7 +156,7 @@ static inline uint64_t ftn__mix64(uint64_t x)
 	x ^= x >> 31;
 	return x;
 }
-/* sockets.c: "ca=..." reading argument argn's icsk_ca_state at its BTF
+/* sockprobe.c: "ca=..." reading argument argn's icsk_ca_state at its BTF
  * offset (a bitfield); its length, -ENOENT without BTF or the kernel's
  * bitfield type, -ENOSPC. */
 int ftn__probe_ca_fetcharg(int argn, char *buf, size_t size);
@@ -185,7 +194,7 @@ int ftn__run_is_stale(const char *proc, const struct ftn__runid *self,
 		      const struct ftn__runid *r);
 /* Instance and probe-group names of this process's run of tool. */
 void ftn__run_names(const char *tool, char *name, size_t nsize, char *group, size_t gsize);
-/* kptr_restrict lifted by sockets.c: before the change, the value to put
+/* kptr_restrict lifted by socktab.c: before the change, the value to put
  * back is recorded in $FTNET_RUNDIR (default /run/ftnet)/ftnet-kptr-<run>
  * (its path into rec); 0 when written, only then may it be changed. The
  * caller unlinks rec after the restore. */

@@ -7,7 +7,7 @@
  * Both fire in sock_sendmsg / sock_recvmsg, in the calling task, with the
  * call's return value: the PID on the record is the caller, and the bytes
  * are what the call moved. The socket is a pointer only (no tuple): tools
- * join it with a /proc/net/{tcp,udp}{,6} snapshot (sockets.c), so they need
+ * join it with a /proc/net/{tcp,udp}{,6} snapshot (socktab.c), so they need
  * the binary records - the text output hashes %p. Text events are refused.
  */
 #include "ftnet_int.h"

@@ -16,7 +16,7 @@
  * the pointer, so the tools that meet sockets by pointer (a tracepoint's
  * sk) still need the /proc snapshot; lookups by tuple (the owner of a
  * connection: tuple -> inode) use this, with /proc as the fallback (see
- * sockets.c).
+ * sockres.c).
  *
  * The parser (ftn_sockdiag_parse) takes a reply as received, so that the
  * unit tests feed it captured replies.

@@ -1,4 +1,4 @@
-/* test_kptr.c - the kptr_restrict record (lib/net/sockets.c) and the kill -9
+/* test_kptr.c - the kptr_restrict record (lib/net/socktab.c) and the kill -9
  * test hook (lib/trace/teststep.c), offline: a socket-table snapshot over a fake
  * /proc whose sys/kernel/kptr_restrict is a plain file, killed by
  * FTNET_TEST_KILL_STEP at each of its steps in a child; the stale reaper

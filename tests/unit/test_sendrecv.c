@@ -1,5 +1,5 @@
 /* test_sendrecv - send/receive calls (sendrecv.c) and the UDP socket tables
- * (sockets.c): /proc/net/udp rows from a real capture (connected and
+ * (socktab.c): /proc/net/udp rows from a real capture (connected and
  * unconnected sockets), a UDP snapshot and resolver over a fake /proc, the
  * in-kernel filter text, and what the decoder refuses. The binary decoding
  * itself runs over real pages in tests/offline/sockio.sh. */
