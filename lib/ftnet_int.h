@@ -241,7 +241,7 @@ void ftn__error_log_fetch(const struct ftn_instance *inst, const char *cmd);
 struct ftn__loss;
 /* Number of CPUs with a per_cpu/cpuN directory (highest N + 1). */
 int ftn__instance_ncpu(const struct ftn_instance *inst);
-struct ftn__loss *ftn__loss_new(struct ftn_instance *inst,
+struct ftn__loss *ftn__loss_alloc(struct ftn_instance *inst,
 				void (*lost)(void *ctx, int cpu, uint64_t n), void *ctx);
 void ftn__loss_free(struct ftn__loss *l);
 /* Losses the stream itself announced (LOST marker, missed-events flag). */
@@ -394,7 +394,7 @@ unsigned long ftn__ksyms_passes(const struct ftn_ksyms *ks);
  * rec/reclen set and rawdesc = the result renders through ftn_event_str
  * and ftn_event_u64 exactly as a consumed record. ks may be NULL (code
  * addresses print as hex). NULL + errno. */
-struct ftn_raw_event *ftn__raw_event_new(struct ftn_format *fmt, const struct ftn_ksyms *ks);
+struct ftn_raw_event *ftn__raw_event_alloc(struct ftn_format *fmt, const struct ftn_ksyms *ks);
 void ftn__raw_event_free(struct ftn_raw_event *d);
 
 #endif /* FTNET_INT_H */

@@ -186,7 +186,7 @@ void tool_netns_release(struct tool_netns *ns);
 struct tool_nssum;
 struct tool_report;
 struct tool_counter;
-struct tool_nssum *tool_nssum_new(const char *key);
+struct tool_nssum *tool_nssum_alloc(const char *key);
 void tool_nssum_free(struct tool_nssum *s);
 int tool_nssum_read(struct tool_nssum *s, uint64_t *delta, const char **why);
 /* Read, and the segments no event showed: the growth minus seen (what
@@ -479,7 +479,7 @@ struct tool_counter;
  * eighth of max at once) and sums their values into the rest that
  * tool_counter_sorted returns, so totals stay exact; the first eviction
  * of the run says so on stderr. NULL + errno. */
-struct tool_counter *tool_counter_new(int nlabels, int keep_rows);
+struct tool_counter *tool_counter_alloc(int nlabels, int keep_rows);
 void tool_counter_free(struct tool_counter *c);
 /* --max-series: the rows of counters made from now on (0 = no cap) */
 #define TOOL_COUNTER_MAX_DEFAULT 4096
@@ -545,7 +545,7 @@ struct tool_prom;
 /* Resolves FILE's directory (once, for the run) and makes and removes a
  * file there the way every write does: NULL + errno when it cannot
  * (ENOENT, EACCES, EROFS, EISDIR for a path ending in '/', ENOMEM). */
-struct tool_prom *tool_prom_new(const char *path, const char *tool);
+struct tool_prom *tool_prom_alloc(const char *path, const char *tool);
 void tool_prom_free(struct tool_prom *p);
 /* Export a counter: name must end in _total and follow the project's
  * naming, ftnet_<TOOL>_<WHAT>_total (ftnet_tcpdrop_drops_total,
@@ -637,10 +637,10 @@ enum tool_row_kind {
 struct tool_report;
 /* A report on stdout for the options o (json, no_header, prom, top,
  * duration). With o->prom, whether FILE can be written is checked at once
- * (tool_prom_new: an unwritable path fails here, before tracing starts,
+ * (tool_prom_alloc: an unwritable path fails here, before tracing starts,
  * with one line). cfg is copied; the column tables it points to must
  * outlive the report (static tables). NULL + errno. */
-struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
+struct tool_report *tool_report_alloc(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o);
 void tool_report_free(struct tool_report *r);
 /* the unit of its rows ("resets", "connections"...) */
@@ -1131,7 +1131,7 @@ int tool_conn_hist(struct tool_conn *c, const char *trigger);
  * socket pointer, a port).
  */
 struct tool_wait;
-struct tool_wait *tool_wait_new(size_t size, size_t max);       /* NULL + errno */
+struct tool_wait *tool_wait_alloc(size_t size, size_t max);       /* NULL + errno */
 void tool_wait_free(struct tool_wait *w);
 /* The oldest record of key, else with add 1 a new zeroed one; add 2: a
  * new one in any case. NULL when full or none. Valid until the next add

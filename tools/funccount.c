@@ -190,7 +190,7 @@ static int init(struct state *st)
 		return err;
 	if ((err = tool_instance_raw(TOOL, "function events", &st->inst, &st->o)))
 		return err;
-	if (!(st->counts = tool_counter_new(1, st->o.prom != NULL)))
+	if (!(st->counts = tool_counter_alloc(1, st->o.prom != NULL)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	st->ks = ftn_ksyms_shared();
 	/* the filter first: the function tracer with none traces everything */
@@ -217,7 +217,7 @@ static int run(struct state *st)
 	struct tool_str globs = { 0 };
 	int err;
 
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
+	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	if ((err = tool_report_prom_counter(st->r, "ftnet_funccount_calls_total",
 					    "Kernel function calls, by function.", st->counts, 0,

@@ -261,10 +261,10 @@ static int init(struct state *st)
 	/* signals: tool_opts_parse installed the stop handlers (no
 	 * SA_RESTART: the sleep between snapshots returns at once) */
 	st->sources = FTN_NETSRC_ALL;
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
+	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;  /* it said why */
 	for (int i = 0; st->o.prom && i < P_N; i++) {
-		if (!(st->prom[i] = tool_counter_new(2, 1)))
+		if (!(st->prom[i] = tool_counter_alloc(2, 1)))
 			return tool_fail(-ENOMEM, "out of memory");
 		/* keys are the kernel's counter names and this namespace's
 		 * interfaces (a NIC may have a thousand ethtool counters):

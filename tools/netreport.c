@@ -367,7 +367,7 @@ static int trace_setup(struct state *st)
 		int rtp = ftn_kernel_has_kprobes() && !ftn_retrans_probe_create(st->inst, "rtp", 1);
 		uint64_t d;
 
-		if ((st->nss = tool_nssum_new("Tcp.RetransSegs")) &&
+		if ((st->nss = tool_nssum_alloc("Tcp.RetransSegs")) &&
 		    tool_nssum_read(st->nss, &d, &st->unatt_why) == -EAGAIN)
 			st->unatt_why = NULL;   /* the first reading, as it should be */
 		st->have[S_RETRANS] = 1;
@@ -995,13 +995,13 @@ static int init(struct state *st)
 		st->o.duration = 10;
 	if ((st->nth[0] || st->nth[1]) && !st->check)
 		tool_usage_fail("--warn and --crit need --check");
-	if (!(st->flows = tool_counter_new(5, 1)) || !(st->drops = tool_counter_new(2, 1)) ||
-	    !(st->resets = tool_counter_new(2, 1)) || !(st->ctrs = tool_counter_new(1, 1)) ||
-	    !(st->pflows = tool_counter_new(2, 1)))
+	if (!(st->flows = tool_counter_alloc(5, 1)) || !(st->drops = tool_counter_alloc(2, 1)) ||
+	    !(st->resets = tool_counter_alloc(2, 1)) || !(st->ctrs = tool_counter_alloc(1, 1)) ||
+	    !(st->pflows = tool_counter_alloc(2, 1)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* an unwritable path fails now, before a minute of sampling: the
 	 * tools module's check, a file made and removed in FILE's directory */
-	if (st->o.prom && !(st->prom = tool_prom_new(st->o.prom, TOOL))) {
+	if (st->o.prom && !(st->prom = tool_prom_alloc(st->o.prom, TOOL))) {
 		err = errno;
 		return tool_fail(-err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(err));
 	}

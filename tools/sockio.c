@@ -470,7 +470,7 @@ static int init(struct state *st)
 	if (!st->pid == !st->cmd)
 		tool_usage_fail(st->pid ? "-p and -c exclude each other" : "-p PID or -c CMD is needed");
 	if (!(st->fds = ftn_fdsock_alloc(NULL)) || !(st->dec = ftn_scall_dec_alloc(&ops, st)) ||
-	    !(st->counts = tool_counter_new(5, st->o.prom != NULL)))
+	    !(st->counts = tool_counter_alloc(5, st->o.prom != NULL)))
 		return tool_fail(-ENOMEM, "cannot allocate: %s", strerror(ENOMEM));
 	if (st->dry) {
 		/* where the data probes would go: no root, no tracefs */
@@ -530,7 +530,7 @@ static int run(struct state *st)
 				       .nicols = (int)(sizeof(ccols) / sizeof(ccols[0])) };
 	int err;
 
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
+	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	if ((err = tool_report_prom_counter(st->r, "ftnet_sockio_calls_total",
 					    "Socket system calls, by process, fd and call.",

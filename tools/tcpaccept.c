@@ -354,8 +354,8 @@ static int init(struct state *st)
 	st->c.nlabels = 2;
 	st->c.ordered = 1;      /* a child's birth before the accept() that returned it */
 	if (!(st->lis = ftn_listeners_alloc(NULL)) ||
-	    !(st->waiting = tool_wait_new(sizeof(struct acc), MAX_WAITING)) ||
-	    !(st->held = tool_wait_new(sizeof(struct held), MAX_WAITING)))
+	    !(st->waiting = tool_wait_alloc(sizeof(struct acc), MAX_WAITING)) ||
+	    !(st->held = tool_wait_alloc(sizeof(struct held), MAX_WAITING)))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = tool_conn_start(&st->c, TOOL, &st->o)))
 		return err;

@@ -304,7 +304,7 @@ static int init(struct state *st)
 	st->bare_hex = st->c.be && !ftn_tracefs_readme_has("x8/16/32/64");
 	st->c.nlabels = 2;
 	if (!(st->c.socks = ftn_conntab_alloc()) || !(st->c.dec = ftn_conn_dec_alloc(st->bare_hex)) ||
-	    !(st->early = tool_wait_new(sizeof(struct early), 1024)))
+	    !(st->early = tool_wait_alloc(sizeof(struct early), 1024)))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = tool_conn_start(&st->c, TOOL, &st->o)))
 		return err;

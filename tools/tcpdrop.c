@@ -289,7 +289,7 @@ static int init(struct state *st)
 		tool_str_addf(&st->filter, "%sprotocol == %ld", st->filter.len ? " && " : "", st->proto);
 	if ((err = tool_filter_check(&st->filter)))
 		return err;
-	if (!(st->count = tool_counter_new(2, st->o.prom != NULL)))
+	if (!(st->count = tool_counter_alloc(2, st->o.prom != NULL)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 
 	if (!(st->inst = tool_instance(TOOL)))
@@ -337,7 +337,7 @@ static int run(struct state *st)
 	};
 	int err;
 
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
+	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	if ((err = tool_report_prom_counter(st->r, "ftnet_tcpdrop_drops_total",
 					    "Packets the kernel dropped (skb:kfree_skb), by code location and drop reason.",

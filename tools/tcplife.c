@@ -201,7 +201,7 @@ static int init(struct state *st)
 	st->c.want = FTN_CONN_BYTES | (st->c.netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0);
 	if ((err = tool_conn_init(&st->c, TOOL, &st->o)))
 		return err;
-	if (st->o.prom && (!(st->conns = tool_counter_new(1, 1)) || !(st->bytes = tool_counter_new(1, 1))))
+	if (st->o.prom && (!(st->conns = tool_counter_alloc(1, 1)) || !(st->bytes = tool_counter_alloc(1, 1))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* without the kprobe's bytes: sock_diag's destroy messages */
 	if (!(st->c.have & FTN_CONN_BYTES)) {

@@ -321,9 +321,9 @@ static int init(struct state *st)
 		tool_fail(0, "this kernel's tcp:tcp_send_reset fires for full sockets only: resets sent "
 			  "without one (refused connects, TIME_WAIT) are not shown (-B kprobe shows them)");
 	st->c.nlabels = 3;
-	if (!(st->held = tool_wait_new(sizeof(struct ftn_reset), 1 << 14)))
+	if (!(st->held = tool_wait_alloc(sizeof(struct ftn_reset), 1 << 14)))
 		return tool_fail(-ENOMEM, "out of memory");
-	if (!(st->closed = tool_wait_new(0, 1 << 18)))
+	if (!(st->closed = tool_wait_alloc(0, 1 << 18)))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = tool_conn_start(&st->c, TOOL, &st->o)))
 		return err;

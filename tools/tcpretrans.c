@@ -383,8 +383,8 @@ static int init(struct state *st)
 	st->raw = err == 'r';
 	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
 	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
-	    ((st->count || st->o.prom) && !(st->counts = tool_counter_new(3, st->o.prom != NULL))) ||
-	    (st->counts && !st->be && !st->family && !(st->nss = tool_nssum_new("Tcp.RetransSegs"))))
+	    ((st->count || st->o.prom) && !(st->counts = tool_counter_alloc(3, st->o.prom != NULL))) ||
+	    (st->counts && !st->be && !st->family && !(st->nss = tool_nssum_alloc("Tcp.RetransSegs"))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* the first reading before the events are on: a retransmit between
 	 * the two is counted and not seen - unattributed, which it is */
@@ -407,7 +407,7 @@ static int run(struct state *st)
 	};
 	int err;
 
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
+	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	if (st->o.prom &&
 	    ((err = tool_report_prom_counter(st->r, "ftnet_tcpretrans_segments_total",

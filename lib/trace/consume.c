@@ -584,7 +584,7 @@ int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_opts *opts,
 	c->frames_to = -1;
 	c->fd = -1;
 	c->procfd = ftn__proc_task_fd();
-	c->loss = ftn__loss_new(inst, ops->lost, ctx);
+	c->loss = ftn__loss_alloc(inst, ops->lost, ctx);
 	if (!c->loss) {
 		err = -ENOMEM;
 		goto out;

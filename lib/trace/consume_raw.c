@@ -283,7 +283,7 @@ static int desc_init(struct ftn_raw_event *d, const struct ftn_instance *inst,
 	return d->id < 0 ? -EINVAL : 0;
 }
 
-struct ftn_raw_event *ftn__raw_event_new(struct ftn_format *fmt, const struct ftn_ksyms *ks)
+struct ftn_raw_event *ftn__raw_event_alloc(struct ftn_format *fmt, const struct ftn_ksyms *ks)
 {
 	struct ftn_raw_event *d;
 
@@ -1022,7 +1022,7 @@ int ftn_consume_raw(struct ftn_instance *inst, const char *const *events,
 	if (c->want_stacks && ftn_ksyms_shared())
 		c->rops.peek = on_rb_peek;
 	c->ncpu = ftn__instance_ncpu(inst);
-	c->loss = ftn__loss_new(inst, ops->lost, ctx);
+	c->loss = ftn__loss_alloc(inst, ops->lost, ctx);
 	if (c->want_stacks)
 		c->held = calloc((size_t)(c->ncpu ? c->ncpu : 1), sizeof(*c->held));
 	if (!c->loss || (c->want_stacks && !c->held)) {

@@ -490,7 +490,7 @@ static int probe_line(void *arg, const struct kline *k)
 	return 0;
 }
 
-static struct ftn_ksyms *ks_new(void)
+static struct ftn_ksyms *ks_alloc(void)
 {
 	struct ftn_ksyms *ks = calloc(1, sizeof(*ks));
 
@@ -527,7 +527,7 @@ static struct ftn_ksyms *ks_check(struct ftn_ksyms *ks)
 
 struct ftn_ksyms *ftn__ksyms_parse(const char *buf, size_t len)
 {
-	struct ftn_ksyms *ks = ks_new();
+	struct ftn_ksyms *ks = ks_alloc();
 
 	if (ks && !(ks->mem = malloc(len ? len : 1))) {
 		ftn_ksyms_free(ks);
@@ -551,7 +551,7 @@ struct ftn_ksyms *ftn_ksyms_load(const char *path)
 		path = getenv("FTNET_KALLSYMS");
 	if (!path || !*path)
 		path = "/proc/kallsyms";
-	ks = ks_new();
+	ks = ks_alloc();
 	if (ks && !(ks->path = strdup(path))) {
 		ftn_ksyms_free(ks);
 		ks = NULL;

@@ -85,7 +85,7 @@ static int64_t read_cpu_stats(struct ftn_instance *inst, int cpu)
 	return (over > 0 ? over : 0) + (dropped > 0 ? dropped : 0);
 }
 
-struct ftn__loss *ftn__loss_new(struct ftn_instance *inst,
+struct ftn__loss *ftn__loss_alloc(struct ftn_instance *inst,
 				void (*lost)(void *ctx, int cpu, uint64_t n), void *ctx)
 {
 	int ncpu = ftn__instance_ncpu(inst);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fuzz_format - the event format parser (ftn_format_parse), the print-fmt
  * analysis and the binary record rendering of ftn_consume_raw
- * (ftn__raw_event_new + ftn_event_str / ftn_event_u64), and the symbol
+ * (ftn__raw_event_alloc + ftn_event_str / ftn_event_u64), and the symbol
  * tables of __print_symbolic. Input: format text, NUL, record bytes. */
 #include "fuzz.h"
 
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (reclen)
 		memcpy(copy, rec, reclen);
-	d = ftn__raw_event_new(fmt, NULL);      /* owns fmt now */
+	d = ftn__raw_event_alloc(fmt, NULL);      /* owns fmt now */
 	if (d) {
 		memset(&ev, 0, sizeof(ev));
 		ev.rec = copy;

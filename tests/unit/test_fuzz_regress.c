@@ -239,7 +239,7 @@ static int render_all(const char *text, size_t reclen, int fill)
 
 	if (!fmt)
 		return -1;
-	d = ftn__raw_event_new(fmt, NULL);
+	d = ftn__raw_event_alloc(fmt, NULL);
 	rec = malloc(reclen ? reclen : 1);
 	if (!d || !rec) {
 		ftn__raw_event_free(d);
@@ -294,7 +294,7 @@ static const char *render_field(const char *fmt_text, const unsigned char *rec, 
 				const char *field, char *out, size_t outsz)
 {
 	struct ftn_format *fmt = ftn_format_parse(fmt_text);
-	struct ftn_raw_event *d = fmt ? ftn__raw_event_new(fmt, NULL) : NULL;
+	struct ftn_raw_event *d = fmt ? ftn__raw_event_alloc(fmt, NULL) : NULL;
 	struct ftn_event ev;
 	const char *s;
 

@@ -191,7 +191,7 @@ static void test_escape(void)
 
 static void test_counter(void)
 {
-	struct tool_counter *c = tool_counter_new(2, 1);
+	struct tool_counter *c = tool_counter_alloc(2, 1);
 	struct tool_counter_row **rows, *r;
 	uint64_t rest[2];
 	int is_new;
@@ -234,13 +234,13 @@ static void test_counter(void)
 	is_int(tool_counter_total(c, 0), 5015, "counter: run total");
 	tool_counter_free(c);
 
-	c = tool_counter_new(1, 0);
+	c = tool_counter_alloc(1, 0);
 	tool_counter_add(c, "x", 1, 1, 0, NULL);
 	tool_counter_reset(c);
 	is_int(tool_counter_count(c), 0, "counter without keep_rows forgets rows at reset");
 	is_int(tool_counter_total(c, 0), 1, "counter without keep_rows keeps the run total");
 	tool_counter_free(c);
-	ok(!tool_counter_new(TOOL_COUNTER_MAX_LABELS + 1, 0) && errno == EINVAL,
+	ok(!tool_counter_alloc(TOOL_COUNTER_MAX_LABELS + 1, 0) && errno == EINVAL,
 	   "counter: too many labels refused");
 }
 
@@ -262,7 +262,7 @@ static int dir_entries(const char *dir)
  * the rest, exactly. */
 static void test_counter_cap(void)
 {
-	struct tool_counter *c = tool_counter_new(1, 1);
+	struct tool_counter *c = tool_counter_alloc(1, 1);
 	struct tool_counter_row **rows, *r;
 	uint64_t rest[2];
 	char key[16];
@@ -302,7 +302,7 @@ static void test_counter_cap(void)
 	tool_counter_free(c);
 
 	/* a rest with no row: the run's values of keys known only as a sum */
-	c = tool_counter_new(1, 1);
+	c = tool_counter_alloc(1, 1);
 	tool_counter_add(c, "a", 1, 3, 1, NULL);
 	tool_counter_fold(c, 4, 2);
 	n = tool_counter_sorted(c, 1, 0, &rows, rest);
@@ -311,21 +311,21 @@ static void test_counter_cap(void)
 	tool_counter_free(c);
 
 	/* no cap */
-	c = tool_counter_new(0, 1);
+	c = tool_counter_alloc(0, 1);
 	tool_counter_set_max(c, 0);
 	for (int i = 0; i < 10000; i++)
 		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
 	ok(tool_counter_count(c) == 10000 && tool_counter_evicted(c) == 0, "cap: max 0 keeps every row");
 	tool_counter_free(c);
 	/* the default, and --max-series's setter */
-	c = tool_counter_new(0, 1);
+	c = tool_counter_alloc(0, 1);
 	for (int i = 0; i < 10000; i++)
 		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
 	ok(tool_counter_count(c) <= TOOL_COUNTER_MAX_DEFAULT && tool_counter_evicted(c) > 0,
 	   "cap: TOOL_COUNTER_MAX_DEFAULT rows by default");
 	tool_counter_free(c);
 	tool_counter_default_max(100);
-	c = tool_counter_new(0, 1);
+	c = tool_counter_alloc(0, 1);
 	tool_counter_default_max(TOOL_COUNTER_MAX_DEFAULT);
 	for (int i = 0; i < 1000; i++)
 		tool_counter_add(c, &i, sizeof(i), 1, 0, NULL);
@@ -353,7 +353,7 @@ static void test_counter_model(void)
 	int bad_rows = 0, bad_sums = 0, bad_cap = 0, bad_policy = 0, evictions = 0;
 
 	for (int keep = 0; keep < 2; keep++) {
-		struct tool_counter *c = tool_counter_new(1, keep);
+		struct tool_counter *c = tool_counter_alloc(1, keep);
 		uint64_t all[2] = { 0, 0 }, iv[2] = { 0, 0 };
 
 		memset(m, 0, sizeof(m));
@@ -472,7 +472,7 @@ static void test_counter_model(void)
 static void test_prom(const char *dir)
 {
 	static const char *const labels[] = { "location", "reason", NULL };
-	struct tool_counter *c = tool_counter_new(2, 1);
+	struct tool_counter *c = tool_counter_alloc(2, 1);
 	struct tool_counter_row *r;
 	char path[PATH_MAX], tmp[PATH_MAX + 8], *out = NULL, *file;
 	struct tool_prom *p;
@@ -481,7 +481,7 @@ static void test_prom(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/t.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	p = tool_prom_new(path, "tcpdrop");
+	p = tool_prom_alloc(path, "tcpdrop");
 	ok(p, "prom: new");
 	is_int(tool_prom_counter(p, "ftnet_x_drops", "h", c, 0, labels, 0), -EINVAL,
 	       "prom: a counter name must end in _total");
@@ -535,10 +535,10 @@ static void test_prom(const char *dir)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/nodir/t.prom", dir);
 	errno = 0;
-	ok(!tool_prom_new(path, "x") && errno == ENOENT, "prom: a missing directory is ENOENT at once");
+	ok(!tool_prom_alloc(path, "x") && errno == ENOENT, "prom: a missing directory is ENOENT at once");
 	snprintf(path, sizeof(path), "%s/", dir);
 	errno = 0;
-	ok(!tool_prom_new(path, "x") && errno == EISDIR, "prom: a path ending in / is EISDIR");
+	ok(!tool_prom_alloc(path, "x") && errno == EISDIR, "prom: a path ending in / is EISDIR");
 	tool_counter_free(c);
 
 	/* issue 22: a label value is the text form (valid UTF-8 whatever
@@ -569,8 +569,8 @@ static char *report_run(int json, int top)
 	};
 	struct tool_opts o = { .json = json, .top = (unsigned int)top, .duration = 1 };
 	struct ftn_event ev = { .ts_ns = 1500000, .cpu = 1, .pid = 42, .comm = "x y" };
-	struct tool_counter *c = tool_counter_new(1, 0);
-	struct tool_report *r = tool_report_new(&cfg, &o);
+	struct tool_counter *c = tool_counter_alloc(1, 0);
+	struct tool_report *r = tool_report_alloc(&cfg, &o);
 	struct tool_counter_row *row;
 	const char *frames[] = { "f1", "f2" };
 	char *out = NULL;
@@ -643,7 +643,7 @@ static void test_report_escape(void)
 	};
 	struct tool_report_cfg cfg = { .tool = "t", .cols = cols, .ncols = 2 };
 	struct tool_opts o = { .duration = 1, .no_header = 1 };
-	struct tool_report *r = tool_report_new(&cfg, &o);
+	struct tool_report *r = tool_report_alloc(&cfg, &o);
 	const char *frames[] = { "f\x1b[2J" };
 	char big[301], want[2048], *out = NULL, *p;
 	size_t len;
@@ -684,7 +684,7 @@ static void test_report_escape(void)
 	dup2(fileno(tmp), 2);
 	tool_fail(-EINVAL, "bad '%s'", "\x1b]0;x\x07\n\\");
 	ftn_log(FTN_LOG_WARN, "stale %s", "\x9b\xc2\x9b");
-	r = tool_report_new(&cfg, &o);
+	r = tool_report_alloc(&cfg, &o);
 	tool_report_start(r, 0, "Tracing %s.", "a\x1b[2Jb");
 	tool_report_free(r);
 	fflush(stderr);
@@ -802,7 +802,7 @@ static void test_evprint_head(void)
 	struct tool_report_cfg cfg = { .tool = "t", .cols = (const struct tool_col[]){ TOOL_COLS_HEAD },
 				       .ncols = TOOL_NCOLS_HEAD };
 	struct tool_opts o = { 0 };
-	struct tool_report *r = tool_report_new(&cfg, &o);
+	struct tool_report *r = tool_report_alloc(&cfg, &o);
 	struct ftn_event ev;
 	uint64_t lost;
 	char *out = NULL;
@@ -933,7 +933,7 @@ static void test_nssum(const char *dir)
 	ns_put(proc, 1, nsa, 100);
 	ns_put(proc, 2, nsa, 100);      /* the same namespace: once */
 	ns_put(proc, 3, nsb, 50);
-	s = tool_nssum_new("Tcp.RetransSegs");
+	s = tool_nssum_alloc("Tcp.RetransSegs");
 	is_int(tool_nssum_read(s, &d, &why), -EAGAIN, "nssum: the first reading has nothing to compare");
 	ns_put(proc, 1, NULL, 110);
 	ns_put(proc, 2, NULL, 110);

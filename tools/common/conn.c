@@ -127,7 +127,7 @@ int tool_conn_start(struct tool_conn *c, const char *tool, const struct tool_opt
 				 (int)c->netns_pid, strerror(-err));
 	if (!(c->owners = ftn_ownermap_alloc(NULL, c->netns_pid)) ||
 	    (c->nlabels && (c->count || o->prom) &&
-	     !(c->counts = tool_counter_new(c->nlabels, o->prom != NULL))))
+	     !(c->counts = tool_counter_alloc(c->nlabels, o->prom != NULL))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(c->inst = tool_instance(tool)))
 		return -errno;
@@ -219,7 +219,7 @@ struct tool_wait {
 struct wait_head { uint64_t key; int batches; };
 #define WAIT_HEAD sizeof(struct wait_head)
 
-struct tool_wait *tool_wait_new(size_t size, size_t max)
+struct tool_wait *tool_wait_alloc(size_t size, size_t max)
 {
 	struct tool_wait *w = calloc(1, sizeof(*w));
 
@@ -334,7 +334,7 @@ int tool_conn_report(struct tool_conn *c, const struct tool_report_cfg *cfg,
 {
 	int err;
 
-	if (!(c->r = tool_report_new(cfg, o)))
+	if (!(c->r = tool_report_alloc(cfg, o)))
 		return -errno;
 	for (; o->prom && prom && prom->metric; prom++)
 		if ((err = tool_report_prom_counter(c->r, prom->metric, prom->help, c->counts,

@@ -116,7 +116,7 @@ void tool_counter_default_max(size_t max)
 	default_max = max;
 }
 
-struct tool_counter *tool_counter_new(int nlabels, int keep_rows)
+struct tool_counter *tool_counter_alloc(int nlabels, int keep_rows)
 {
 	struct tool_counter *c;
 

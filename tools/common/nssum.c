@@ -49,7 +49,7 @@ struct tool_nssum {
 	const char *said;       /* tool_nssum_say: the last cause said */
 };
 
-struct tool_nssum *tool_nssum_new(const char *key)
+struct tool_nssum *tool_nssum_alloc(const char *key)
 {
 	struct tool_nssum *s = calloc(1, sizeof(*s));
 

@@ -84,7 +84,7 @@ static int tmp_create(struct tool_prom *p)
 	return -EEXIST;
 }
 
-struct tool_prom *tool_prom_new(const char *path, const char *tool)
+struct tool_prom *tool_prom_alloc(const char *path, const char *tool)
 {
 	struct tool_prom *p;
 	const char *slash;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
+struct tool_report *tool_report_alloc(const struct tool_report_cfg *cfg,
 				    const struct tool_opts *o)
 {
 	struct tool_report *r = calloc(1, sizeof(*r));
@@ -37,9 +37,9 @@ struct tool_report *tool_report_new(const struct tool_report_cfg *cfg,
 	r->out = stdout;
 	if (o->prom) {
 		/* an unwritable path is said now, before anything is traced:
-		 * tool_prom_new makes and removes a file in FILE's directory
+		 * tool_prom_alloc makes and removes a file in FILE's directory
 		 * the way every write does (never FILE or a fixed name) */
-		r->prom = tool_prom_new(o->prom, cfg->tool);
+		r->prom = tool_prom_alloc(o->prom, cfg->tool);
 		if (!r->prom) {
 			int err = errno;
 

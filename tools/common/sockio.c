@@ -168,8 +168,8 @@ static int init(struct sockio *st)
 	if (!(st->owners = ftn_ownermap_alloc(NULL, 0)) ||
 	    !(st->socks = st->protocol == IPPROTO_UDP ? ftn_sockres_alloc_udp(NULL, 0, 1)
 						       : ftn_sockres_alloc(NULL, 0, 1)) ||
-	    (st->top && !(st->counts = tool_counter_new(0, 0))) ||
-	    (st->top && st->o.prom && !(st->prom = tool_counter_new(6, 1))))
+	    (st->top && !(st->counts = tool_counter_alloc(0, 0))) ||
+	    (st->top && st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	/* the namespace whose tables we read (0 unknown: every call tries) */
 	if (ftn_netns_of_pid(NULL, 0, &st->netns))

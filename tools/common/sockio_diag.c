@@ -399,8 +399,8 @@ int sockio_diag_init(struct sockio *st)
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
 	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->counts = tool_counter_new(0, 0)) || fin_rebuild(d, 0) ||
-	    (st->o.prom && !(st->prom = tool_counter_new(6, 1))))
+	    !(st->counts = tool_counter_alloc(0, 0)) || fin_rebuild(d, 0) ||
+	    (st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(d->dump = ftn_sockdiag_open()))
 		return tool_fail(errno == EPROTONOSUPPORT ? -ENOTSUP : -errno,

@@ -296,7 +296,7 @@ int sockio_rows_open(struct sockio *st)
 	char name[2][64];
 	int err;
 
-	if (!(st->r = tool_report_new(&cfg, &st->o)))
+	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	snprintf(name[0], sizeof(name[0]), "ftnet_%s_tx_bytes_total", st->tool);
 	snprintf(name[1], sizeof(name[1]), "ftnet_%s_rx_bytes_total", st->tool);

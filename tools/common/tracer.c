@@ -129,11 +129,11 @@ static int trace(struct run *run, struct ftn_instance *inst, const char *sys,
 	if ((err = tool_event_setup(inst, sys, event, filter, t->stacks, t->name)))
 		return err;
 
-	if (!(run->r = tool_report_new(&cfg, &t->o)))
+	if (!(run->r = tool_report_alloc(&cfg, &t->o)))
 		return -errno;
 	if (t->o.prom) {
 		snprintf(metric, sizeof(metric), "ftnet_%s_events_total", tool_name());
-		if (!(run->count = tool_counter_new(1, 1)))
+		if (!(run->count = tool_counter_alloc(1, 1)))
 			return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 		err = tool_report_prom_counter(run->r, metric, "Events traced, by event.",
 					       run->count, 0, labels, 0);
