@@ -52,7 +52,6 @@ typedef void (*ftn_log_fn)(enum ftn_log_level lvl, const char *msg);
 FTN_EXPORT void ftn_set_log(ftn_log_fn fn);
 FTN_EXPORT void ftn_set_verbose(int level);          /* 0 warn, 1 info, 2 debug */
 FTN_EXPORT void ftn_set_progname(const char *name);  /* prefix of every message */
-FTN_EXPORT const char *ftn_progname(void);
 FTN_EXPORT void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -70,9 +69,6 @@ FTN_EXPORT void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
 FTN_EXPORT const char *ftn_tracefs_root(void);
 /* Override the root (a fake tree in tests). NULL returns to detection. */
 FTN_EXPORT int ftn_tracefs_set_root(const char *path);
-/* True when we mounted tracefs ourselves (we leave it mounted: other tools
- * may have started using it, and a mount is not "dirty" kernel state). */
-FTN_EXPORT int ftn_tracefs_we_mounted(void);
 
 /* Read a file below the tracefs root (or an instance when inst != NULL)
  * into buf (NUL terminated). Returns bytes read or -errno. */
@@ -128,9 +124,6 @@ FTN_EXPORT int ftn_instance_destroy(struct ftn_instance *inst);
 FTN_EXPORT const char *ftn_instance_name(const struct ftn_instance *inst);
 /* Per-CPU buffer size in KiB. */
 FTN_EXPORT int ftn_instance_set_buffer_kb(struct ftn_instance *inst, unsigned int kb);
-/* Choose the trace clock. NULL picks the best clock for wall-clock
- * conversion ("boot", else "mono", else "global", else "local"). */
-FTN_EXPORT int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock);
 FTN_EXPORT const char *ftn_instance_clock(const struct ftn_instance *inst);
 /* Convert an event timestamp (ns in the instance clock) to wall-clock
  * time in ns since the epoch (offset measured when the instance is made). */
@@ -530,7 +523,6 @@ FTN_EXPORT int ftn_sockdiag_tcpbytes(struct ftn_sockdiag *d, int family,
  * network namespace (family 0: both), non-blocking. NULL and errno (EPERM
  * without CAP_NET_ADMIN). */
 FTN_EXPORT struct ftn_sockdiag *ftn_sockdiag_open_destroy(int family);
-FTN_EXPORT int ftn_sockdiag_fd(const struct ftn_sockdiag *d);
 /* Every destroy message queued: fn for each; *overruns counts the times
  * the socket's buffer overran (messages lost). 0 or -errno. */
 FTN_EXPORT int ftn_sockdiag_destroyed(struct ftn_sockdiag *d,
@@ -1499,10 +1491,6 @@ FTN_EXPORT int ftn_reset_tp_every(const struct ftn_reset_dec *d);
  * tuple around skb->data and, where the kernel names reasons, the
  * reason), 'a' (inet_sport; may be ""). 0 or -errno. */
 FTN_EXPORT int ftn_reset_probe_args(struct ftn_reset_dec *d, int which, char *buf, size_t size);
-/* 1 and *x for a reset (sent or received), 0 for another event or for a
- * reset in reply to a reset (never sent). */
-FTN_EXPORT int ftn_reset_decode(const struct ftn_reset_dec *d, const struct ftn_event *ev,
-		     struct ftn_reset *x);
 /* Every event in the order read: fn(ctx, x) for each reset, with the
  * state it left where the reset event does not say: a received reset of
  * the tracepoint (which carries no state) waits for its socket's change
@@ -1612,9 +1600,6 @@ FTN_EXPORT size_t ftn_conntab_count(const struct ftn_conntab *t);
  * (ENOENT, ENOMEM, EINVAL for sk 0). Valid until the next get/remove. */
 FTN_EXPORT struct ftn_conn_sk *ftn_conntab_get(struct ftn_conntab *t, uint64_t sk, int create);
 FTN_EXPORT void ftn_conntab_remove(struct ftn_conntab *t, uint64_t sk);
-/* fn for every entry (fn must not get or remove). */
-FTN_EXPORT void ftn_conntab_foreach(struct ftn_conntab *t,
-			 void (*fn)(void *ctx, struct ftn_conn_sk *s), void *ctx);
 #define FTN_CONN_SYN_ACKED 1u     /* SYN_SENT -> ESTABLISHED */
 #define FTN_CONN_FIN_ACKED 2u     /* FIN_WAIT1 -> FIN_WAIT2, LAST_ACK -> CLOSE,
 				     CLOSING -> TIME_WAIT/CLOSE */

@@ -381,14 +381,6 @@ done:
 	t->n--;
 }
 
-void ftn_conntab_foreach(struct ftn_conntab *t, void (*fn)(void *ctx, struct ftn_conn_sk *s),
-			 void *ctx)
-{
-	for (size_t i = 0; t && i < t->cap; i++)
-		if (t->slot[i].sk)
-			fn(ctx, &t->slot[i]);
-}
-
 int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c, uint64_t ts,
 		       int64_t *in_old_ns)
 {

@@ -215,7 +215,9 @@ static void kp_send_decode(const struct ftn_reset_dec *d, const struct ftn_event
 		x->has_reason = 1;
 }
 
-int ftn_reset_decode(const struct ftn_reset_dec *d, const struct ftn_event *ev, struct ftn_reset *x)
+/* 1 and *x for a reset (sent or received), 0 for another event or for a
+ * reset in reply to a reset (never sent). */
+static int reset_decode(const struct ftn_reset_dec *d, const struct ftn_event *ev, struct ftn_reset *x)
 {
 	const char *n = ev->name;
 	uint64_t fl;
@@ -308,7 +310,7 @@ void ftn_reset_feed(struct ftn_reset_dec *d, const struct ftn_event *ev,
 	if (!resets[i])
 		return;
 	flush(d, cpu, -1, fn, ctx);
-	if (!ftn_reset_decode(d, ev, &x))
+	if (!reset_decode(d, ev, &x))
 		return;
 	if (x.dir == 'S') {
 		/* an active reset after the socket was moved to CLOSE: show

@@ -451,10 +451,6 @@ struct ftn_sockdiag *ftn_sockdiag_open_destroy(int family)
 	return d;
 }
 
-int ftn_sockdiag_fd(const struct ftn_sockdiag *d)
-{
-	return d ? d->fd : -1;
-}
 
 int ftn_sockdiag_destroyed(struct ftn_sockdiag *d, int (*fn)(void *ctx, const struct ftn_tcpbytes *b),
 			   void *ctx, uint64_t *overruns)

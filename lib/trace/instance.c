@@ -368,7 +368,9 @@ const char *ftn_instance_name(const struct ftn_instance *inst) { return inst->na
 const char *ftn_instance_clock(const struct ftn_instance *inst) { return inst->clock; }
 uint64_t ftn_instance_lost(const struct ftn_instance *inst) { return inst->lost_total; }
 
-int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock)
+/* Choose the trace clock. NULL picks the best clock for wall-clock
+ * conversion ("boot", else "mono", else "global", else "local"). */
+static int instance_set_clock(struct ftn_instance *inst, const char *clock)
 {
 	static const char *const prefer[] = { "boot", "mono", "global", "local" };
 	char avail[512];
@@ -393,7 +395,7 @@ int ftn_instance_set_clock(struct ftn_instance *inst, const char *clock)
 			     (isalnum((unsigned char)p[n]) || p[n] == '_')))
 			p = strstr(p + 1, prefer[i]);
 		if (p)
-			return ftn_instance_set_clock(inst, prefer[i]);
+			return instance_set_clock(inst, prefer[i]);
 	}
 	/* Old kernels: whatever is active ("local") */
 	snprintf(inst->clock, sizeof(inst->clock), "local");
@@ -447,7 +449,7 @@ struct ftn_instance *ftn_instance_create(const char *tool)
 	crash_inst_set(inst, 1);
 	ftn__cleanup_register(inst);
 	ftn__test_step("mkdir", inst->path);
-	err = ftn_instance_set_clock(inst, NULL);
+	err = instance_set_clock(inst, NULL);
 	if (err < 0) {
 		ftn_instance_destroy(inst);
 		errno = -err;

@@ -14,7 +14,6 @@
 
 static char root_override[PATH_MAX];
 static char root_found[PATH_MAX];
-static int we_mounted;
 static char error_last[512];
 
 int ftn_tracefs_set_root(const char *path)
@@ -28,8 +27,6 @@ int ftn_tracefs_set_root(const char *path)
 	strcpy(root_override, path);
 	return 0;
 }
-
-int ftn_tracefs_we_mounted(void) { return we_mounted; }
 
 /* /proc/mounts escapes spaces and friends as \ooo octal. */
 static void unescape_mount(char *s)
@@ -130,7 +127,6 @@ const char *ftn_tracefs_root(void)
 	}
 	/* Nothing mounted: mount tracefs where 4.1+ kernels expect it. */
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
-		we_mounted = 1;
 		ftn__test_step("mount", "tracefs /sys/kernel/tracing");
 		snprintf(root_found, sizeof(root_found), "/sys/kernel/tracing");
 		ftn_log(FTN_LOG_INFO, "mounted tracefs at /sys/kernel/tracing");

@@ -21,7 +21,6 @@ static const char *progname = "ftnet";
 void ftn_set_log(ftn_log_fn fn) { log_fn = fn; }
 void ftn_set_verbose(int level) { log_verbose = level; }
 void ftn_set_progname(const char *name) { progname = name ? name : "ftnet"; }
-const char *ftn_progname(void) { return progname; }
 
 void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
 {
