@@ -120,6 +120,21 @@ int sockio_opt(void *ctx, int c, const char *arg);
 void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
 		  uint64_t tx, uint64_t rx);
 void sockio_interval(struct sockio *st, int64_t now_wall);
+/* The diag back end's tuples whose peer's FIN arrived, kept two reads
+ * (sockio_diag_fin.c): the table made; the next read (the oldest
+ * forgotten); a tuple added; whether a socket's tuple is one; freed.
+ * 0 or -ENOMEM. */
+struct sockio_finkey;
+struct sockio_fins {
+	struct sockio_finkey *t;
+	size_t mask, n;
+	uint64_t gen;
+};
+int sockio_fins_init(struct sockio_fins *d);
+int sockio_fins_next(struct sockio_fins *d);
+int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t);
+int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s);
+void sockio_fins_free(struct sockio_fins *d);
 /* -B diag: set up (0 or -errno, said), read the baseline, run until -d
  * or a signal, and say what it could not count and free it. */
 int sockio_diag_init(struct sockio *st);

@@ -61,82 +61,8 @@ struct sockio_diag {
 	/* destroy messages drained at the last batch, handled at the next */
 	struct ftn_tcpbytes *pend;
 	size_t npend, cap;
-	/* tuples whose peer's FIN arrived (state events), kept two reads */
-	struct finkey *fins;
-	size_t fmask, nfins;
-	uint64_t fgen;
+	struct sockio_fins fins;        /* sockio_diag_fin.c */
 };
-
-/* A connection's tuple as the socket sees it. */
-struct finkey {
-	int32_t family;
-	uint16_t lport, rport;
-	uint8_t l[16], r[16];
-	uint64_t gen;           /* 0: free */
-};
-
-static void fin_key(struct finkey *k, int family, const struct ftn_addr *l, uint16_t lport,
-		    const struct ftn_addr *r, uint16_t rport)
-{
-	size_t n = family == AF_INET6 ? 16 : 4;
-
-	memset(k, 0, sizeof(*k));
-	k->family = family;
-	k->lport = lport;
-	k->rport = rport;
-	memcpy(k->l, family == AF_INET6 ? (const void *)&l->v6 : (const void *)&l->v4, n);
-	memcpy(k->r, family == AF_INET6 ? (const void *)&r->v6 : (const void *)&r->v4, n);
-}
-
-static size_t fin_slot(const struct finkey *k, size_t mask)
-{
-	const unsigned char *p = (const unsigned char *)k;
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < offsetof(struct finkey, gen); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return (size_t)(h >> 7) & mask;
-}
-
-static struct finkey *fin_find(struct finkey *t, size_t mask, const struct finkey *k)
-{
-	for (size_t i = fin_slot(k, mask);; i = (i + 1) & mask)
-		if (!t[i].gen || !memcmp(&t[i], k, offsetof(struct finkey, gen)))
-			return &t[i];
-}
-
-/* Keep the tuples of the last two reads' time (table rebuilt, doubled
- * when half full). 0 or -ENOMEM. */
-static int fin_rebuild(struct sockio_diag *d, size_t want)
-{
-	size_t mask = 255;
-	struct finkey *t;
-
-	while (mask < want * 2 + 1)
-		mask = mask * 2 + 1;
-	if (!(t = calloc(mask + 1, sizeof(*t))))
-		return -ENOMEM;
-	d->nfins = 0;
-	for (size_t i = 0; d->fins && i <= d->fmask; i++)
-		if (d->fins[i].gen && d->fins[i].gen + 2 > d->fgen) {
-			*fin_find(t, mask, &d->fins[i]) = d->fins[i];
-			d->nfins++;
-		}
-	free(d->fins);
-	d->fins = t;
-	d->fmask = mask;
-	return 0;
-}
-
-static int fin_known(const struct sockio_diag *d, const struct ftn_sock *s)
-{
-	struct finkey k;
-
-	if (!d->fins)
-		return 0;
-	fin_key(&k, s->laddr.family, &s->laddr, s->lport, &s->raddr, s->rport);
-	return fin_find(d->fins, d->fmask, &k)->gen != 0;
-}
 
 static size_t slot(uint64_t cookie, size_t mask)
 {
@@ -271,7 +197,7 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 			return 0;
 		}
 	}
-	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || fin_known(d, &e->s))
+	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || sockio_fins_known(&d->fins, &e->s))
 		e->fin = 1;     /* CLOSE_WAIT, LAST_ACK, CLOSING: the FIN is in */
 	count(st, e, b);
 	return 0;
@@ -299,7 +225,7 @@ static int on_destroy(void *ctx, const struct ftn_tcpbytes *b)
 		if (b->sent || b->received)
 			d->unowned++;
 	}
-	if (fin_known(d, &e->s))
+	if (sockio_fins_known(&d->fins, &e->s))
 		e->fin = 1;
 	count(st, e, b);
 	e->dead = 1;
@@ -385,8 +311,7 @@ static int read_all(struct sockio *st)
 	d->n = c.n;
 	d->reads++;
 	d->started = 1;
-	d->fgen++;
-	if (fin_rebuild(d, d->nfins))
+	if (sockio_fins_next(&d->fins))
 		return tool_fail(-ENOMEM, "out of memory");
 	return 0;
 }
@@ -399,7 +324,7 @@ int sockio_diag_init(struct sockio *st)
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
 	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->counts = tool_counter_alloc(0, 0)) || fin_rebuild(d, 0) ||
+	    !(st->counts = tool_counter_alloc(0, 0)) || sockio_fins_init(&d->fins) ||
 	    (st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(d->dump = ftn_sockdiag_open()))
@@ -433,22 +358,10 @@ int sockio_diag_init(struct sockio *st)
 
 static int on_fin(void *ctx, const struct ftn_event *ev)
 {
-	struct sockio_diag *d = ((struct sockio *)ctx)->diag;
 	struct ftn_probe_sock t;
-	struct finkey k, *e;
 
-	if (ftn_sock_event_decode(ev, &t))
-		return 0;
-	if (d->nfins * 2 >= d->fmask && fin_rebuild(d, d->nfins + 1)) {
+	if (!ftn_sock_event_decode(ev, &t) && sockio_fins_add(&((struct sockio *)ctx)->diag->fins, &t))
 		tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
-		return 0;
-	}
-	fin_key(&k, t.family, &t.laddr, t.lport, &t.raddr, t.rport);
-	e = fin_find(d->fins, d->fmask, &k);
-	if (!e->gen)
-		d->nfins++;
-	*e = k;
-	e->gen = d->fgen + 1;
 	return 0;
 }
 
@@ -525,7 +438,7 @@ void sockio_diag_fini(struct sockio *st)
 	ftn_owners_free(d->owners);
 	free(d->tab);
 	free(d->pend);
-	free(d->fins);
+	sockio_fins_free(&d->fins);
 	free(d);
 	st->diag = NULL;
 }
