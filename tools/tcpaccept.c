@@ -42,7 +42,7 @@ struct acc {
 	uint64_t ts;
 	pid_t tid;
 	char comm[16];
-	int port, family;       /* the listener's (-1, 0 unknown) */
+	int port;               /* the listener's, -1 unknown */
 };
 #define WKEY(family, port) ((uint64_t)(unsigned int)(family) << 16 | (uint16_t)(port))
 /* an accepted connection whose tuple is not complete yet (held, by
@@ -107,8 +107,7 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 	ftn_ownermap_forget(st->c.owners, sk);
 	/* the listener's port is known also where the connection is not */
 	lport = t ? t->lport : ev->port;
-	if (!pass || (st->c.family && ((t && t->family != st->c.family) ||
-					(!t && ev->family && ev->family != st->c.family))) ||
+	if (!pass || (t && st->c.family && t->family != st->c.family) ||
 	    (st->c.nports && (lport < 0 || !tool_conn_port_ok(&st->c, (uint16_t)lport))))
 		return;
 	if (st->c.counts)
@@ -149,9 +148,9 @@ static void kid_complete(struct state *st, uint64_t sk, const struct ftn_probe_s
 	}
 }
 
-static void acc_of(struct acc *a, const struct ftn_event *ev, int family, int port)
+static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
 {
-	*a = (struct acc){ .ts = ev->ts_ns, .tid = ev->pid, .port = port, .family = family };
+	*a = (struct acc){ .ts = ev->ts_ns, .tid = ev->pid, .port = port };
 	snprintf(a->comm, sizeof(a->comm), "%s", ev->comm ? ev->comm : "");
 }
 
@@ -189,7 +188,7 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	if (ftn_listeners_accepted(st->lis, ev->pid, &fd)) {
 		/* entered before tracing began and not blocked then (the
 		 * scan did not find it): a connection of some listener */
-		acc_of(&a, ev, 0, -1);
+		acc_of(&a, ev, -1);
 		ftn_listeners_unplaced(st->lis);
 		st->unmatched++;
 		return emit(st, &a, 0, NULL);
@@ -199,7 +198,7 @@ static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 	if (port >= 0 && ((st->c.nports && !tool_conn_port_ok(&st->c, (uint16_t)port)) ||
 			  (st->c.family && family != st->c.family)))
 		return;
-	acc_of(&a, ev, family, port);
+	acc_of(&a, ev, port);
 	if (port >= 0 && (r = ftn_listeners_pop(st->lis, family, port, ev->pid, ev->ts_ns, &sk, &t)) >= 0) {
 		if (!r)
 			return deliver(st, &a, sk, &t);
@@ -273,7 +272,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	v = (uint64_t)ftn_probe_sock_decode(ev, st->bare_hex, &t);
 	if (v && (int)v != -ENODATA)
 		return 0;
-	acc_of(&a, ev, t.family, t.lport);
+	acc_of(&a, ev, t.lport);
 	emit(st, &a, sk, &t);
 	return 0;
 }
