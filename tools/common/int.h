@@ -90,4 +90,7 @@ static inline int tool__esc_plain(const char *s, size_t n)
  * 0 when it is not one (escape.c; JSON and text share the reading). */
 int tool__utf8_len(const unsigned char *p, size_t avail);
 
+/* conn.c: is p one of v[0..n)? (-P, and conn_state.c's -L and -D) */
+int tool__conn_port_in(const uint16_t *v, int n, uint16_t p);
+
 #endif /* FTNET_TOOLS_INT_H */
