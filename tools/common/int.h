@@ -42,6 +42,15 @@ static inline struct tool_json *tool__row_json(struct tool_report *r)
 	return &r->j;
 }
 
+/* Between the report's files (report*.c): the text row built so far, out,
+ * at the row's end and before anything else is written (report_row.c);
+ * the text header of columns cols[0..ncols) (report.c); the --prom file
+ * rewritten with the run's losses, 0 or -errno, a failure said once per
+ * change of state (report_prom.c; 0 without --prom). */
+void tool__report_row_out(struct tool_report *r);
+void tool__report_header_cols(struct tool_report *r, const struct tool_col *cols, int ncols);
+int tool__report_prom_update(struct tool_report *r);
+
 /* Eight bytes that all go out as they are in text (tools/common.h, Text
  * of other users' bytes, without flags): each in 0x20..0x7e, none a
  * backslash. With no byte >= 0x80 no sum below carries into the next
