@@ -99,6 +99,38 @@ static inline int tool__esc_plain(const char *s, size_t n)
  * 0 when it is not one (escape.c; JSON and text share the reading). */
 int tool__utf8_len(const unsigned char *p, size_t avail);
 
+/* The counter's table (counter.c), which its sorted output reads
+ * (counter_sort.c). */
+struct crow {
+	struct tool_counter_row r;
+	uint64_t hash;
+	size_t next;                    /* chain: index + 1, 0 = end */
+};
+
+struct tool_counter {
+	int nlabels, keep_rows;
+	size_t max;                     /* rows kept at most, 0 = no cap */
+	struct crow *rows;
+	size_t nrows, caprows;
+	size_t *buckets;                /* index + 1, 0 = empty */
+	size_t nbuckets;                /* power of two */
+	struct tool_counter_row **sorted;
+	size_t capsorted;
+	uint64_t *scratch;              /* eviction: the rows' totals */
+	size_t capscratch;
+	uint64_t sum[2], total[2];
+	/* evicted rows' values: this interval's and the run's (in "other") */
+	uint64_t out[2], out_total[2];
+	uint64_t evicted;               /* rows evicted */
+};
+
+/* counter_hash.c: the run's hash key made (once, before any hash); the
+ * keyed hash of len bytes at key; a word of the run's key (the eviction's
+ * pivots). */
+void tool__counter_hash_init(void);
+uint64_t tool__counter_hash(const void *key, size_t len);
+uint64_t tool__counter_hash_seed(void);
+
 /* conn.c: is p one of v[0..n)? (-P, and conn_state.c's -L and -D) */
 int tool__conn_port_in(const uint16_t *v, int n, uint16_t p);
 
