@@ -916,7 +916,7 @@ void tool_hexdump(FILE *f, const unsigned char *b, size_t n, const char *indent)
 void tool_hexstr(char *out, const unsigned char *b, size_t n);
 
 /* ------------------------------------------------------------------ */
-/* Connection tools: back end, owner, filters (conn.c)                */
+/* Connection tools: back end, owner, filters (conn*.c, wait.c)       */
 /* ------------------------------------------------------------------ */
 
 /*

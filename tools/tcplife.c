@@ -11,7 +11,7 @@
  * close; the tracepoint carries none, so there the same counters come
  * from tcp_info of sock_diag's destroy messages, each close waiting for
  * its own (tools/common/lifediag.c). Back ends, owners and filters:
- * tools/common/conn.c.
+ * tools/common/conn*.c.
  */
 #include "ftnet.h"
 #include "common.h"

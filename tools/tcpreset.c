@@ -24,7 +24,7 @@
  * sockets seen in process context.
  * Binary buffers only: the events are keyed by socket pointers. Decoding
  * and the probes' fetch args: lib reset.c; options, owners, report:
- * tools/common/conn.c.
+ * tools/common/conn*.c.
  */
 #include "ftnet.h"
 #include "common.h"

@@ -2,7 +2,7 @@
 /*
  * tcpstates - every TCP state transition, with the socket's owner and the
  * time the socket spent in the state it leaves; -c counts transitions
- * per interval. Back ends, owners and filters: tools/common/conn.c.
+ * per interval. Back ends, owners and filters: tools/common/conn*.c.
  */
 #include "ftnet.h"
 #include "common.h"

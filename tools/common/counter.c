@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * counter.c - the keyed interval counter: a hash table keyed by bytes
- * (open chaining, grows at load 1), per-interval and cumulative values,
- * labels rendered once per key, sorted output with a top-N cut.
+ * counter.c - the keyed interval counter (struct tool_counter): a hash
+ * table keyed by bytes (open chaining, grows at load 1), per-interval and
+ * cumulative values, labels rendered once per key. Beside it: the keyed
+ * hash (counter_hash.c) and the sorted output with a top-N cut
+ * (counter_sort.c).
  *
  * Keys are often other people's data (a peer's address, a task name, a
  * connection's ports), so the table is bounded: past max rows, the
@@ -11,105 +13,15 @@
  * its cut leaves out - totals stay exact. The hash is keyed with a random seed per run,
  * so a sender cannot choose keys that all land in one chain.
  */
-#include "common.h"
+#include "int.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
-
-struct crow {
-	struct tool_counter_row r;
-	uint64_t hash;
-	size_t next;                    /* chain: index + 1, 0 = end */
-};
-
-struct tool_counter {
-	int nlabels, keep_rows;
-	size_t max;                     /* rows kept at most, 0 = no cap */
-	struct crow *rows;
-	size_t nrows, caprows;
-	size_t *buckets;                /* index + 1, 0 = empty */
-	size_t nbuckets;                /* power of two */
-	struct tool_counter_row **sorted;
-	size_t capsorted;
-	uint64_t *scratch;              /* eviction: the rows' totals */
-	size_t capscratch;
-	uint64_t sum[2], total[2];
-	/* evicted rows' values: this interval's and the run's (in "other") */
-	uint64_t out[2], out_total[2];
-	uint64_t evicted;               /* rows evicted */
-};
 
 static size_t default_max = TOOL_COUNTER_MAX_DEFAULT;
 static int said_evicting;
-static uint64_t seed[2];
-static int seeded;
-
-/* The run's hash key: from getrandom, else (no entropy yet, an old
- * kernel) from the clock and the PID - weaker, but still unknown to a
- * remote sender. */
-static void seed_once(void)
-{
-	struct timespec ts;
-
-	if (seeded)
-		return;
-	seeded = 1;
-	if (getrandom(seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	seed[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
-	seed[1] = (uint64_t)getpid() * 0xff51afd7ed558ccdull ^ (uint64_t)time(NULL);
-}
-
-#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND(v0, v1, v2, v3) do { \
-	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
-	v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2; \
-	v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0; \
-	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
-} while (0)
-
-/*
- * SipHash-1-3 (Aumasson and Bernstein's keyed hash, one round per word
- * and three at the end) under the run's seed: with a keyed PRF a sender
- * who chooses the key bytes (addresses, ports, task names) cannot make
- * them collide without knowing the seed - an unkeyed multiply-xorshift
- * hash has differences that survive whatever its start value. Words in
- * native byte order: the value only has to be the same within a run.
- * A top tool hashes its key (72 bytes in tcptop) for every event: 28 ns
- * here where the unkeyed hash took 10, 0.3% of a CPU at 100k calls/s.
- */
-static uint64_t hash_bytes(const void *key, size_t len)
-{
-	const unsigned char *p = key;
-	uint64_t v0 = seed[0] ^ 0x736f6d6570736575ull, v1 = seed[1] ^ 0x646f72616e646f6dull;
-	uint64_t v2 = seed[0] ^ 0x6c7967656e657261ull, v3 = seed[1] ^ 0x7465646279746573ull;
-	uint64_t w;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, p + i, 8);
-		v3 ^= w;
-		SIPROUND(v0, v1, v2, v3);
-		v0 ^= w;
-	}
-	w = (uint64_t)len << 56;
-	for (size_t k = 0; i + k < len; k++)
-		w |= (uint64_t)p[i + k] << (8 * k);
-	v3 ^= w;
-	SIPROUND(v0, v1, v2, v3);
-	v0 ^= w;
-	v2 ^= 0xff;
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
-}
 
 void tool_counter_default_max(size_t max)
 {
@@ -126,7 +38,7 @@ struct tool_counter *tool_counter_alloc(int nlabels, int keep_rows)
 	}
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
-	seed_once();
+	tool__counter_hash_init();
 	c->nlabels = nlabels;
 	c->keep_rows = keep_rows;
 	c->max = default_max;
@@ -209,7 +121,7 @@ static uint64_t select_kth(uint64_t *v, size_t n, size_t k)
 	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
 
 	if (!rnd)
-		rnd = seed[0] | 1;
+		rnd = tool__counter_hash_seed() | 1;
 	while (lo < hi) {
 		ptrdiff_t i = lo - 1, j = hi + 1, p;
 		uint64_t pivot, t;
@@ -312,7 +224,7 @@ struct tool_counter_row *tool_counter_add(struct tool_counter *c, const void *ke
 					  size_t keylen, uint64_t n, uint64_t n2,
 					  int *is_new)
 {
-	uint64_t h = hash_bytes(key, keylen);
+	uint64_t h = tool__counter_hash(key, keylen);
 	struct crow *r;
 	void *k;
 
@@ -379,70 +291,6 @@ int tool_counter_set_label(struct tool_counter *c, struct tool_counter_row *row,
 	free_const(row->label[i]);
 	row->label[i] = d;
 	return 0;
-}
-
-/* qsort has no context argument: the comparison reads it from here */
-static __thread int cmp_by_total;
-static __thread int cmp_nlabels;
-
-static int labelcmp(const char *a, const char *b)
-{
-	if (!a || !b)
-		return !a - !b;
-	return strcmp(a, b);
-}
-
-static int row_cmp(const void *pa, const void *pb)
-{
-	const struct tool_counter_row *a = *(struct tool_counter_row *const *)pa;
-	const struct tool_counter_row *b = *(struct tool_counter_row *const *)pb;
-	uint64_t x = cmp_by_total ? a->total : a->n, y = cmp_by_total ? b->total : b->n;
-	int c;
-
-	if (x != y)
-		return x < y ? 1 : -1;
-	for (int i = 0; i < cmp_nlabels; i++)
-		if ((c = labelcmp(a->label[i], b->label[i])))
-			return c;
-	if (a->keylen != b->keylen)
-		return a->keylen < b->keylen ? -1 : 1;
-	return memcmp(a->key, b->key, a->keylen);
-}
-
-long tool_counter_sorted(struct tool_counter *c, int by_total, size_t top,
-			 struct tool_counter_row ***rows, uint64_t rest[2])
-{
-	size_t n = 0;
-
-	if (c->capsorted < c->nrows) {
-		struct tool_counter_row **s = realloc(c->sorted, c->nrows * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		c->sorted = s;
-		c->capsorted = c->nrows;
-	}
-	for (size_t i = 0; i < c->nrows; i++)
-		if (by_total || c->rows[i].r.n)
-			c->sorted[n++] = &c->rows[i].r;
-	cmp_by_total = by_total;
-	cmp_nlabels = c->nlabels;
-	if (n > 1)
-		qsort(c->sorted, n, sizeof(*c->sorted), row_cmp);
-	/* what eviction summed: in the rest, whatever the cut */
-	if (rest) {
-		rest[0] = by_total ? c->out_total[0] : c->out[0];
-		rest[1] = by_total ? c->out_total[1] : c->out[1];
-	}
-	if (top && n > top) {
-		for (size_t i = top; rest && i < n; i++) {
-			rest[0] += by_total ? c->sorted[i]->total : c->sorted[i]->n;
-			rest[1] += by_total ? c->sorted[i]->total2 : c->sorted[i]->n2;
-		}
-		n = top;
-	}
-	*rows = c->sorted;
-	return (long)n;
 }
 
 uint64_t tool_counter_sum(const struct tool_counter *c, int which)

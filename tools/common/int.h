@@ -42,6 +42,15 @@ static inline struct tool_json *tool__row_json(struct tool_report *r)
 	return &r->j;
 }
 
+/* Between the report's files (report*.c): the text row built so far, out,
+ * at the row's end and before anything else is written (report_row.c);
+ * the text header of columns cols[0..ncols) (report.c); the --prom file
+ * rewritten with the run's losses, 0 or -errno, a failure said once per
+ * change of state (report_prom.c; 0 without --prom). */
+void tool__report_row_out(struct tool_report *r);
+void tool__report_header_cols(struct tool_report *r, const struct tool_col *cols, int ncols);
+int tool__report_prom_update(struct tool_report *r);
+
 /* Eight bytes that all go out as they are in text (tools/common.h, Text
  * of other users' bytes, without flags): each in 0x20..0x7e, none a
  * backslash. With no byte >= 0x80 no sum below carries into the next
@@ -89,5 +98,40 @@ static inline int tool__esc_plain(const char *s, size_t n)
 /* The length of the valid UTF-8 sequence at p (1..4, no more than avail),
  * 0 when it is not one (escape.c; JSON and text share the reading). */
 int tool__utf8_len(const unsigned char *p, size_t avail);
+
+/* The counter's table (counter.c), which its sorted output reads
+ * (counter_sort.c). */
+struct crow {
+	struct tool_counter_row r;
+	uint64_t hash;
+	size_t next;                    /* chain: index + 1, 0 = end */
+};
+
+struct tool_counter {
+	int nlabels, keep_rows;
+	size_t max;                     /* rows kept at most, 0 = no cap */
+	struct crow *rows;
+	size_t nrows, caprows;
+	size_t *buckets;                /* index + 1, 0 = empty */
+	size_t nbuckets;                /* power of two */
+	struct tool_counter_row **sorted;
+	size_t capsorted;
+	uint64_t *scratch;              /* eviction: the rows' totals */
+	size_t capscratch;
+	uint64_t sum[2], total[2];
+	/* evicted rows' values: this interval's and the run's (in "other") */
+	uint64_t out[2], out_total[2];
+	uint64_t evicted;               /* rows evicted */
+};
+
+/* counter_hash.c: the run's hash key made (once, before any hash); the
+ * keyed hash of len bytes at key; a word of the run's key (the eviction's
+ * pivots). */
+void tool__counter_hash_init(void);
+uint64_t tool__counter_hash(const void *key, size_t len);
+uint64_t tool__counter_hash_seed(void);
+
+/* conn.c: is p one of v[0..n)? (-P, and conn_state.c's -L and -D) */
+int tool__conn_port_in(const uint16_t *v, int n, uint16_t p);
 
 #endif /* FTNET_TOOLS_INT_H */
