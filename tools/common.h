@@ -914,6 +914,21 @@ int tool_bytes_parse(const char *v, unsigned char *buf, size_t size);
 void tool_hexdump(FILE *f, const unsigned char *b, size_t n, const char *indent);
 /* Lowercase hex without spaces into out (2n+1 bytes). */
 void tool_hexstr(char *out, const unsigned char *b, size_t n);
+/* The file a uprobe goes into (elf.c): name (a path, or a library name
+ * found in the maps of pid when > 0, else by ld.so's search) into path
+ * (*how: how it was found), else one line and -EINVAL. */
+int tool_elf_resolve(const char *name, int pid, char *path, size_t size, const char **how);
+/* Why an ELF file could not be opened or read (ftn_elf_open,
+ * ftn_elf_symbols, ftn_elf_symbol_find: err), in words; the error to
+ * exit with: a file that is not one to probe (not ELF, the other byte
+ * order, broken headers, not a regular file) is the user's, -EINVAL;
+ * the rest as it is. */
+const char *tool_elf_why(int err);
+int tool_elf_exit(int err);
+/* -l: the functions of the file name (as tool_elf_resolve) matching glob
+ * (fnmatch; NULL: all) on stdout, one a line, sorted, each once, escaped;
+ * a file without .symtab said. 0, or the error tool_elf_exit makes. */
+int tool_elf_list(const char *name, int pid, const char *glob);
 
 /* ------------------------------------------------------------------ */
 /* Connection tools: back end, owner, filters (conn.c)                */
