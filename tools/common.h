@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* ------------------------------------------------------------------ */
 /* Exit codes                                                         */
@@ -174,6 +175,20 @@ int tool_netns_hold(struct tool_netns *ns, pid_t pid);
  * tell). */
 int tool_netns_check(const struct tool_netns *ns);
 void tool_netns_release(struct tool_netns *ns);
+/*
+ * Intervals on CLOCK_MONOTONIC (tick.c) for a tool that reads snapshots
+ * rather than events: from start_ns (CLOCK_MONOTONIC ns), every interval
+ * seconds, the last cut at duration seconds after the start (0: none).
+ */
+struct tool_tick {
+	struct timespec next;   /* the end of the interval under way */
+	int64_t end_ns, step;   /* the end (0: none) and the interval, ns */
+};
+void tool_tick_start(struct tool_tick *t, int64_t start_ns, double interval, double duration);
+/* Sleep until the next interval ends (a stop, ftn_exiting, ends it at
+ * once): 1 when it is the last (the end of the duration, or a stop),
+ * else 0. */
+int tool_tick_wait(struct tool_tick *t);
 /*
  * A counter of /proc/net/snmp (key "Tcp.RetransSegs") summed over every
  * network namespace the tool can find (nssum.c): a process is in it, or
