@@ -367,6 +367,9 @@ void tool_filter_add_set(struct tool_str *f, const char *field,
  * -EINVAL when it is longer than the kernel takes (shorter than a page),
  * each said in one line; else 0. */
 int tool_filter_check(const struct tool_str *f);
+/* -4 / -6 (family AF_INET, AF_INET6; 0 both) as a filter on an event's
+ * "family" field: "family == 2", "family == 10", "" */
+const char *tool_filter_family(int family);
 /* threads.c: the process of a task gone before its event was read
  * (ftn_threads). Enables task:task_newtask and sched:sched_process_exit
  * in inst, lists the threads alive, tells owners; *out the map and evs
@@ -1231,6 +1234,42 @@ void tool_lifediag_flush(struct tool_lifediag *ld, int all,
 			 void (*out)(void *ctx, struct tool_life *l), void *ctx);
 /* How many closes printed null and why, losses; frees. */
 void tool_lifediag_close(struct tool_lifediag *ld);
+
+/* ------------------------------------------------------------------ */
+/* TCP retransmits: tcpretrans's back ends (retrans.c)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The back end chosen (-B, else the first this kernel has: tracepoint,
+ * kprobe, join) and its events set up in the run's instance: the
+ * tracepoints (tcp_retransmit_skb, or the event probe "rtp" in its place
+ * where the kernel has event probes; tcp_retransmit_synack;
+ * tcp_cong_state_set), or the kprobes rt, rt2, synack (join: the socket
+ * pointer only); tlp with -l. Filtered by -4 / -6, with a stacktrace
+ * trigger for -s (else the cause's), kept for the reader in evs.
+ */
+struct tool_retrans {
+	/* options */
+	const char *backend;            /* -B, NULL: the first available */
+	int family;                     /* -4 / -6: AF_INET, AF_INET6, 0 */
+	int stacks;                     /* -s */
+	int tlp;                        /* -l */
+	/* tool_retrans_backend */
+	int be;                         /* 0 tracepoint, 1 kprobe, 2 join */
+	/* set by the tool: the run's instance; then tool_retrans_setup */
+	struct ftn_instance *inst;
+	int rtp;                        /* the tracepoint's segments, by an event probe */
+	const char *evs[7];             /* "sys/event", NULL-terminated */
+	char evnames[6][160];
+	int nevs;
+};
+extern const char *const tool_retrans_backends[];       /* by be */
+/* Choose the back end (said with -v); -l needs kprobes. One line and
+ * -ENOTSUP when the one asked for is unknown or missing, or none is
+ * there. */
+int tool_retrans_backend(struct tool_retrans *b);
+/* The back end's events in b->inst. 0 or -errno after one line. */
+int tool_retrans_setup(struct tool_retrans *b);
 
 /* ------------------------------------------------------------------ */
 /* Monitoring thresholds (--check; check.c)                           */
