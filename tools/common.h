@@ -1130,6 +1130,14 @@ void tool_conn_row(struct tool_conn *c, uint64_t ts, int elapsed, uint64_t *t0,
 /* cols = tmpl with columns 0..4 as tool_conn_row prints them */
 void tool_conn_cols(const struct tool_conn *c, struct tool_col *cols, const struct tool_col *tmpl,
 		    size_t n, int elapsed);
+/* A template's columns 0..4 (TIME, ts, PID, COMM, NETNS): first in an
+ * event table of tool_conn_row's rows (tcpconnect, tcpaccept). */
+#define TOOL_CONN_COLS_HEAD \
+	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 }, \
+	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 }, \
+	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 }, \
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 }, \
+	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 }
 /* Consume until -d, a signal or an error (said in one line): events to
  * on_event, lost ones and batch ends (on_batch first, then the owner
  * map's, then the interval's counts or the report's flush) here. */
@@ -1175,6 +1183,15 @@ void tool_wait_drop(struct tool_wait *w, void *rec);
  * batch to fn (which must not add to or drop from w), then dropped. */
 void tool_wait_age(struct tool_wait *w, int all, void (*fn)(void *ctx, uint64_t key, void *rec),
 		   void *ctx);
+
+/* tcpaccept's back ends (accept.c), in c->inst: the tracepoint one's
+ * sock:inet_sock_set_state (children of listeners, listeners made and
+ * closed; -4/-6, -P on the listener's port) and the syscall tracepoints of
+ * accept(), accept4() and listen() (without accept4's: -ENOTSUP; the
+ * others missing said); the kprobe one's kretprobe "accept" on
+ * inet_csk_accept. 0 or -errno after one line. */
+int tool_accept_tp_setup(struct tool_conn *c);
+int tool_accept_kp_setup(struct tool_conn *c);
 
 /* The state-transition tools (tcpstates, tcplife): */
 /* Back end, instance, event set-up, owner map, socket table; says the
