@@ -1193,6 +1193,19 @@ void tool_wait_age(struct tool_wait *w, int all, void (*fn)(void *ctx, uint64_t 
 int tool_accept_tp_setup(struct tool_conn *c);
 int tool_accept_kp_setup(struct tool_conn *c);
 
+/* tcpreset's events (reset.c), in c->inst: the tracepoint back end's
+ * tcp:tcp_send_reset and tcp_receive_reset (missing: said); the kprobe
+ * back end's probes on tcp_v4_send_reset, tcp_v6_send_reset,
+ * tcp_send_active_reset and tcp_reset with dec's fetch args (each one
+ * missing said with what it costs; none: -ENOTSUP); then for either, the
+ * state a reset closed and the sockets' owners (sock:inet_sock_set_state,
+ * sock_send_length and sock_recv_length, else where kp (the kernel has
+ * kprobes) the kretprobe "ac" on inet_csk_accept). 0 or -errno after one
+ * line. */
+int tool_reset_tp_setup(struct tool_conn *c);
+int tool_reset_kp_setup(struct tool_conn *c, struct ftn_reset_dec *dec);
+int tool_reset_owner_setup(struct tool_conn *c, int kp);
+
 /* The state-transition tools (tcpstates, tcplife): */
 /* Back end, instance, event set-up, owner map, socket table; says the
  * back end and why with -v. One line and -errno on failure (-ENOTSUP: no
