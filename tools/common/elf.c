@@ -119,4 +119,3 @@ int tool_elf_list(const char *name, int pid, const char *glob)
 	free(l.names);
 	return tool_elf_exit(err);
 }
-

@@ -84,7 +84,6 @@ static int destroys(struct sockio *st, int last)
 	return err ? tool_fail(err, "cannot read sock_diag's destroy messages: %s", strerror(-err)) : 0;
 }
 
-
 int sockio_diag_init(struct sockio *st)
 {
 	struct sockio_diag *d;
