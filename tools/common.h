@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* ------------------------------------------------------------------ */
 /* Exit codes                                                         */
@@ -174,6 +175,20 @@ int tool_netns_hold(struct tool_netns *ns, pid_t pid);
  * tell). */
 int tool_netns_check(const struct tool_netns *ns);
 void tool_netns_release(struct tool_netns *ns);
+/*
+ * Intervals on CLOCK_MONOTONIC (tick.c) for a tool that reads snapshots
+ * rather than events: from start_ns (CLOCK_MONOTONIC ns), every interval
+ * seconds, the last cut at duration seconds after the start (0: none).
+ */
+struct tool_tick {
+	struct timespec next;   /* the end of the interval under way */
+	int64_t end_ns, step;   /* the end (0: none) and the interval, ns */
+};
+void tool_tick_start(struct tool_tick *t, int64_t start_ns, double interval, double duration);
+/* Sleep until the next interval ends (a stop, ftn_exiting, ends it at
+ * once): 1 when it is the last (the end of the duration, or a stop),
+ * else 0. */
+int tool_tick_wait(struct tool_tick *t);
 /*
  * A counter of /proc/net/snmp (key "Tcp.RetransSegs") summed over every
  * network namespace the tool can find (nssum.c): a process is in it, or
@@ -352,6 +367,9 @@ void tool_filter_add_set(struct tool_str *f, const char *field,
  * -EINVAL when it is longer than the kernel takes (shorter than a page),
  * each said in one line; else 0. */
 int tool_filter_check(const struct tool_str *f);
+/* -4 / -6 (family AF_INET, AF_INET6; 0 both) as a filter on an event's
+ * "family" field: "family == 2", "family == 10", "" */
+const char *tool_filter_family(int family);
 /* threads.c: the process of a task gone before its event was read
  * (ftn_threads). Enables task:task_newtask and sched:sched_process_exit
  * in inst, lists the threads alive, tells owners; *out the map and evs
@@ -914,6 +932,80 @@ int tool_bytes_parse(const char *v, unsigned char *buf, size_t size);
 void tool_hexdump(FILE *f, const unsigned char *b, size_t n, const char *indent);
 /* Lowercase hex without spaces into out (2n+1 bytes). */
 void tool_hexstr(char *out, const unsigned char *b, size_t n);
+/* The file a uprobe goes into (elf.c): name (a path, or a library name
+ * found in the maps of pid when > 0, else by ld.so's search) into path
+ * (*how: how it was found), else one line and -EINVAL. */
+int tool_elf_resolve(const char *name, int pid, char *path, size_t size, const char **how);
+/* Why an ELF file could not be opened or read (ftn_elf_open,
+ * ftn_elf_symbols, ftn_elf_symbol_find: err), in words; the error to
+ * exit with: a file that is not one to probe (not ELF, the other byte
+ * order, broken headers, not a regular file) is the user's, -EINVAL;
+ * the rest as it is. */
+const char *tool_elf_why(int err);
+int tool_elf_exit(int err);
+/* -l: the functions of the file name (as tool_elf_resolve) matching glob
+ * (fnmatch; NULL: all) on stdout, one a line, sorted, each once, escaped;
+ * a file without .symtab said. 0, or the error tool_elf_exit makes. */
+int tool_elf_list(const char *name, int pid, const char *glob);
+
+/* ------------------------------------------------------------------ */
+/* A process's socket calls: sockio's back end (scall.c, scall_data.c) */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The socket system calls of one process (-p) or of a command it starts
+ * (-c), from the syscall tracepoints of the run's instance limited to
+ * the process by set_event_pid (tool_scall_start, tool_scall_enable; the
+ * tool allocates fds and dec, whose callbacks it gives); each call's
+ * descriptor as a socket (tool_scall_sock); -x's data probes in libc
+ * (tool_scall_data_probes).
+ */
+#define TOOL_SCALL_MAXEVS (2 * FTN_SC_N + 64)
+struct tool_scall {
+	/* options */
+	pid_t pid;              /* -p */
+	const char *cmd;        /* -c */
+	unsigned long xbytes;   /* -x */
+	int only;               /* -e given: show only the calls in show[] */
+	unsigned char show[FTN_SC_N];
+	int dry;                /* -n */
+	/* the run */
+	struct tool_cmd child;  /* -c's (its fd -1 before the start) */
+	int nprobes;
+	const char *how;        /* how the process is followed */
+	char libc[4096];
+	char libc_kpath[64];    /* libc opened once: /proc/self/fd/N */
+	struct ftn_instance *inst;
+	struct ftn_fdsock *fds;
+	struct ftn_scall_dec *dec;
+	const char *evs[TOOL_SCALL_MAXEVS + 1];
+	char evname[TOOL_SCALL_MAXEVS][192];
+	int nevs;
+};
+/* -p PID, -c CMD, -e CALLS ("read,recvfrom,..."), -x N, -n (for
+ * tool_desc.opt): 0, -EINVAL after one line, or 1 when c is not one of
+ * them. */
+int tool_scall_opt(struct tool_scall *s, int c, const char *arg);
+/* tracefs, the syscall tracepoints' presence, -p's process, the
+ * instance (binary buffers only), -c's command started at its gate, the
+ * process followed (set_event_pid), -p's sockets and threads now. 0 or
+ * -errno after one line. */
+int tool_scall_start(struct tool_scall *s, const char *tool, const struct tool_opts *o);
+/* The calls' sys_enter_* and sys_exit_* (-e's and those that change what
+ * a descriptor is; one this kernel lacks said with -v). 0 or -errno. */
+int tool_scall_enable(struct tool_scall *s);
+/* -x: the data probes in libc (-n: printed, not made); no libc, or one
+ * that cannot be read, said: calls and sizes only (0). 0 or -errno. */
+int tool_scall_data_probes(struct tool_scall *s);
+/* A call, complete: its descriptor as a socket into *fi (zeroed by the
+ * caller); 1 when it is to be shown (a socket call -e asked for), 0 when
+ * not (a file's, or traced only to follow the descriptors). */
+int tool_scall_sock(struct tool_scall *s, const struct ftn_scall_rec *c,
+		    struct ftn_fdsock_info *fi);
+/* The process of task tid (the decoder's task callback), 0 unknown. */
+pid_t tool_scall_task(const struct tool_scall *s, pid_t tid);
+/* Free dec and fds. */
+void tool_scall_close(struct tool_scall *s);
 
 /* ------------------------------------------------------------------ */
 /* Connection tools: back end, owner, filters (conn*.c, wait.c)       */
@@ -1097,6 +1189,14 @@ void tool_conn_row(struct tool_conn *c, uint64_t ts, int elapsed, uint64_t *t0,
 /* cols = tmpl with columns 0..4 as tool_conn_row prints them */
 void tool_conn_cols(const struct tool_conn *c, struct tool_col *cols, const struct tool_col *tmpl,
 		    size_t n, int elapsed);
+/* A template's columns 0..4 (TIME, ts, PID, COMM, NETNS): first in an
+ * event table of tool_conn_row's rows (tcpconnect, tcpaccept). */
+#define TOOL_CONN_COLS_HEAD \
+	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 }, \
+	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 }, \
+	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 }, \
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 }, \
+	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 }
 /* Consume until -d, a signal or an error (said in one line): events to
  * on_event, lost ones and batch ends (on_batch first, then the owner
  * map's, then the interval's counts or the report's flush) here. */
@@ -1142,6 +1242,28 @@ void tool_wait_drop(struct tool_wait *w, void *rec);
  * batch to fn (which must not add to or drop from w), then dropped. */
 void tool_wait_age(struct tool_wait *w, int all, void (*fn)(void *ctx, uint64_t key, void *rec),
 		   void *ctx);
+
+/* tcpaccept's back ends (accept.c), in c->inst: the tracepoint one's
+ * sock:inet_sock_set_state (children of listeners, listeners made and
+ * closed; -4/-6, -P on the listener's port) and the syscall tracepoints of
+ * accept(), accept4() and listen() (without accept4's: -ENOTSUP; the
+ * others missing said); the kprobe one's kretprobe "accept" on
+ * inet_csk_accept. 0 or -errno after one line. */
+int tool_accept_tp_setup(struct tool_conn *c);
+int tool_accept_kp_setup(struct tool_conn *c);
+
+/* tcpreset's events (reset.c), in c->inst: the tracepoint back end's
+ * tcp:tcp_send_reset and tcp_receive_reset (missing: said); the kprobe
+ * back end's probes on tcp_v4_send_reset, tcp_v6_send_reset,
+ * tcp_send_active_reset and tcp_reset with dec's fetch args (each one
+ * missing said with what it costs; none: -ENOTSUP); then for either, the
+ * state a reset closed and the sockets' owners (sock:inet_sock_set_state,
+ * sock_send_length and sock_recv_length, else where kp (the kernel has
+ * kprobes) the kretprobe "ac" on inet_csk_accept). 0 or -errno after one
+ * line. */
+int tool_reset_tp_setup(struct tool_conn *c);
+int tool_reset_kp_setup(struct tool_conn *c, struct ftn_reset_dec *dec);
+int tool_reset_owner_setup(struct tool_conn *c, int kp);
 
 /* The state-transition tools (tcpstates, tcplife): */
 /* Back end, instance, event set-up, owner map, socket table; says the
@@ -1201,6 +1323,42 @@ void tool_lifediag_flush(struct tool_lifediag *ld, int all,
 			 void (*out)(void *ctx, struct tool_life *l), void *ctx);
 /* How many closes printed null and why, losses; frees. */
 void tool_lifediag_close(struct tool_lifediag *ld);
+
+/* ------------------------------------------------------------------ */
+/* TCP retransmits: tcpretrans's back ends (retrans.c)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The back end chosen (-B, else the first this kernel has: tracepoint,
+ * kprobe, join) and its events set up in the run's instance: the
+ * tracepoints (tcp_retransmit_skb, or the event probe "rtp" in its place
+ * where the kernel has event probes; tcp_retransmit_synack;
+ * tcp_cong_state_set), or the kprobes rt, rt2, synack (join: the socket
+ * pointer only); tlp with -l. Filtered by -4 / -6, with a stacktrace
+ * trigger for -s (else the cause's), kept for the reader in evs.
+ */
+struct tool_retrans {
+	/* options */
+	const char *backend;            /* -B, NULL: the first available */
+	int family;                     /* -4 / -6: AF_INET, AF_INET6, 0 */
+	int stacks;                     /* -s */
+	int tlp;                        /* -l */
+	/* tool_retrans_backend */
+	int be;                         /* 0 tracepoint, 1 kprobe, 2 join */
+	/* set by the tool: the run's instance; then tool_retrans_setup */
+	struct ftn_instance *inst;
+	int rtp;                        /* the tracepoint's segments, by an event probe */
+	const char *evs[7];             /* "sys/event", NULL-terminated */
+	char evnames[6][160];
+	int nevs;
+};
+extern const char *const tool_retrans_backends[];       /* by be */
+/* Choose the back end (said with -v); -l needs kprobes. One line and
+ * -ENOTSUP when the one asked for is unknown or missing, or none is
+ * there. */
+int tool_retrans_backend(struct tool_retrans *b);
+/* The back end's events in b->inst. 0 or -errno after one line. */
+int tool_retrans_setup(struct tool_retrans *b);
 
 /* ------------------------------------------------------------------ */
 /* Monitoring thresholds (--check; check.c)                           */

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define TOOL "netdelta"
 
@@ -324,35 +323,17 @@ static int init(struct state *st)
 
 static int run(struct state *st)
 {
-	struct timespec start, next;
-	int64_t end_ns = 0, step = (int64_t)(st->o.interval * 1e9);
+	struct tool_tick tk;
 	int err = 0;
 
 	/* the schedule starts at the first snapshot (st->prev, read in
 	 * init), not now: what setup cost after it (the first --prom file, a
 	 * slow start under a sanitizer) must not stretch the first interval */
-	start.tv_sec = (time_t)(st->prev->mono_ns / 1000000000);
-	start.tv_nsec = (long)(st->prev->mono_ns % 1000000000);
-	if (st->o.duration > 0)
-		end_ns = (int64_t)start.tv_sec * 1000000000 + start.tv_nsec +
-			 (int64_t)(st->o.duration * 1e9);
-	next = start;
+	tool_tick_start(&tk, st->prev->mono_ns, st->o.interval, st->o.duration);
 	while (!err) {
-		int64_t t = (int64_t)next.tv_sec * 1000000000 + next.tv_nsec + step;
 		struct ftn_netsnap *cur;
-		int last = 0;
+		int last = tool_tick_wait(&tk);
 
-		if (end_ns && t >= end_ns) {
-			t = end_ns;
-			last = 1;
-		}
-		next.tv_sec = t / 1000000000;
-		next.tv_nsec = t % 1000000000;
-		while (!ftn_exiting() &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			;
-		if (ftn_exiting())
-			last = 1;
 		if ((err = ftn_netsnap_read(NULL, st->pid, st->sources, &cur)))
 			return tool_fail(err, "out of memory");
 		/* -N: a snapshot of another namespace (the process moved, or

@@ -21,7 +21,8 @@
  *  - kprobe: a kretprobe on inet_csk_accept, whose return value is the
  *    new socket, read in the accepting task's context: exact.
  * The owner (PID as the process, COMM, network namespace) goes through
- * the owner map; "-" when it is not known.
+ * the owner map; "-" when it is not known. The back ends' events are set
+ * up by tools/common/accept.c.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -69,11 +70,7 @@ struct state {
 
 enum { C_TIME, C_TS, C_PID, C_COMM, C_NETNS, C_IP, C_RADDR, C_RPORT, C_LADDR, C_LPORT, NCOLS };
 static const struct tool_col ev_cols[NCOLS] = {
-	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 },
-	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
-	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 },
-	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
-	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 },
+	TOOL_CONN_COLS_HEAD,
 	{ "IP", "ip", -2, TOOL_COL_INT, 0, 0 },
 	{ "RADDR", "raddr", -16, TOOL_COL_STR, 0, 0 },
 	{ "RPORT", "rport", -5, TOOL_COL_INT, 0, 0 },
@@ -279,45 +276,6 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 
 /* ---- set-up ---- */
 
-static int tp_setup(struct state *st)
-{
-	static const char *const sc[] = { "sys_enter_accept4", "sys_exit_accept4",
-					  "sys_enter_accept", "sys_exit_accept", "sys_enter_listen" };
-	/* children (LISTEN -> SYN_RECV, whose tuple SYN_RECV -> ESTABLISHED
-	 * completes), listeners made (CLOSE -> LISTEN) and closing (-> CLOSE) */
-	int err = tool_conn_add_filter(&st->c, "sock", "inet_sock_set_state",
-				       "protocol == 6 && ((oldstate == 10 && (newstate == 3 || newstate == 7)) || "
-				       "(oldstate == 3 && newstate == 1) || (oldstate == 7 && newstate == 10))",
-				       "sport");
-
-	if (err)
-		return err;
-	for (int i = 0; i < 5; i++) {
-		if (!ftn_event_exists("syscalls", sc[i])) {
-			if (i < 2)
-				return tool_fail(-ENOTSUP, "no syscalls:%s tracepoint (CONFIG_FTRACE_SYSCALLS): "
-						 "the tracepoint back end cannot see accept()", sc[i]);
-			tool_fail(0, i == 4 ? "no syscalls:%s: listeners are found in /proc only" :
-				  "no syscalls:%s: accept() without flags is not shown", sc[i]);
-			continue;
-		}
-		if ((err = tool_conn_add(&st->c, "syscalls", sc[i], "", NULL)))
-			return err;
-	}
-	return 0;
-}
-
-/* a kretprobe on inet_csk_accept: the accepted socket, in the accepting
- * task's context */
-static int kp_setup(struct state *st)
-{
-	int err = ftn_sock_kprobe_create(st->c.inst, "accept", "inet_csk_accept", 0, 1, NULL);
-
-	return err ? tool_kfail(err, "cannot probe the return of inet_csk_accept (the accepted socket)") :
-		     tool_conn_add(&st->c, ftn_probe_group(st->c.inst), "accept", st->c.family ?
-				   st->c.family == AF_INET ? "family == 2" : "family == 10" : "", NULL);
-}
-
 static const struct tool_desc desc = {
 	.name = TOOL,
 	.synopsis = "tcpaccept [-chHnTtv46] [-B BACKEND] [-p PID] [-P PORT[,PORT...]] [-N PID]\n"
@@ -364,8 +322,8 @@ static int init(struct state *st)
 	    (err = tool_conn_threads(&st->c)))
 		return err;
 	if (st->c.be)
-		return kp_setup(st);
-	if ((err = tp_setup(st)))
+		return tool_accept_kp_setup(&st->c);
+	if ((err = tool_accept_tp_setup(&st->c)))
 		return err;
 	/* tasks already in accept() (their entry is not traced), and the
 	 * connections already waiting for one */

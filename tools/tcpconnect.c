@@ -59,11 +59,7 @@ struct state {
 enum { C_TIME, C_TS, C_PID, C_COMM, C_NETNS, C_IP, C_SADDR, C_SPORT, C_DADDR, C_DPORT,
        C_LAT, C_LATNS, C_RESULT, NCOLS };
 static const struct tool_col ev_cols[NCOLS] = {
-	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 },
-	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
-	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 },
-	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
-	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 },
+	TOOL_CONN_COLS_HEAD,
 	{ "IP", "ip", -2, TOOL_COL_INT, 0, 0 },
 	{ "SADDR", "saddr", -16, TOOL_COL_STR, 0, 0 },
 	{ "SPORT", "sport", -5, TOOL_COL_INT, 0, 0 },

@@ -24,7 +24,7 @@
  * sockets seen in process context.
  * Binary buffers only: the events are keyed by socket pointers. Decoding
  * and the probes' fetch args: lib reset.c; options, owners, report:
- * tools/common/conn*.c.
+ * tools/common/conn*.c; the events' set-up: tools/common/reset.c.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -235,44 +235,6 @@ static void on_batch(void *ctx)
 	tool_wait_age(st->closed, 1, forget, st);
 }
 
-/* ---- set-up ---- */
-
-static int tp_setup(struct state *st)
-{
-	int err;
-
-	if ((err = tool_conn_add(&st->c, "tcp", "tcp_send_reset", NULL, NULL)))
-		return err;
-	if (!ftn_event_exists("tcp", "tcp_receive_reset")) {
-		tool_fail(0, "no tcp:tcp_receive_reset on this kernel: received resets are not shown");
-		return 0;
-	}
-	return tool_conn_add(&st->c, "tcp", "tcp_receive_reset", NULL, NULL);
-}
-
-/* Probes on functions that may be inlined or renamed on this kernel:
- * each said at start, with what is missing */
-static int kp_setup(struct state *st)
-{
-	static const char *const costs[] = { "IPv4 resets sent for segments are not shown",
-		"IPv6 resets sent for segments are not shown", "active resets (aborts) are not shown",
-		"received resets are not shown" };
-	static const char *const ev[] = { "sr4", "sr6", "sa", "rr" }, *const which = "46a";
-	static const char *const fn[] = { "tcp_v4_send_reset", "tcp_v6_send_reset",
-					  "tcp_send_active_reset", "tcp_reset" };
-	char args[1024] = "";
-	int n = 0, k;
-
-	for (int i = 0; i < 4; i++) {
-		if (i < 3 && ftn_reset_probe_args(st->dec, which[i], args, sizeof(args)))
-			return tool_fail(-ENOSPC, "cannot build the kprobe fetch args");
-		if ((k = tool_conn_kprobe(&st->c, ev[i], fn[i], 1, 1, i < 3 ? args : NULL, NULL, costs[i])) < 0)
-			return k;
-		n += k;
-	}
-	return n ? 0 : tool_fail(-ENOTSUP, "no reset function could be probed");
-}
-
 /* ---- phases ---- */
 
 static const struct tool_desc desc = {
@@ -336,33 +298,10 @@ static int init(struct state *st)
 	if (st->o.buffer_kb && (err = ftn_instance_set_buffer_kb(st->c.inst, st->o.buffer_kb)))
 		return tool_kfail(err, "cannot set the buffer size to %u KB", st->o.buffer_kb);
 	st->c.reader = 'r';
-	if ((err = tool_conn_threads(&st->c)) || (err = st->c.be ? kp_setup(st) : tp_setup(st)))
+	if ((err = tool_conn_threads(&st->c)) ||
+	    (err = st->c.be ? tool_reset_kp_setup(&st->c, st->dec) : tool_reset_tp_setup(&st->c)))
 		return err;
-	/* the state a reset closed, and owners: connect (SYN_SENT) and
-	 * close (FIN_WAIT1, LAST_ACK, CLOSE) in process context */
-	if (!ftn_event_exists("sock", "inet_sock_set_state"))
-		tool_info("no sock:inet_sock_set_state: the state received resets closed is not shown");
-	else if ((err = tool_conn_add(&st->c, "sock", "inet_sock_set_state", "protocol == 6 && "
-				      "(newstate == 7 || newstate == 2 || newstate == 4 || newstate == 9)", NULL)))
-		return err;
-	/* owners of sockets that only ever did I/O (an accepted connection
-	 * reset by its peer): the send and receive calls run in the process */
-	for (int i = 0; i < 2; i++) {
-		const char *e = i ? "sock_recv_length" : "sock_send_length";
-
-		if (!ftn_event_exists("sock", e))
-			continue;
-		if ((err = tool_conn_add(&st->c, "sock", e, "protocol == 6", NULL)))
-			return err;
-		st->c.owner_evs = 1;
-	}
-	/* no send/receive tracepoints (before 6.3): the owner of an accepted
-	 * socket from the accept call's return, where kprobes exist */
-	if (!st->c.owner_evs && kp &&
-	    (err = tool_conn_kprobe(&st->c, "ac", "inet_csk_accept", 0, 0, NULL, NULL,
-				    "owners of accepted sockets come from /proc only")) < 0)
-		return err;
-	return 0;
+	return tool_reset_owner_setup(&st->c, kp);
 }
 
 static int run(struct state *st)

@@ -7,6 +7,7 @@
  * Where the tracepoint cannot say how many (no event probes), count mode
  * adds the segments no event showed: RetransSegs over the namespaces
  * (tools/common/nssum.c) minus the segments seen, as a row of its own.
+ * The back ends' choice and set-up: tools/common/retrans.c.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -26,23 +27,18 @@ struct retrans {
 
 struct state {
 	struct tool_opts o;
-	int count, stacks, tlp, family, owner, raw, warned, nevs, be;
+	struct tool_retrans b;          /* -B -4 -6 -l -s, the instance, its events */
+	int count, owner, raw, warned;
 	uint64_t nowhy[FTN_RTX_NWHY];  /* retransmits without a cause, by why */
-	const char *backend;
 	pid_t netns_pid;
-	struct ftn_instance *inst;
-	const char *evs[7];
-	char evnames[6][160];
 	struct ftn_sockres *socks;      /* join pointers, -o tuples */
 	struct ftn_owners *owners;
 	struct ftn_retrans_dec *dec;
 	struct tool_counter *counts;    /* -c, --prom */
 	struct tool_report *r;
-	int rtp;                        /* the tracepoint's segments, by an event probe */
 	struct tool_nssum *nss;         /* RetransSegs over the namespaces */
 	uint64_t iseen;                 /* segments the events showed this interval */
 };
-static const char *const backends[] = { "tracepoint", "kprobe", "join" };
 enum { C_TYPE = TOOL_NCOLS_HEAD, C_FAM, C_LEP, C_SADDR, C_SPORT, C_T, C_REP, C_DADDR,
        C_DPORT, C_STATE, C_SEGS, C_CAUSE, C_OPID, C_OCOMM, NCOLS };
 static const struct tool_col ev_cols[] = {
@@ -67,96 +63,6 @@ static const struct tool_col count_cols[] = {
 	{ "RETRANSMITS", "retransmits", 12, TOOL_COL_UINT, 0, TOOL_SRC_N2 },
 };
 static const char *const count_labels[] = { "raddr", "lport", "cause", NULL };
-
-/* Filter, stack trigger (trig; NULL: "stacktrace" with -s) and enable, in
- * our instance; kept for the reader */
-static int event_setup(struct state *st, const char *sys, const char *event, const char *filter,
-		       const char *trig)
-{
-	int err;
-
-	if (!trig)
-		trig = st->stacks ? "stacktrace" : "";
-	if (*filter && (err = ftn_event_set_filter(st->inst, sys, event, filter)))
-		return tool_kfail(err, "cannot set filter '%s' on %s:%s", filter, sys, event);
-	if (*trig && (err = ftn_event_add_trigger(st->inst, sys, event, trig)))
-		return tool_kfail(err, "cannot add a stacktrace trigger to %s:%s", sys, event);
-	if ((err = ftn_event_enable(st->inst, sys, event)))
-		return tool_kfail(err, "cannot enable %s:%s", sys, event);
-	snprintf(st->evnames[st->nevs], sizeof(st->evnames[0]), "%s/%s", sys, event);
-	st->evs[st->nevs] = st->evnames[st->nevs];
-	st->nevs++;
-	return 0;
-}
-
-/* -4 / -6 on an event with a "family" field ("": both) */
-static const char *family_filter(const struct state *st)
-{
-	return !st->family ? "" : st->family == AF_INET ? "family == 2" : "family == 10";
-}
-
-/* ---- back ends: the tracepoints, or kprobes (tuple read by the probe,
- * or for join the socket pointer only) ---- */
-
-/* The cause: the retransmit's stack (-s: every one; else those whose state
- * does not say it) and each socket's congestion state (lib/net/retrans.c) */
-static int tp_setup(struct state *st)
-{
-	static const char *const ev[] = { "tcp_retransmit_skb", "tcp_retransmit_synack" };
-	char f[256], trig[320];
-	int err = 0;
-
-	/* where the kernel has event probes, one on tcp_retransmit_skb in
-	 * place of it reads the segments it counted ("rtp", lib/net/retrans.c);
-	 * the same filter, on the probe's fields of the same names */
-	if (ftn_kernel_has_kprobes()) {
-		if ((err = ftn_retrans_probe_create(st->inst, "rtp", 1)))
-			tool_info("no event probe on tcp:tcp_retransmit_skb (%s): segments not read",
-				  strerror(-err));
-		st->rtp = !err;
-		err = 0;
-	}
-	for (int i = 0; i < 2 && !err; i++) {
-		if (i && !ftn_event_exists("tcp", ev[i])) {
-			tool_fail(0, "no tcp:%s: SYN-ACK retransmits are not shown", ev[i]);
-			break;
-		}
-		if (!(err = ftn_retrans_filter(ev[i], st->family, f, sizeof(f))) &&
-		    !(err = ftn_retrans_cause_trigger(f, trig, sizeof(trig))))
-			err = !i && st->rtp ? event_setup(st, ftn_probe_group(st->inst), "rtp", f,
-							  st->stacks ? NULL : trig)
-				: event_setup(st, "tcp", ev[i], f, i || st->stacks ? NULL : trig);
-	}
-	if (err)
-		return err;
-	if (!ftn_event_exists("tcp", "tcp_cong_state_set")) {
-		tool_fail(0, "no tcp:tcp_cong_state_set: the retransmit queue's causes (fast, "
-			  "slowstart) are not told (\"-\")");
-		return 0;
-	}
-	return event_setup(st, "tcp", "tcp_cong_state_set", family_filter(st), "");
-}
-
-/* rt, rt2 (may be missing: said), synack; with -l tlp (alone for the
- * tracepoint back end) */
-static int kp_setup(struct state *st)
-{
-	static const char *const ev[] = { "rt", "rt2", "synack", "tlp" };
-	int err, tuple = st->be != 2;
-
-	for (int i = st->be ? 0 : 3; i < 3 + st->tlp; i++) {
-		if ((err = ftn_retrans_probe_create(st->inst, ev[i], tuple)) && i == 1) {
-			tool_fail(0, "no __tcp_retransmit_skb to probe: loss probes' retransmits are not shown");
-			continue;
-		}
-		if (err)
-			return tool_kfail(err, "cannot create the %s kprobe", ev[i]);
-		if ((err = event_setup(st, ftn_probe_group(st->inst), ev[i],
-				       !(tuple || i == 2) ? "" : family_filter(st), NULL)))
-			return err;
-	}
-	return 0;
-}
 
 /* join: the tuple from /proc/net/tcp(6) by pointer, if the ports agree */
 static void from_sock(struct retrans *r, const struct ftn_sock *s)
@@ -183,7 +89,7 @@ static void print_event(struct state *st, const struct retrans *r)
 							     &p->raddr, p->rport)) && s->inode)
 		own = !ftn_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
 	tool_report_row(rp, TOOL_ROW_EVENT);
-	tool_report_head(rp, st->inst, r->ev);
+	tool_report_head(rp, st->b.inst, r->ev);
 	tool_report_strn(rp, C_TYPE, t, 1);
 	k ? tool_report_int(rp, C_FAM, p->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
 	k ? tool_report_strn(rp, C_LEP, se, tool_endpoint_text(tool_addr_text(&la, &p->laddr), p->lport, se)) : tool_report_null(rp, C_LEP);
@@ -200,7 +106,7 @@ static void print_event(struct state *st, const struct retrans *r)
 		own ? tool_report_int(rp, C_OPID, opid) : tool_report_null(rp, C_OPID);
 		tool_report_str(rp, C_OCOMM, own ? oc : NULL);
 	}
-	if (st->stacks)
+	if (st->b.stacks)
 		tool_report_stack(rp, r->ev->frames, r->ev->nframes);
 	tool_report_row_end(rp);
 }
@@ -213,7 +119,7 @@ static void emit(struct state *st, const struct retrans *r)
 	char ra[64], lp[8];
 	int is_new;
 
-	if (st->family && r->x.known && r->x.t.family != st->family)
+	if (st->b.family && r->x.known && r->x.t.family != st->b.family)
 		return;         /* a join's socket of the other family */
 	if (!st->count)
 		print_event(st, r);
@@ -267,8 +173,8 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	struct retrans r;
 
 	/* only the events this back end enabled (text may carry others') */
-	if ((!st->be && strncmp(ev->name, "tcp_", 4) && strcmp(ev->name, "rtp") &&
-	     (!st->tlp || strcmp(ev->name, "tlp"))) ||
+	if ((!st->b.be && strncmp(ev->name, "tcp_", 4) && strcmp(ev->name, "rtp") &&
+	     (!st->b.tlp || strcmp(ev->name, "tlp"))) ||
 	    !ftn_retrans_decode(st->dec, ev, &r.x))
 		return 0;
 	r.ev = ev;
@@ -310,13 +216,13 @@ static int on_opt(void *ctx, int c, const char *arg)
 	struct state *st = ctx;
 
 	switch (c) {
-	case '4': case '6': st->family = c == '4' ? AF_INET : AF_INET6; return 0;
-	case 'B': st->backend = arg; return 0;
+	case '4': case '6': st->b.family = c == '4' ? AF_INET : AF_INET6; return 0;
+	case 'B': st->b.backend = arg; return 0;
 	case 'c': st->count = 1; return 0;
-	case 'l': st->tlp = 1; return 0;
+	case 'l': st->b.tlp = 1; return 0;
 	case 'N': return tool_parse_pid(arg, &st->netns_pid) ? tool_fail(-EINVAL, "invalid PID '%s'", arg) : 0;
 	case 'o': st->owner = 1; return 0;
-	case 's': st->stacks = 1; return 0;
+	case 's': st->b.stacks = 1; return 0;
 	}
 	return -EINVAL;
 }
@@ -350,54 +256,39 @@ static const struct tool_desc desc = {
 	.opt = on_opt,
 };
 
-static int avail(size_t be)
-{
-	return be ? ftn_kernel_has_kprobes() : ftn_event_exists("tcp", "tcp_retransmit_skb");
-}
-
 static int init(struct state *st)
 {
-	size_t i;
 	int err;
 
 	if ((err = tool_tracefs()))
 		return err;
-	/* the first available, or the one asked for if it is */
-	for (i = 0; i < 3 && (st->backend ? strcmp(st->backend, backends[i]) : !avail(i)); i++)
-		;
-	if (i == 3 || !avail(i))
-		return tool_fail(-ENOTSUP, i < 3 ? "back end '%s' needs kprobes, and this kernel has none"
-				 : st->backend ? "unknown back end '%s' (tracepoint, kprobe, join)" :
-				 "no usable back end on this kernel%s", st->backend ? st->backend : "");
-	st->be = (int)i;
-	tool_info("back end %s", backends[st->be]);
-	if (st->tlp && !ftn_kernel_has_kprobes())
-		return tool_fail(-ENOTSUP, "-l needs a kprobe on tcp_send_loss_probe, and this kernel has no kprobes");
+	if ((err = tool_retrans_backend(&st->b)))
+		return err;
 	if (!(st->dec = ftn_retrans_dec_alloc(ftn_kernel_has_kprobes() &&
 					      !ftn_tracefs_readme_has("x8/16/32/64"))))
 		return -errno;
-	if (!(st->inst = tool_instance(TOOL)))
+	if (!(st->b.inst = tool_instance(TOOL)))
 		return -errno;
-	if ((err = tool_reader(st->inst, &st->o)) < 0)
+	if ((err = tool_reader(st->b.inst, &st->o)) < 0)
 		return err;
 	st->raw = err == 'r';
 	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
-	    ((st->owner || st->be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->be))) ||
+	    ((st->owner || st->b.be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->b.be))) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_alloc(3, st->o.prom != NULL))) ||
-	    (st->counts && !st->be && !st->family && !(st->nss = tool_nssum_alloc("Tcp.RetransSegs"))))
+	    (st->counts && !st->b.be && !st->b.family && !(st->nss = tool_nssum_alloc("Tcp.RetransSegs"))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* the first reading before the events are on: a retransmit between
 	 * the two is counted and not seen - unattributed, which it is */
 	if (st->nss)
 		unattributed(st, 0, 0);
-	return (!st->be && (err = tp_setup(st))) ? err : kp_setup(st);
+	return tool_retrans_setup(&st->b);
 }
 
 static int run(struct state *st)
 {
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration,
-		.want_stacks = st->stacks || !st->be,   /* the tracepoint's cause */
+		.want_stacks = st->b.stacks || !st->b.be,   /* the tracepoint's cause */
 	};
 	struct ftn_consumer_ops ops = { .event = on_event, .batch = on_batch };
 	struct tool_report_cfg cfg = {
@@ -418,11 +309,12 @@ static int run(struct state *st)
 					     st->counts, 1, count_labels, 20))))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	if ((err = tool_report_start(st->r, !st->count, "Tracing TCP retransmits (%s back end%s, %s)%s.",
-				     backends[st->be], st->rtp ? ", segments by an event probe" : "",
+				     tool_retrans_backends[st->b.be],
+				     st->b.rtp ? ", segments by an event probe" : "",
 				     st->raw ? "binary buffers" : "text",
 				     st->count ? ", segments per remote address, local port and cause" : "")))
 		return err;
-	return tool_consume(st->inst, st->raw ? 'r' : 't', st->evs, &co, &ops, st, st->r);
+	return tool_consume(st->b.inst, st->raw ? 'r' : 't', st->b.evs, &co, &ops, st, st->r);
 }
 
 /* The retransmits shown without a cause, and why: said always (a CAUSE
@@ -455,10 +347,10 @@ static int fini(struct state *st, int err)
 		unattributed(st, 1, tool_now_wall());
 	if (st->r && st->count && tool_counter_sum(st->counts, 0))
 		tool_report_counter(st->r, st->counts, tool_now_wall());  /* the last, partial one */
-	if (st->be)		/* nested hits */
-		tool_report_probe_missed(st->r, st->inst);
+	if (st->b.be)		/* nested hits */
+		tool_report_probe_missed(st->r, st->b.inst);
 	say_no_cause(st);
-	int ferr = tool_instance_end(st->inst, tool_report_finish(st->r));
+	int ferr = tool_instance_end(st->b.inst, tool_report_finish(st->r));
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);
 	ftn_sockres_free(st->socks);

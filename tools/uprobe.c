@@ -11,17 +11,15 @@
  * exit, on signals and, after a kill -9, at the next ftnet run. Filter,
  * stacks and printing are the tools module's tracer (shared with kprobe
  * and tpoint); byte arrays the probe fetched print as a hex dump (-x) and
- * as a hex string in JSON.
+ * as a hex string in JSON. The file's lookup and -l's listing are the
+ * tools module's (tools/common/elf.c).
  */
 #include "ftnet.h"
 #include "common.h"
 
-#include <elf.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -124,111 +122,6 @@ static void opts_parse(struct state *st, int argc, char **argv)
 					"the definition and the filter");
 }
 
-/* PATH as given -> the file, with one line when it cannot be found. */
-static int resolve(struct state *st, const char *name)
-{
-	int err = ftn_elf_resolve(name, st->t.pid, st->path, sizeof(st->path), &st->how);
-
-	if (err)
-		return tool_fail(-EINVAL, "cannot find '%s'%s: %s", name,
-				 strchr(name, '/') ? "" : st->t.pid > 0 ?
-				 " (in the process's maps, ld.so.cache, the library directories or PATH)" :
-				 " (in ld.so.cache, the library directories or PATH)",
-				 strerror(-err));
-	ftn_log(FTN_LOG_DEBUG, "uprobe: %s is %s (%s)", name, st->path, st->how);
-	return 0;
-}
-
-static const char *elf_why(int err)
-{
-	return err == -ENOEXEC ? "not an ELF file" : err == -ENOTSUP ?
-	       "ELF of the other byte order" : err == -EPROTO ? "broken ELF headers" :
-	       err == -EINVAL ? "not a regular file" : err == -ESTALE ?
-	       "the file shrank while it was read" : err == -ENXIO ?
-	       "/proc/self/fd does not lead back to it (no procfs at /proc?)" : strerror(-err);
-}
-
-/* A file's open or read failed: a file that is not one to probe is the
- * user's (exit 2); the rest (gone, not permitted, shrank...) as such. */
-static int elf_exit(int err)
-{
-	return err == -ENOEXEC || err == -ENOTSUP || err == -EPROTO || err == -EINVAL ||
-	       err == -ERANGE ? -EINVAL : err;
-}
-
-/* ------------------------------------------------------------------ */
-/* -l                                                                  */
-/* ------------------------------------------------------------------ */
-
-struct listing {
-	const char *glob;
-	char **names;
-	size_t n, cap;
-	int err;
-};
-
-static int list_cb(void *ctx, const struct ftn_elf_sym *s)
-{
-	struct listing *l = ctx;
-
-	if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) ||
-	    (l->glob && fnmatch(l->glob, s->name, 0)))
-		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		char **nn = realloc(l->names, cap * sizeof(*nn));
-
-		if (!nn)
-			return l->err = -ENOMEM;
-		l->names = nn;
-		l->cap = cap;
-	}
-	if (!(l->names[l->n] = strdup(s->name)))
-		return l->err = -ENOMEM;
-	l->n++;
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int list(struct state *st)
-{
-	struct listing l = { .glob = st->glob };
-	unsigned int tables = 0;
-	int err;
-
-	if ((err = resolve(st, st->list_path)))
-		return err;
-	/* opened once inside, never mapped (a FIFO or device is refused) */
-	err = ftn_elf_symbols(st->path, 0, list_cb, &l, &tables);
-	if (!err && l.err)
-		err = l.err;
-	if (err) {
-		tool_fail(err, "cannot read the symbols of %s: %s", st->path, elf_why(err));
-	} else {
-		if (!(tables & FTN_ELF_SYMTAB))
-			tool_fail(0, "%s has no .symtab (stripped): %s", st->path,
-				  tables & FTN_ELF_DYNSYM ? "only the exported functions of .dynsym"
-							  : "and no .dynsym: no functions");
-		/* one name per line, sorted, each once (aliases share names
-		 * across .symtab entries of local and global binding) */
-		qsort(l.names, l.n, sizeof(*l.names), cmp_str);
-		for (size_t i = 0; i < l.n; i++)
-			if (!i || strcmp(l.names[i], l.names[i - 1])) {
-				/* the file's owner chose the names: escaped */
-				tool_esc_pad(stdout, l.names[i], 0, 0);
-				putchar('\n');
-			}
-	}
-	for (size_t i = 0; i < l.n; i++)
-		free(l.names[i]);
-	free(l.names);
-	return elf_exit(err);
-}
-
 /* ------------------------------------------------------------------ */
 /* The probe                                                           */
 /* ------------------------------------------------------------------ */
@@ -244,7 +137,8 @@ static int locate(struct state *st)
 		return err;
 	if (tool_uprobe_spec_parse(st->spec, &st->up))
 		return tool_fail(-EINVAL, "bad probe '%s': %s", st->spec, st->up.error);
-	if ((err = resolve(st, st->up.path)))
+	if ((err = tool_elf_resolve(st->up.path, st->t.pid, st->path, sizeof(st->path),
+				    &st->how)))
 		return err;
 	/* Opened once: the symbols are read from this descriptor and the
 	 * kernel is given /proc/self/fd/N, the same inode, never the name
@@ -252,7 +146,8 @@ static int locate(struct state *st)
 	 * pointed elsewhere between two lookups by name). */
 	st->fd = ftn_elf_open(st->path, st->kpath, sizeof(st->kpath));
 	if (st->fd < 0)
-		return tool_fail(elf_exit(st->fd), "cannot open %s: %s", st->path, elf_why(st->fd));
+		return tool_fail(tool_elf_exit(st->fd), "cannot open %s: %s", st->path,
+				 tool_elf_why(st->fd));
 	if (st->up.is_offset) {
 		st->off = st->up.offset;
 	} else {
@@ -262,8 +157,8 @@ static int locate(struct state *st)
 					 !(tables & FTN_ELF_SYMTAB) ?
 					 "stripped: only .dynsym was there" : ".symtab and .dynsym");
 		if (err)
-			return tool_fail(elf_exit(err), "cannot read the symbols of %s: %s", st->path,
-					 elf_why(err));
+			return tool_fail(tool_elf_exit(err), "cannot read the symbols of %s: %s", st->path,
+					 tool_elf_why(err));
 		if (st->up.symoff && s.size && st->up.symoff >= s.size)
 			return tool_fail(-EINVAL, "%s+%llu is past the end of %s (%llu bytes)",
 					 st->up.sym, (unsigned long long)st->up.symoff,
@@ -419,7 +314,7 @@ int main(int argc, char **argv)
 	st.fd = -1;
 	opts_parse(&st, argc, argv);
 	if (st.list)
-		return tool_exit_code(list(&st));
+		return tool_exit_code(tool_elf_list(st.list_path, st.t.pid, st.glob));
 	st.t.print = print_event;
 	st.t.print_ctx = &st;
 	err = init(&st);

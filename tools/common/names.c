@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 const char *tool_sym_clean(const char *in, char *out, size_t size)
@@ -112,6 +113,12 @@ int tool_filter_check(const struct tool_str *f)
 		return tool_fail(-EINVAL, "the filter is %zu bytes, longer than the kernel takes "
 				 "(%ld): ask for fewer values", f->len, max);
 	return 0;
+}
+
+/* -4 / -6 on an event with a "family" field ("": both) */
+const char *tool_filter_family(int family)
+{
+	return !family ? "" : family == AF_INET ? "family == 2" : "family == 10";
 }
 
 int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *event,

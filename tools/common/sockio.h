@@ -135,6 +135,26 @@ int sockio_fins_next(struct sockio_fins *d);
 int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t);
 int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s);
 void sockio_fins_free(struct sockio_fins *d);
+/* The diag back end's state (sockio_diag.c), its socket table
+ * (sockio_diag_tab.c) among it. */
+struct dsock;
+struct sockio_diag {
+	struct ftn_sockdiag *dump, *destroy;
+	struct ftn_owners *owners;
+	struct dsock *tab;      /* open addressing by cookie, no deletion: */
+	size_t mask, n;         /* rebuilt from each read */
+	int started;            /* the first read (the baseline) is done */
+	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo, eofs;
+	/* destroy messages drained at the last batch, handled at the next */
+	struct ftn_tcpbytes *pend;
+	size_t npend, cap;
+	struct sockio_fins fins;        /* sockio_diag_fin.c */
+};
+/* sockio_diag_tab.c: one read of every socket into the table, each
+ * one's change counted (0 or -errno, said); a destroy message, the last
+ * change of its socket counted (0). */
+int sockio_diag_tab_read(struct sockio *st);
+int sockio_diag_tab_destroyed(struct sockio *st, const struct ftn_tcpbytes *b);
 /* -B diag: set up (0 or -errno, said), read the baseline, run until -d
  * or a signal, and say what it could not count and free it. */
 int sockio_diag_init(struct sockio *st);

@@ -28,6 +28,9 @@
  * closed between two reads is known only by its destroy message, which
  * has no inode: its bytes are counted under PID "-". Only our network
  * namespace is seen (sock_diag answers for the namespace of its socket).
+ * Here: set-up, the destroy messages' queue, the run and its end; the
+ * socket table and its reads are sockio_diag_tab.c, the tuples whose FIN
+ * arrived sockio_diag_fin.c.
  */
 #include "common/sockio.h"
 
@@ -38,199 +41,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-
-/* One socket: its counts as of the last read (what was counted so far). */
-struct dsock {
-	uint64_t cookie;        /* 0: free slot */
-	uint64_t tx, rx;
-	struct ftn_sock s;
-	struct ftn_sockowner own;
-	uint8_t fin;            /* a read saw its peer's FIN received */
-	uint8_t eof;            /* the program read it: one byte off (said once) */
-	uint8_t dead;           /* its destroy message came */
-	uint8_t missed;         /* reads that did not list it */
-};
-
-struct sockio_diag {
-	struct ftn_sockdiag *dump, *destroy;
-	struct ftn_owners *owners;
-	struct dsock *tab;      /* open addressing by cookie, no deletion: */
-	size_t mask, n;         /* rebuilt from each read */
-	int started;            /* the first read (the baseline) is done */
-	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo, eofs;
-	/* destroy messages drained at the last batch, handled at the next */
-	struct ftn_tcpbytes *pend;
-	size_t npend, cap;
-	struct sockio_fins fins;        /* sockio_diag_fin.c */
-};
-
-static size_t slot(uint64_t cookie, size_t mask)
-{
-	return (size_t)((cookie * 0x9e3779b97f4a7c15ULL) >> 17) & mask;
-}
-
-static struct dsock *find(const struct sockio_diag *d, uint64_t cookie)
-{
-	if (!d->tab)
-		return NULL;
-	for (size_t i = slot(cookie, d->mask);; i = (i + 1) & d->mask) {
-		if (d->tab[i].cookie == cookie)
-			return &d->tab[i];
-		if (!d->tab[i].cookie)
-			return NULL;
-	}
-}
-
-/* A slot for cookie in tab (never full: at most half used). */
-static struct dsock *put(struct dsock *tab, size_t mask, uint64_t cookie)
-{
-	size_t i = slot(cookie, mask);
-
-	while (tab[i].cookie && tab[i].cookie != cookie)
-		i = (i + 1) & mask;
-	return &tab[i];
-}
-
-static void totals(const struct ftn_tcpbytes *b, int fin, uint64_t *tx, uint64_t *rx)
-{
-	*tx = b->sent;
-	*rx = b->received >= b->rqueue ? b->received - b->rqueue : 0;
-	/* the end of stream read: the FIN's sequence number is no byte */
-	if (fin && !b->rqueue && *rx)
-		--*rx;
-}
-
-/* The change of one socket since it was counted: into the interval. */
-static void count(struct sockio *st, struct dsock *e, const struct ftn_tcpbytes *b)
-{
-	struct sockio_diag *d = st->diag;
-	uint64_t tx, rx, dtx, drx;
-
-	if (!b->info) {
-		d->noinfo++;
-		return;
-	}
-	totals(b, e->fin, &tx, &rx);
-	if (e->fin && !b->rqueue && b->received && !e->eof) {
-		e->eof = 1;
-		d->eofs++;
-	}
-	/* tcp_disconnect (SO_LINGER 0 close, connect(AF_UNSPEC)) zeroes the
-	 * counts: what moved since the last read is unknown */
-	if (tx < e->tx || rx < e->rx) {
-		d->zeroed++;
-		dtx = tx < e->tx ? tx : tx - e->tx;
-		drx = rx < e->rx ? rx : rx - e->rx;
-	} else {
-		dtx = tx - e->tx;
-		drx = rx - e->rx;
-	}
-	e->tx = tx;
-	e->rx = rx;
-	if (!dtx && !drx)
-		return;
-	if (st->pid && e->own.pid != st->pid)
-		return;
-	if (st->port >= 0 && e->s.lport != st->port && e->s.rport != st->port)
-		return;
-	sockio_count(st, &e->own, &e->s, dtx, drx);
-}
-
-static void owner(struct sockio *st, struct dsock *e)
-{
-	struct sockio_diag *d = st->diag;
-
-	memset(&e->own, 0, sizeof(e->own));
-	e->own.netns = st->netns;
-	if (!e->s.inode || ftn_owners_lookup(d->owners, e->s.inode, &e->own.pid, e->own.comm,
-					     sizeof(e->own.comm)))
-		e->own.pid = 0;
-	e->own.tid = e->own.pid;
-}
-
-struct read_ctx {
-	struct sockio *st;
-	struct dsock *tab;
-	size_t mask, n;
-	int err;
-};
-
-/* One socket of a read: carried into the new table, its change counted. */
-static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
-{
-	struct read_ctx *c = ctx;
-	struct sockio *st = c->st;
-	struct sockio_diag *d = st->diag;
-	struct dsock *old = find(d, b->cookie), *e;
-
-	if (c->n * 2 >= c->mask) {      /* grow: rehash what is in */
-		size_t mask = c->mask * 2 + 1;
-		struct dsock *t = calloc(mask + 1, sizeof(*t));
-
-		if (!t) {
-			c->err = -ENOMEM;
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i <= c->mask; i++)
-			if (c->tab[i].cookie)
-				*put(t, mask, c->tab[i].cookie) = c->tab[i];
-		free(c->tab);
-		c->tab = t;
-		c->mask = mask;
-	}
-	e = put(c->tab, c->mask, b->cookie);
-	if (old && !old->dead) {
-		*e = *old;
-		e->missed = 0;
-		/* an orphan (closed by its program) has no inode left */
-		if (b->s.inode || !e->s.inode)
-			e->s = b->s;
-		e->s.inode = e->s.inode ? e->s.inode : old->s.inode;
-	} else {
-		memset(e, 0, sizeof(*e));
-		e->cookie = b->cookie;
-		e->s = b->s;
-		owner(st, e);
-		c->n++;
-		if (!d->started) {      /* the baseline: what moved before us */
-			totals(b, 0, &e->tx, &e->rx);
-			return 0;
-		}
-	}
-	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || sockio_fins_known(&d->fins, &e->s))
-		e->fin = 1;     /* CLOSE_WAIT, LAST_ACK, CLOSING: the FIN is in */
-	count(st, e, b);
-	return 0;
-}
-
-/* Destroyed: the last change of a known socket, or the whole of one born
- * and gone between two reads (its owner unknown: no inode then). */
-static int on_destroy(void *ctx, const struct ftn_tcpbytes *b)
-{
-	struct sockio *st = ctx;
-	struct sockio_diag *d = st->diag;
-	struct dsock *e = find(d, b->cookie), tmp;
-
-	d->destroys++;
-	if (!d->started)
-		return 0;
-	if (e && e->dead)
-		return 0;
-	if (!e) {
-		memset(&tmp, 0, sizeof(tmp));
-		e = &tmp;
-		e->s = b->s;
-		e->own.netns = st->netns;
-		/* a listener, or a connection that moved nothing */
-		if (b->sent || b->received)
-			d->unowned++;
-	}
-	if (sockio_fins_known(&d->fins, &e->s))
-		e->fin = 1;
-	count(st, e, b);
-	e->dead = 1;
-	return 0;
-}
 
 /* Destroy messages: those drained at the last batch handled (their
  * state events are read by now), the queued ones drained for the next
@@ -267,53 +77,11 @@ static int destroys(struct sockio *st, int last)
 	if (last)
 		old = d->npend;
 	for (size_t i = 0; i < old; i++)
-		on_destroy(st, &d->pend[i]);
+		sockio_diag_tab_destroyed(st, &d->pend[i]);
 	if (old && d->npend > old)
 		memmove(d->pend, d->pend + old, (d->npend - old) * sizeof(*d->pend));
 	d->npend -= old;
 	return err ? tool_fail(err, "cannot read sock_diag's destroy messages: %s", strerror(-err)) : 0;
-}
-
-/* One read of every socket; sockets missing from two reads in a row with
- * no destroy message seen are dropped (their last bytes unknown). */
-static int read_all(struct sockio *st)
-{
-	struct sockio_diag *d = st->diag;
-	struct read_ctx c = { st, NULL, d->mask ? d->mask : 1023, 0, 0 };
-	int err;
-
-	if (!(c.tab = calloc(c.mask + 1, sizeof(*c.tab))))
-		return tool_fail(-ENOMEM, "out of memory");
-	err = ftn_sockdiag_tcpbytes(d->dump, st->family, on_sock, &c);
-	if (c.err)
-		err = c.err;
-	if (err) {
-		free(c.tab);
-		return tool_fail(err, "cannot read the TCP sockets through sock_diag: %s", strerror(-err));
-	}
-	for (size_t i = 0; d->tab && i <= d->mask; i++) {
-		struct dsock *o = &d->tab[i];
-
-		if (!o->cookie || o->dead || find(&(struct sockio_diag){ .tab = c.tab, .mask = c.mask },
-						  o->cookie))
-			continue;
-		/* its destroy message may still be on its way: one more read */
-		if (o->missed++) {
-			d->vanished++;
-			continue;
-		}
-		*put(c.tab, c.mask, o->cookie) = *o;
-		c.n++;
-	}
-	free(d->tab);
-	d->tab = c.tab;
-	d->mask = c.mask;
-	d->n = c.n;
-	d->reads++;
-	d->started = 1;
-	if (sockio_fins_next(&d->fins))
-		return tool_fail(-ENOMEM, "out of memory");
-	return 0;
 }
 
 int sockio_diag_init(struct sockio *st)
@@ -374,7 +142,7 @@ static int on_batch(void *ctx, int64_t now)
 		return err;
 	if (now < st->next_wall)
 		return 0;
-	if ((err = read_all(st)))
+	if ((err = sockio_diag_tab_read(st)))
 		return err;
 	sockio_interval(st, now);
 	st->next_wall += (int64_t)(st->o.interval * 1e9);
@@ -388,7 +156,7 @@ int sockio_diag_start(struct sockio *st)
 	int err;
 
 	/* the closes before the baseline moved nothing of ours */
-	return (err = destroys(st, 1)) ? err : read_all(st);
+	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
 }
 
 int sockio_diag_run(struct sockio *st)
@@ -403,7 +171,7 @@ int sockio_diag_run(struct sockio *st)
 	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st, st->r)))
 		return err;
 	/* the last, partial interval (printed by the caller) */
-	return (err = destroys(st, 1)) ? err : read_all(st);
+	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
 }
 
 void sockio_diag_fini(struct sockio *st)
