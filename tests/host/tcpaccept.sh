@@ -175,8 +175,14 @@ run rp 1000 0
 # accepts are shown without a tuple, and the children seen after them
 # go to the right accepts
 run bl 1000 75
-t_check "bl: the 8 accepts of connections queued before tracing are said" \
-	grep -q "^tcpaccept: 8 accepts of connections made before tracing" "$tmp/bl.err"
+# (failed once in ~40 runs, on a host loaded by a VM run and five
+# builds: what the tool said is kept in the log to find why)
+if grep -q "^tcpaccept: 8 accepts of connections made before tracing" "$tmp/bl.err"; then
+	t_pass "bl: the 8 accepts of connections queued before tracing are said"
+else
+	t_fail "bl: the 8 accepts of connections queued before tracing are said"
+	grep '^tcpaccept:' "$tmp/bl.err" | sed 's/^/#   /'
+fi
 t_is "$(head -8 "$tmp/bl.out" | grep -c '"rport":null,"laddr":null,"lport":'"$PORT")" 8 \
 	"bl: the first 8 rows: LPORT, no tuple"
 # an IPv4 and an IPv6 listener on one port: a queue each (the tool of
