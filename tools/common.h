@@ -764,7 +764,7 @@ uint64_t tool_report_events(const struct tool_report *r);  /* run total */
 uint64_t tool_report_lost_total(const struct tool_report *r);
 
 /* ------------------------------------------------------------------ */
-/* Generic tracers (kprobe, tpoint): specs, filters, the event printer */
+/* Generic tracers (kprobe, tpoint, uprobe): specs, filters, the event printer */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -822,11 +822,11 @@ void tool_event_print(struct tool_report *r, const struct ftn_instance *inst,
 extern const char tool_ftrace_header[];
 
 /*
- * What kprobe and tpoint share after they know their event: the options
- * -p PID and -s, the in-kernel filter (user filter + PID), the stack
- * trigger, enabling, the banner and header, ftn_consume with the event
- * printer, losses and the summary. -v (view) prints the event's format
- * and returns without tracing.
+ * What kprobe, tpoint and uprobe share after they know their event: the
+ * options -p PID and -s, the in-kernel filter (user filter + PID), the
+ * stack trigger, enabling, the banner and header, ftn_consume with the
+ * event printer, losses and the summary, and the phases around them.
+ * -v (view) prints the event's format and returns without tracing.
  */
 struct tool_tracer {
 	struct tool_opts o;     /* common options (-d, -i, -H, --json, --prom) */
@@ -844,7 +844,14 @@ struct tool_tracer {
 	void (*print)(struct tool_tracer *t, struct tool_report *r,
 		      const struct ftn_instance *inst, const struct ftn_event *ev, int flags);
 	void *print_ctx;
+	/* set by the tool's init (tool_tracer_main): its instance (NULL:
+	   none yet) and the event traced, sys/event */
+	struct ftn_instance *inst;
+	const char *sys, *event;
 };
+/* The common options a tracer takes (tool_desc.common) */
+#define TOOL_TRACER_COMMON \
+	(TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER | TOOL_OPT_JSON | TOOL_OPT_PROM)
 /* -p PID, -s, -v of a tracer (for tool_desc.opt): 0, -EINVAL after one
  * line, or 1 when c is not a tracer option. The tracer's --prom counter is
  * ftnet_<TOOL>_events_total{event="NAME"}. */
@@ -897,6 +904,11 @@ int tool_tracer_create_fail(const struct tool_tracer *t, int err, const char *de
  * a filter the kernel refuses is -EINVAL: the user's input). */
 int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 		    const char *sys, const char *event);
+/* A tracer's phases after its options: init(ctx) makes t's event (t->inst,
+ * t->sys, t->event; 0, 1 when there is nothing to trace, or -errno after
+ * one line), tool_tracer_run traces it, then t->inst goes with what it
+ * holds (the event's filter and trigger, a probe). Returns the exit code. */
+int tool_tracer_main(struct tool_tracer *t, int (*init)(void *ctx), void *ctx);
 
 /*
  * User-space probes (uspec.c). A perf-tools style uprobe definition:
