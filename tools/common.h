@@ -1147,6 +1147,12 @@ int tool_conn_life_opt(void *ctx, int ch, const char *arg);
 	"  -t          TIME(s): seconds since the first " ONE " instead of the clock\n" \
 	"  -T          TIME: the clock, HH:MM:SS (default)\n" \
 	"  -4, -6      IPv4 or IPv6 only\n"
+/* The tool_desc fields of tcpconnect and tcpaccept, which take the same
+ * options: the common ones, the letters of those lines with -c and -P,
+ * their parser and the -b default. */
+#define TOOL_CONN_EV_DESC \
+	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER, \
+	.shortopts = "46B:cnN:p:P:tT", .opt = tool_conn_on_opt, .buffer_kb = TOOL_CONN_BUFFER_KB
 /* The back end: -B's when the kernel has it (tp: the tracepoint back
  * end's events exist; kprobes are looked up here), else def (0
  * tracepoint, 1 kprobe; -1: neither exists) said with -v and why. Sets

@@ -291,10 +291,7 @@ static const struct tool_desc desc = {
 		    "  tcpaccept -P 80,443      accepts on ports 80 and 443\n"
 		    "  tcpaccept -c -i 10       accepts per local port and client every 10 s\n"
 		    "  tcpaccept --json -p 1234 JSON lines of process 1234's accepts\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER,
-	.shortopts = "46B:cnN:p:P:tT",
-	.opt = tool_conn_on_opt,
-	.buffer_kb = TOOL_CONN_BUFFER_KB,
+	TOOL_CONN_EV_DESC,
 };
 
 static int init(void *ctx)

@@ -281,10 +281,7 @@ static const struct tool_desc desc = {
 		    "  tcpconnect -P 80,443 -d 10   connects to ports 80 and 443 for 10 s\n"
 		    "  tcpconnect -c -i 10      connects per destination every 10 s\n"
 		    "  tcpconnect --json -p 1234    JSON lines of process 1234's connects\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER,
-	.shortopts = "46B:cnN:p:P:tT",
-	.opt = tool_conn_on_opt,
-	.buffer_kb = TOOL_CONN_BUFFER_KB,
+	TOOL_CONN_EV_DESC,
 };
 
 static int init(void *ctx)
