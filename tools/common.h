@@ -764,7 +764,7 @@ uint64_t tool_report_events(const struct tool_report *r);  /* run total */
 uint64_t tool_report_lost_total(const struct tool_report *r);
 
 /* ------------------------------------------------------------------ */
-/* Generic tracers (kprobe, tpoint): specs, filters, the event printer */
+/* Generic tracers (kprobe, tpoint, uprobe): specs, filters, the event printer */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -822,11 +822,11 @@ void tool_event_print(struct tool_report *r, const struct ftn_instance *inst,
 extern const char tool_ftrace_header[];
 
 /*
- * What kprobe and tpoint share after they know their event: the options
- * -p PID and -s, the in-kernel filter (user filter + PID), the stack
- * trigger, enabling, the banner and header, ftn_consume with the event
- * printer, losses and the summary. -v (view) prints the event's format
- * and returns without tracing.
+ * What kprobe, tpoint and uprobe share after they know their event: the
+ * options -p PID and -s, the in-kernel filter (user filter + PID), the
+ * stack trigger, enabling, the banner and header, ftn_consume with the
+ * event printer, losses and the summary, and the phases around them.
+ * -v (view) prints the event's format and returns without tracing.
  */
 struct tool_tracer {
 	struct tool_opts o;     /* common options (-d, -i, -H, --json, --prom) */
@@ -844,7 +844,14 @@ struct tool_tracer {
 	void (*print)(struct tool_tracer *t, struct tool_report *r,
 		      const struct ftn_instance *inst, const struct ftn_event *ev, int flags);
 	void *print_ctx;
+	/* set by the tool's init (tool_tracer_main): its instance (NULL:
+	   none yet) and the event traced, sys/event */
+	struct ftn_instance *inst;
+	const char *sys, *event;
 };
+/* The common options a tracer takes (tool_desc.common) */
+#define TOOL_TRACER_COMMON \
+	(TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER | TOOL_OPT_JSON | TOOL_OPT_PROM)
 /* -p PID, -s, -v of a tracer (for tool_desc.opt): 0, -EINVAL after one
  * line, or 1 when c is not a tracer option. The tracer's --prom counter is
  * ftnet_<TOOL>_events_total{event="NAME"}. */
@@ -897,6 +904,11 @@ int tool_tracer_create_fail(const struct tool_tracer *t, int err, const char *de
  * a filter the kernel refuses is -EINVAL: the user's input). */
 int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 		    const char *sys, const char *event);
+/* A tracer's phases after its options: init(ctx) makes t's event (t->inst,
+ * t->sys, t->event; 0, 1 when there is nothing to trace, or -errno after
+ * one line), tool_tracer_run traces it, then t->inst goes with what it
+ * holds (the event's filter and trigger, a probe). Returns the exit code. */
+int tool_tracer_main(struct tool_tracer *t, int (*init)(void *ctx), void *ctx);
 
 /*
  * User-space probes (uspec.c). A perf-tools style uprobe definition:
@@ -1026,6 +1038,7 @@ void tool_scall_close(struct tool_scall *s);
 #define TOOL_CONN_MAXPORTS 32
 #define TOOL_CONN_MAXEVS 12
 #define TOOL_CONN_NCOMM 64
+struct tool_conn_rec;
 struct tool_conn {
 	/* options (tool_conn_opt) */
 	const char *backend;            /* -B, NULL = best available */
@@ -1055,6 +1068,7 @@ struct tool_conn {
 	int kprobes;
 	/* after tool_conn_start / tool_conn_init */
 	int be;                         /* 0 tracepoint, 1 kprobe */
+	int bare_hex;                   /* kprobe values without 0x (4.17-: no x64) */
 	unsigned int have;              /* FTN_CONN_* the back end reads */
 	uint64_t netns;                 /* -N's namespace inode */
 	int reader;                     /* 'r' or 't' */
@@ -1073,6 +1087,12 @@ struct tool_conn {
 	uint64_t unknown_ns;            /* -N: left out, namespace unknown */
 	uint64_t nread;                 /* events read (tool_conn_run), said with -v */
 	struct tool_conn_comm { pid_t tid; char comm[16]; } comms[TOOL_CONN_NCOMM];
+	/* tool_conn_run_trans: the tool's callbacks and their ctx (its
+	 * tool_conn_run's are the transition loop's, ctx this tool_conn) */
+	void (*on_trans)(void *ctx, const struct ftn_event *ev, struct tool_conn_rec *r);
+	void (*on_trans_batch)(void *ctx);
+	void *trans_ctx;
+	uint64_t first_ts;              /* the first transition's time */
 	/* tool_conn_run */
 	int (*on_event)(void *ctx, const struct ftn_event *ev);
 	void (*on_batch)(void *ctx);    /* before the report's batch end */
@@ -1127,17 +1147,24 @@ int tool_conn_life_opt(void *ctx, int ch, const char *arg);
 	"  -t          TIME(s): seconds since the first " ONE " instead of the clock\n" \
 	"  -T          TIME: the clock, HH:MM:SS (default)\n" \
 	"  -4, -6      IPv4 or IPv6 only\n"
+/* The tool_desc fields of tcpconnect and tcpaccept, which take the same
+ * options: the common ones, the letters of those lines with -c and -P,
+ * their parser and the -b default. */
+#define TOOL_CONN_EV_DESC \
+	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER, \
+	.shortopts = "46B:cnN:p:P:tT", .opt = tool_conn_on_opt, .buffer_kb = TOOL_CONN_BUFFER_KB
 /* The back end: -B's when the kernel has it (tp: the tracepoint back
  * end's events exist; kprobes are looked up here), else def (0
  * tracepoint, 1 kprobe; -1: neither exists) said with -v and why. Sets
- * c->be; one line and -ENOTSUP when the one asked for or any is missing.
+ * c->be (and c->bare_hex); one line and -ENOTSUP when the one asked for or
+ * any is missing.
  * tp_needs: what the tracepoint back end needs ("tcp:tcp_send_reset
  * (4.16+)"). */
 int tool_conn_backend(struct tool_conn *c, int tp, int def, const char *tp_needs,
 		      const char *why);
-/* tool_conn_backend for a tool whose tracepoint back end needs
- * sock:inet_sock_set_state and sys:event: that back end where both exist,
- * else the kprobe one where there are kprobes, else none. */
+/* tool_tracefs, then tool_conn_backend for a tool whose tracepoint back
+ * end needs sock:inet_sock_set_state and sys:event: that back end where
+ * both exist, else the kprobe one where there are kprobes, else none. */
 int tool_conn_backend_with(struct tool_conn *c, const char *sys, const char *event,
 			   const char *tp_needs);
 /* After the back end: -N's namespace, the owner map, the counter (-c or
@@ -1211,6 +1238,12 @@ int tool_conn_run_hist(struct tool_conn *c, const struct tool_opts *o,
 /* The end of the run: the last interval's counts, kprobe hits missed,
  * the report's end, everything freed. Returns err, else the report's. */
 int tool_conn_fini(struct tool_conn *c, int err);
+/* A connection tool's phases up to its end: stdout buffered (the tool
+ * flushes it per batch), desc's options into o and c (desc->opt's ctx),
+ * init(st), then, when init returned 0, run(st). Returns the first error,
+ * else 0; the tool's end (tool_conn_fini) follows. */
+int tool_conn_main(const struct tool_desc *desc, struct tool_opts *o, struct tool_conn *c,
+		   int argc, char **argv, int (*init)(void *st), int (*run)(void *st), void *st);
 
 /* "family == 2 && (dport == 80 || dport == 443)" after first: -4/-6 and
  * -P on port_field in the kernel (tracepoint fields, host order) */
@@ -1275,6 +1308,29 @@ int tool_conn_init(struct tool_conn *c, const char *tool, const struct tool_opts
 int tool_conn_event(struct tool_conn *c, const struct ftn_event *ev, struct tool_conn_rec *r);
 /* After the tool used r: a socket that reached CLOSE is forgotten. */
 void tool_conn_done(struct tool_conn *c, struct tool_conn_rec *r);
+/* tool_conn_run for those tools: each transition (tool_conn_event; the
+ * first one's time in c->first_ts) to on_trans, then tool_conn_done. */
+int tool_conn_run_trans(struct tool_conn *c, const struct tool_opts *o,
+			void (*on_trans)(void *ctx, const struct ftn_event *ev, struct tool_conn_rec *r),
+			void (*on_batch)(void *ctx), void *ctx);
+/* The columns of a transition's socket, as tool_conn_rec_row prints them:
+ * PID, COMM, NETNS, family, LADDR, LPORT, RADDR, RPORT. */
+#define TOOL_CONN_REC_COLS \
+	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 }, \
+	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 }, \
+	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 }, \
+	{ NULL, "family", 0, TOOL_COL_INT, 0, 0 }, \
+	{ "LADDR", "saddr", -15, TOOL_COL_STR, 0, 0 }, \
+	{ "LPORT", "sport", 5, TOOL_COL_INT, 0, 0 }, \
+	{ "RADDR", "daddr", -15, TOOL_COL_STR, 0, 0 }, \
+	{ "RPORT", "dport", 5, TOOL_COL_INT, 0, 0 }
+/* r's owner and socket as TOOL_CONN_REC_COLS from column col on ("-"
+ * where not known). */
+void tool_conn_rec_row(struct tool_conn *c, const struct tool_conn_rec *r, int col);
+/* cols = tmpl (n columns) as -T, -t, -n and -w want them: time is the
+ * column of TIME (time + 2: TIME(s)), rec the first of TOOL_CONN_REC_COLS. */
+void tool_conn_rec_cols(const struct tool_conn *c, struct tool_col *cols, const struct tool_col *tmpl,
+			size_t n, int time, int rec);
 
 /* tcplife's bytes from sock_diag's TCP destroy messages, joined to the
  * closes by their tuple (lifediag.c says when a close gets none). */

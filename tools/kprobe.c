@@ -21,7 +21,6 @@ struct state {
 	struct tool_tracer t;
 	const char *spec;       /* 'p:[name] func args' */
 	struct tool_kprobe_spec kp;
-	struct ftn_instance *inst;
 };
 
 static int on_opt(void *ctx, int c, const char *arg)
@@ -51,8 +50,7 @@ static const struct tool_desc desc = {
 		    "  kprobe 'r:tcp_sendmsg ret=$retval:s32'           its return values\n"
 		    "  kprobe -s -p 1234 'p:tcp_retransmit_skb'         with stacks, PID 1234\n"
 		    "  kprobe -v 'p:tcp_sendmsg size=%dx'               the event's fields\n",
-	.common = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER |
-		  TOOL_OPT_JSON | TOOL_OPT_PROM,
+	.common = TOOL_TRACER_COMMON,
 	/* '+': options come first, so a filter may start with '-' */
 	.shortopts = "+p:sv",
 	.opt = on_opt,
@@ -68,8 +66,9 @@ static void opts_parse(struct state *st, int argc, char **argv)
 					"the definition and the filter");
 }
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err;
 
 	if ((err = tool_text_check("probe", st->spec)))
@@ -82,25 +81,20 @@ static int init(struct state *st)
 		return err;
 	if (!ftn_kernel_has_kprobes())
 		return tool_fail(-ENOTSUP, "this kernel has no kprobes (no kprobe_events in tracefs)");
-	if (!(st->inst = tool_instance(TOOL)))
+	if (!(st->t.inst = tool_instance(TOOL)))
 		return -errno;
-	err = ftn_kprobe_create(st->inst, st->kp.event, st->kp.def, st->kp.is_return);
+	err = ftn_kprobe_create(st->t.inst, st->kp.event, st->kp.def, st->kp.is_return);
 	if (err)
 		return tool_tracer_create_fail(&st->t, err, st->kp.def);
+	st->t.sys = ftn_probe_group(st->t.inst);
+	st->t.event = st->kp.event;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct state st;
-	int err;
+	static struct state st;
 
-	memset(&st, 0, sizeof(st));
 	opts_parse(&st, argc, argv);
-	err = init(&st);
-	if (!err)
-		err = tool_tracer_run(&st.t, st.inst, ftn_probe_group(st.inst), st.kp.event);
-	/* disables the event, removes trigger, filter and the probe, rmdir */
-	err = tool_instance_end(st.inst, err);
-	return tool_exit_code(err);
+	return tool_tracer_main(&st.t, init, &st);
 }

@@ -58,7 +58,6 @@ struct held {
 struct state {
 	struct tool_opts o;
 	struct tool_conn c;     /* -B -4 -6 -c -n -N -p -P (local ports) */
-	int bare_hex;
 	uint64_t t0;
 	struct ftn_listeners *lis;      /* listeners, their queues, accept() */
 	uint64_t unmatched;     /* accepts whose connection we did not see */
@@ -264,9 +263,9 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		return 0;
 	}
 	if (strcmp(ev->name, "accept") ||
-	    ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, &sk) || !sk)
+	    ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->c.bare_hex, &sk) || !sk)
 		return 0;       /* (no socket: the accept failed) */
-	v = (uint64_t)ftn_probe_sock_decode(ev, st->bare_hex, &t);
+	v = (uint64_t)ftn_probe_sock_decode(ev, st->c.bare_hex, &t);
 	if (v && (int)v != -ENODATA)
 		return 0;
 	acc_of(&a, ev, t.lport);
@@ -292,22 +291,17 @@ static const struct tool_desc desc = {
 		    "  tcpaccept -P 80,443      accepts on ports 80 and 443\n"
 		    "  tcpaccept -c -i 10       accepts per local port and client every 10 s\n"
 		    "  tcpaccept --json -p 1234 JSON lines of process 1234's accepts\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER,
-	.shortopts = "46B:cnN:p:P:tT",
-	.opt = tool_conn_on_opt,
-	.buffer_kb = TOOL_CONN_BUFFER_KB,
+	TOOL_CONN_EV_DESC,
 };
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err;
 
-	if ((err = tool_tracefs()))
-		return err;
 	if ((err = tool_conn_backend_with(&st->c, "syscalls", "sys_exit_accept4",
 					  "sock:inet_sock_set_state and syscalls:sys_exit_accept4")))
 		return err;
-	st->bare_hex = st->c.be && !ftn_tracefs_readme_has("x8/16/32/64");
 	st->c.nlabels = 2;
 	st->c.ordered = 1;      /* a child's birth before the accept() that returned it */
 	if (!(st->lis = ftn_listeners_alloc(NULL)) ||
@@ -331,8 +325,9 @@ static int init(struct state *st)
 	return 0;
 }
 
-static int run(struct state *st)
+static int run(void *ctx)
 {
+	struct state *st = ctx;
 	static const struct tool_conn_prom prom[] = {
 		{ "ftnet_tcpaccept_accepts_total",
 		  "TCP connections accepted, by local port and remote address.", 0, 20 },
@@ -357,13 +352,8 @@ static int run(struct state *st)
 int main(int argc, char **argv)
 {
 	static struct state st;
-	int err;
+	int err = tool_conn_main(&desc, &st.o, &st.c, argc, argv, init, run, &st);
 
-	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
-	err = init(&st);
-	if (!err)
-		err = run(&st);
 	if (st.c.r) {           /* what still waits is shown without its connection */
 		tool_wait_age(st.waiting, 1, waited, &st);
 		tool_wait_age(st.held, 1, held_out, &st);

@@ -48,7 +48,6 @@ struct state {
 	 * connects in SYN_SENT by socket pointer (first_ts: the start, user:
 	 * an RST arrived in SYN_SENT) */
 	struct tool_conn c;
-	int bare_hex;           /* kprobe values before 4.17 */
 	uint64_t t0;            /* -t: first event's time */
 	struct tool_col cols[16];
 	uint64_t unseen;        /* outcomes of connects begun before we started */
@@ -192,7 +191,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 			outcome(st, ev, e.sk, e.newstate, &e.t);
 		return 0;
 	}
-	if (st->c.be ? ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->bare_hex, &sk) :
+	if (st->c.be ? ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->c.bare_hex, &sk) :
 		       ftn_event_u64(ev, "skaddr", &sk))
 		return 0;
 	if (!strcmp(ev->name, "conn4") || !strcmp(ev->name, "conn6"))
@@ -282,24 +281,19 @@ static const struct tool_desc desc = {
 		    "  tcpconnect -P 80,443 -d 10   connects to ports 80 and 443 for 10 s\n"
 		    "  tcpconnect -c -i 10      connects per destination every 10 s\n"
 		    "  tcpconnect --json -p 1234    JSON lines of process 1234's connects\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER | TOOL_OPT_READER,
-	.shortopts = "46B:cnN:p:P:tT",
-	.opt = tool_conn_on_opt,
-	.buffer_kb = TOOL_CONN_BUFFER_KB,
+	TOOL_CONN_EV_DESC,
 };
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err;
 
-	if ((err = tool_tracefs()))
-		return err;
 	if ((err = tool_conn_backend_with(&st->c, "tcp", "tcp_receive_reset",
 					  "sock:inet_sock_set_state and tcp:tcp_receive_reset (4.16+)")))
 		return err;
-	st->bare_hex = st->c.be && !ftn_tracefs_readme_has("x8/16/32/64");
 	st->c.nlabels = 2;
-	if (!(st->c.socks = ftn_conntab_alloc()) || !(st->c.dec = ftn_conn_dec_alloc(st->bare_hex)) ||
+	if (!(st->c.socks = ftn_conntab_alloc()) || !(st->c.dec = ftn_conn_dec_alloc(st->c.bare_hex)) ||
 	    !(st->early = tool_wait_alloc(sizeof(struct early), 1024)))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = tool_conn_start(&st->c, TOOL, &st->o)))
@@ -333,8 +327,9 @@ static int init(struct state *st)
 	return st->c.be ? kp_setup(st) : tp_setup(st);
 }
 
-static int run(struct state *st)
+static int run(void *ctx)
 {
+	struct state *st = ctx;
 	static const struct tool_conn_prom prom[] = {
 		{ "ftnet_tcpconnect_connects_total", "TCP active opens, by destination address and port.", 0, 20 },
 		{ "ftnet_tcpconnect_failed_total",
@@ -362,13 +357,8 @@ static int run(struct state *st)
 int main(int argc, char **argv)
 {
 	static struct state st;
-	int err;
+	int err = tool_conn_main(&desc, &st.o, &st.c, argc, argv, init, run, &st);
 
-	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
-	err = init(&st);
-	if (!err)
-		err = run(&st);
 	if (st.unseen)
 		tool_info("%llu connects had begun before tracing started: not shown",
 			  (unsigned long long)st.unseen);

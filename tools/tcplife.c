@@ -29,7 +29,6 @@
 struct state {
 	struct tool_opts o;
 	struct tool_conn c;
-	uint64_t first_ts;
 	struct tool_counter *conns, *bytes;     /* --prom, per owner COMM */
 	int diag;                               /* bytes from sock_diag (ld) */
 	struct tool_lifediag ld;
@@ -43,14 +42,7 @@ static const struct tool_col tmpl[NCOLS] = {
 	{ "TIME", "time", -8, TOOL_COL_TIME, 0, 0 },
 	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
 	{ "TIME(s)", NULL, -9, TOOL_COL_NUM, 6, 0 },
-	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 },
-	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
-	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 },
-	{ NULL, "family", 0, TOOL_COL_INT, 0, 0 },
-	{ "LADDR", "saddr", -15, TOOL_COL_STR, 0, 0 },
-	{ "LPORT", "sport", 5, TOOL_COL_INT, 0, 0 },
-	{ "RADDR", "daddr", -15, TOOL_COL_STR, 0, 0 },
-	{ "RPORT", "dport", 5, TOOL_COL_INT, 0, 0 },
+	TOOL_CONN_REC_COLS,
 	{ "TX_KB", NULL, 5, TOOL_COL_UINT, 0, 0 },
 	{ "RX_KB", NULL, 5, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "tx_bytes", 0, TOOL_COL_UINT, 0, 0 },
@@ -63,14 +55,13 @@ static const struct tool_col tmpl[NCOLS] = {
 
 static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_rec *r, int rxu)
 {
-	const struct ftn_probe_sock *t = &r->e.t;
 	const struct ftn_conn_sk *s = r->s;
 	struct tool_report *rp = st->c.r;
-	int k = r->e.known, partial = !s || !s->born, b = r->e.has_bytes;
+	int partial = !s || !s->born, b = r->e.has_bytes;
 	/* first seen at its close: no time at all */
 	int dur_known = s && !r->first;
 	double ms = dur_known ? (double)(ts_ns - s->first_ts) / 1e6 : 0;
-	char a[64], m[40], sk[24];
+	char m[40], sk[24];
 	uint64_t tx = 0, rx = 0;
 
 	if (b)
@@ -78,15 +69,8 @@ static void print_life(struct state *st, uint64_t ts_ns, const struct tool_conn_
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	tool_report_time(rp, C_TIME, ftn_instance_to_wall(st->c.inst, ts_ns));
 	tool_report_num(rp, C_TS, (double)ftn_instance_to_wall(st->c.inst, ts_ns) / 1e9);
-	tool_report_num(rp, C_REL, (double)(ts_ns - st->first_ts) / 1e9);
-	r->owned ? tool_report_int(rp, C_PID, r->own.pid) : tool_report_null(rp, C_PID);
-	tool_report_str(rp, C_COMM, r->owned && r->own.comm[0] ? r->own.comm : NULL);
-	r->netns ? tool_report_uint(rp, C_NETNS, r->netns) : tool_report_null(rp, C_NETNS);
-	k ? tool_report_int(rp, C_FAM, t->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
-	tool_report_str(rp, C_LADDR, k ? ftn_addr_str(&t->laddr, a, sizeof(a)) : NULL);
-	k ? tool_report_int(rp, C_LPORT, t->lport) : tool_report_null(rp, C_LPORT);
-	tool_report_str(rp, C_RADDR, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
-	k ? tool_report_int(rp, C_RPORT, t->rport) : tool_report_null(rp, C_RPORT);
+	tool_report_num(rp, C_REL, (double)(ts_ns - st->c.first_ts) / 1e9);
+	tool_conn_rec_row(&st->c, r, C_PID);
 	b ? tool_report_uint(rp, C_TXKB, tx / 1024) : tool_report_null(rp, C_TXKB);
 	b && !rxu ? tool_report_uint(rp, C_RXKB, rx / 1024) : tool_report_null(rp, C_RXKB);
 	b ? tool_report_uint(rp, C_TX, tx) : tool_report_null(rp, C_TX);
@@ -144,25 +128,18 @@ static void on_batch(void *ctx)
 		tool_lifediag_flush(&st->ld, 0, show_life, st);
 }
 
-static int on_event(void *ctx, const struct ftn_event *ev)
+static void on_trans(void *ctx, const struct ftn_event *ev, struct tool_conn_rec *r)
 {
 	struct state *st = ctx;
-	struct tool_conn_rec r;
 
-	if (!tool_conn_event(&st->c, ev, &r))
-		return 0;
-	if (!st->first_ts)
-		st->first_ts = ev->ts_ns;
 	/* a connection's close: not a listener's, not a second CLOSE; with
 	 * sock_diag every one waits, those filtered out for their tuple */
-	if (r.e.newstate == TCP_CLOSE && r.e.oldstate != TCP_LISTEN && r.e.oldstate != TCP_CLOSE) {
+	if (r->e.newstate == TCP_CLOSE && r->e.oldstate != TCP_LISTEN && r->e.oldstate != TCP_CLOSE) {
 		/* (out of memory to wait: shown at once, without bytes) */
-		if ((!st->diag || tool_lifediag_add(&st->ld, &r, ev->ts_ns, r.pass)) && r.pass)
-			show(st, ev->ts_ns, &r, 0);
-		st->c.unknown_ns += r.ns_unknown;
+		if ((!st->diag || tool_lifediag_add(&st->ld, r, ev->ts_ns, r->pass)) && r->pass)
+			show(st, ev->ts_ns, r, 0);
+		st->c.unknown_ns += r->ns_unknown;
 	}
-	tool_conn_done(&st->c, &r);
-	return 0;
 }
 
 /* ---- phases ---- */
@@ -194,8 +171,9 @@ static const struct tool_desc desc = {
 	.buffer_kb = TOOL_CONN_BUFFER_KB,
 };
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err;
 
 	st->c.want = FTN_CONN_BYTES | (st->c.netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0);
@@ -231,24 +209,17 @@ static int init(struct state *st)
 	return 0;
 }
 
-static int run(struct state *st)
+static int run(void *ctx)
 {
+	struct state *st = ctx;
 	struct tool_report_cfg cfg = {
 		.tool = TOOL, .unit = "connections", .cols = st->cols, .ncols = NCOLS,
 	};
 	int err;
 
-	memcpy(st->cols, tmpl, sizeof(tmpl));
-	if (!st->c.hms)
-		st->cols[C_TIME].name = NULL;
-	if (!st->c.rel)
-		st->cols[C_REL].name = NULL;
-	if (!st->c.netns_col)
-		st->cols[C_NETNS].name = NULL;
-	if (st->c.wide) {
-		st->cols[C_LADDR].width = st->cols[C_RADDR].width = -39;
+	tool_conn_rec_cols(&st->c, st->cols, tmpl, NCOLS, C_TIME, C_PID);
+	if (st->c.wide)
 		st->cols[C_TXKB].width = st->cols[C_RXKB].width = 10;
-	}
 	if ((err = tool_conn_report(&st->c, &cfg, &st->o, NULL, NULL)))
 		return err;
 	if (st->o.prom &&
@@ -266,7 +237,7 @@ static int run(struct state *st)
 				     tool_conn_backends[st->c.be])))
 		return err;
 	st->ld.r = st->c.r;
-	return tool_conn_run(&st->c, &st->o, on_event, on_batch, st);
+	return tool_conn_run_trans(&st->c, &st->o, on_trans, on_batch, st);
 }
 
 static int fini(struct state *st, int err)
@@ -285,12 +256,7 @@ static int fini(struct state *st, int err)
 int main(int argc, char **argv)
 {
 	static struct state st;
-	int err;
+	int err = tool_conn_main(&desc, &st.o, &st.c, argc, argv, init, run, &st);
 
-	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
-	err = init(&st);
-	if (!err)
-		err = run(&st);
 	return tool_exit_code(fini(&st, err));
 }

@@ -262,8 +262,9 @@ static const struct tool_desc desc = {
 	.opt = tool_conn_on_opt,
 };
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err, tp, kp, every;
 
 	if ((err = tool_tracefs()))
@@ -304,8 +305,9 @@ static int init(struct state *st)
 	return tool_reset_owner_setup(&st->c, kp);
 }
 
-static int run(struct state *st)
+static int run(void *ctx)
 {
+	struct state *st = ctx;
 	static const struct tool_conn_prom prom[] = {
 		{ "ftnet_tcpreset_resets_total",
 		  "TCP resets sent (TcpOutRsts) and received, by direction, reason and remote address.", 0, 20 },
@@ -337,13 +339,8 @@ static int run(struct state *st)
 int main(int argc, char **argv)
 {
 	static struct state st;
-	int err;
+	int err = tool_conn_main(&desc, &st.o, &st.c, argc, argv, init, run, &st);
 
-	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
-	err = init(&st);
-	if (!err)
-		err = run(&st);
 	if (st.c.r) {
 		st.final = 1;
 		ftn_reset_flush(st.dec, emit, &st);

@@ -18,7 +18,6 @@
 struct state {
 	struct tool_opts o;
 	struct tool_conn c;
-	uint64_t first_ts;
 	struct tool_col cols[20];
 };
 
@@ -30,14 +29,7 @@ static const struct tool_col tmpl[NCOLS] = {
 	{ NULL, "ts", 0, TOOL_COL_NUM, 6, 0 },
 	{ "TIME(s)", NULL, -9, TOOL_COL_NUM, 6, 0 },
 	{ NULL, "cpu", 0, TOOL_COL_INT, 0, 0 },
-	{ "PID", "pid", -7, TOOL_COL_INT, 0, 0 },
-	{ "COMM", "comm", -16, TOOL_COL_STR, 0, 0 },
-	{ "NETNS", "netns", -10, TOOL_COL_UINT, 0, 0 },
-	{ NULL, "family", 0, TOOL_COL_INT, 0, 0 },
-	{ "LADDR", "saddr", -15, TOOL_COL_STR, 0, 0 },
-	{ "LPORT", "sport", 5, TOOL_COL_INT, 0, 0 },
-	{ "RADDR", "daddr", -15, TOOL_COL_STR, 0, 0 },
-	{ "RPORT", "dport", 5, TOOL_COL_INT, 0, 0 },
+	TOOL_CONN_REC_COLS,
 	{ "OLDSTATE", "oldstate", -11, TOOL_COL_STR, 0, 0 },
 	{ "->", NULL, -2, TOOL_COL_STR, 0, 0 },
 	{ "NEWSTATE", "newstate", -11, TOOL_COL_STR, 0, 0 },
@@ -53,26 +45,17 @@ static const char *const count_labels[] = { "oldstate", "newstate", NULL };
 
 static void print_event(struct state *st, const struct ftn_event *ev, const struct tool_conn_rec *r)
 {
-	const struct ftn_probe_sock *t = &r->e.t;
 	struct tool_report *rp = st->c.r;
-	char sk[24], a[64];
-	int k = r->e.known;
+	char sk[24];
 
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	snprintf(sk, sizeof(sk), "%llx", (unsigned long long)r->e.sk);
 	tool_report_str(rp, C_SK, r->e.sk ? sk : NULL);
 	tool_report_time(rp, C_TIME, ftn_instance_to_wall(st->c.inst, ev->ts_ns));
 	tool_report_num(rp, C_TS, (double)ftn_instance_to_wall(st->c.inst, ev->ts_ns) / 1e9);
-	tool_report_num(rp, C_REL, (double)(ev->ts_ns - st->first_ts) / 1e9);
+	tool_report_num(rp, C_REL, (double)(ev->ts_ns - st->c.first_ts) / 1e9);
 	tool_report_int(rp, C_CPU, ev->cpu);
-	r->owned ? tool_report_int(rp, C_PID, r->own.pid) : tool_report_null(rp, C_PID);
-	tool_report_str(rp, C_COMM, r->owned && r->own.comm[0] ? r->own.comm : NULL);
-	r->netns ? tool_report_uint(rp, C_NETNS, r->netns) : tool_report_null(rp, C_NETNS);
-	k ? tool_report_int(rp, C_FAM, t->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, C_FAM);
-	tool_report_str(rp, C_LADDR, k ? ftn_addr_str(&t->laddr, a, sizeof(a)) : NULL);
-	k ? tool_report_int(rp, C_LPORT, t->lport) : tool_report_null(rp, C_LPORT);
-	tool_report_str(rp, C_RADDR, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
-	k ? tool_report_int(rp, C_RPORT, t->rport) : tool_report_null(rp, C_RPORT);
+	tool_conn_rec_row(&st->c, r, C_PID);
 	tool_report_str(rp, C_OLD, ftn_tcp_state_name(r->e.oldstate));
 	tool_report_str(rp, C_ARROW, "->");
 	tool_report_str(rp, C_NEW, ftn_tcp_state_name(r->e.newstate));
@@ -94,24 +77,17 @@ static void count(struct state *st, const struct tool_conn_rec *r, uint64_t n)
 	}
 }
 
-static int on_event(void *ctx, const struct ftn_event *ev)
+static void on_trans(void *ctx, const struct ftn_event *ev, struct tool_conn_rec *r)
 {
 	struct state *st = ctx;
-	struct tool_conn_rec r;
 
-	if (!tool_conn_event(&st->c, ev, &r))
-		return 0;
-	if (!st->first_ts)
-		st->first_ts = ev->ts_ns;
-	if (r.pass) {
+	if (r->pass) {
 		if (st->c.counts)
-			count(st, &r, 1);
+			count(st, r, 1);
 		if (!st->c.count)
-			print_event(st, ev, &r);
+			print_event(st, ev, r);
 	}
-	st->c.unknown_ns += r.ns_unknown;
-	tool_conn_done(&st->c, &r);
-	return 0;
+	st->c.unknown_ns += r->ns_unknown;
 }
 
 /* -c counted by the kernel: one of a period's rows that changed */
@@ -156,16 +132,19 @@ static const struct tool_desc desc = {
 	.buffer_kb = TOOL_CONN_BUFFER_KB,
 };
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
+
 	st->c.want = st->c.netns_col || st->c.netns_pid ? FTN_CONN_NETNS : 0;
 	st->c.count_only = st->c.count;
 	st->c.nlabels = 2;
 	return tool_conn_init(&st->c, TOOL, &st->o);
 }
 
-static int run(struct state *st)
+static int run(void *ctx)
 {
+	struct state *st = ctx;
 	static const struct tool_conn_prom prom[] = {
 		{ "ftnet_tcpstates_transitions_total", "TCP state transitions, by old and new state.", 0, 0 },
 		{ NULL, NULL, 0, 0 },
@@ -176,15 +155,7 @@ static int run(struct state *st)
 	};
 	int err;
 
-	memcpy(st->cols, tmpl, sizeof(tmpl));
-	if (!st->c.hms)
-		st->cols[C_TIME].name = NULL;
-	if (!st->c.rel)
-		st->cols[C_REL].name = NULL;
-	if (!st->c.netns_col)
-		st->cols[C_NETNS].name = NULL;
-	if (st->c.wide)
-		st->cols[C_LADDR].width = st->cols[C_RADDR].width = -39;
+	tool_conn_rec_cols(&st->c, st->cols, tmpl, NCOLS, C_TIME, C_PID);
 	if ((err = tool_conn_report(&st->c, &cfg, &st->o, prom, count_labels)))
 		return err;
 	if ((err = tool_report_start(st->c.r, !st->c.count, "Tracing TCP state transitions (%s back end%s)%s.",
@@ -193,18 +164,13 @@ static int run(struct state *st)
 				     st->c.count ? ", counted per transition" : "")))
 		return err;
 	return st->c.hist ? tool_conn_run_hist(&st->c, &st->o, hist_row, st) :
-			    tool_conn_run(&st->c, &st->o, on_event, NULL, st);
+			    tool_conn_run_trans(&st->c, &st->o, on_trans, NULL, st);
 }
 
 int main(int argc, char **argv)
 {
 	static struct state st;
-	int err;
+	int err = tool_conn_main(&desc, &st.o, &st.c, argc, argv, init, run, &st);
 
-	tool_stdout_buffer();                          /* flushed per batch */
-	tool_opts_parse(&desc, &st.o, &st.c, argc, argv);
-	err = init(&st);
-	if (!err)
-		err = run(&st);
 	return tool_exit_code(tool_conn_fini(&st.c, err));
 }

@@ -23,7 +23,6 @@ struct state {
 	char sys[128];
 	char event[128];
 	char name[260];         /* "sys:event" */
-	struct ftn_instance *inst;
 };
 
 static int on_opt(void *ctx, int c, const char *arg)
@@ -54,8 +53,7 @@ static const struct tool_desc desc = {
 		    "  tpoint -v skb:kfree_skb                    fields of kfree_skb\n"
 		    "  tpoint -d 5 --json tcp:tcp_retransmit_skb  retransmits as JSON, 5 s\n"
 		    "  tpoint -s tcp:tcp_send_reset 'dport == 80' resets to port 80, with stacks\n",
-	.common = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER |
-		  TOOL_OPT_JSON | TOOL_OPT_PROM,
+	.common = TOOL_TRACER_COMMON,
 	.shortopts = "+lp:sv",
 	.opt = on_opt,
 	.min_args = 0, .max_args = -1,
@@ -99,8 +97,9 @@ static int list(struct state *st)
 	return 0;
 }
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err;
 
 	if (tool_tpoint_spec_parse(st->spec, st->sys, sizeof(st->sys), st->event,
@@ -113,25 +112,22 @@ static int init(struct state *st)
 	if (!ftn_event_exists(st->sys, st->event))
 		return tool_fail(-ENOTSUP, "no tracepoint %s on this kernel (tpoint -l lists them)",
 				 st->name);
-	if (!st->t.view && !(st->inst = tool_instance(TOOL)))
+	if (!st->t.view && !(st->t.inst = tool_instance(TOOL)))
 		return -errno;
+	st->t.sys = st->sys;
+	st->t.event = st->event;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct state st;
-	int err;
+	static struct state st;
 
-	memset(&st, 0, sizeof(st));
 	opts_parse(&st, argc, argv);
 	if (st.list) {
-		err = tool_tracefs();
+		int err = tool_tracefs();
+
 		return tool_exit_code(err ? err : list(&st));
 	}
-	err = init(&st);
-	if (!err)
-		err = tool_tracer_run(&st.t, st.inst, st.sys, st.event);
-	err = tool_instance_end(st.inst, err);
-	return tool_exit_code(err);
+	return tool_tracer_main(&st.t, init, &st);
 }

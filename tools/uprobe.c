@@ -44,7 +44,6 @@ struct state {
 	int dry;                /* -n */
 	int hex;                /* -x */
 	const char *list_path, *glob;
-	struct ftn_instance *inst;
 };
 
 static int on_opt(void *ctx, int c, const char *arg)
@@ -94,8 +93,7 @@ static const struct tool_desc desc = {
 		    "  uprobe -p 1234 'p:libc:malloc size=$arg1:u64'      malloc sizes of 1234\n"
 		    "  uprobe -x 'p:/usr/bin/app:parse b=+0($arg1):x8[16]' 16 bytes, dumped\n"
 		    "  uprobe -l libssl 'SSL_*'                           SSL_ functions\n",
-	.common = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER |
-		  TOOL_OPT_JSON | TOOL_OPT_PROM,
+	.common = TOOL_TRACER_COMMON,
 	/* '+': options come first, so a filter may start with '-' */
 	.shortopts = "+lnp:svx",
 	.opt = on_opt,
@@ -195,7 +193,7 @@ static int pid_filter(struct state *st)
 	struct tool_str *f = &st->filter;
 	int err;
 
-	err = tool_pid_follow(st->inst, st->t.pid, &st->pid_how);
+	err = tool_pid_follow(st->t.inst, st->t.pid, &st->pid_how);
 	if (err == 0) {
 		st->t.pid = 0;
 		return 0;
@@ -224,8 +222,9 @@ static int pid_filter(struct state *st)
 	return 0;
 }
 
-static int init(struct state *st)
+static int init(void *ctx)
 {
+	struct state *st = ctx;
 	int err;
 
 	if ((err = locate(st)))
@@ -241,9 +240,9 @@ static int init(struct state *st)
 		return err;
 	if (!ftn_tracefs_exists(NULL, "uprobe_events"))
 		return tool_fail(-ENOTSUP, "this kernel has no uprobes (no uprobe_events in tracefs)");
-	if (!(st->inst = tool_instance(TOOL)))
+	if (!(st->t.inst = tool_instance(TOOL)))
 		return -errno;
-	err = ftn_uprobe_create(st->inst, st->up.event, st->def, st->up.is_return);
+	err = ftn_uprobe_create(st->t.inst, st->up.event, st->def, st->up.is_return);
 	/* the kernel holds the inode now (or refused it) */
 	close(st->fd);
 	st->fd = -1;
@@ -251,6 +250,8 @@ static int init(struct state *st)
 		return tool_tracer_create_fail(&st->t, err, st->shown);
 	if (st->t.pid > 0 && (err = pid_filter(st)))
 		return err;
+	st->t.sys = ftn_probe_group(st->t.inst);
+	st->t.event = st->up.event;
 	if (st->t.view)   /* where the probe went, then the format */
 		tool_fail(0, "%s at offset 0x%llx of %s (file found by %s, %s%s%s)",
 			  st->up.is_offset ? "probe" : st->up.sym, (unsigned long long)st->off,
@@ -307,23 +308,16 @@ static void print_event(struct tool_tracer *t, struct tool_report *r,
 
 int main(int argc, char **argv)
 {
-	struct state st;
-	int err;
+	static struct state st;
+	int code;
 
-	memset(&st, 0, sizeof(st));
 	st.fd = -1;
 	opts_parse(&st, argc, argv);
 	if (st.list)
 		return tool_exit_code(tool_elf_list(st.list_path, st.t.pid, st.glob));
 	st.t.print = print_event;
 	st.t.print_ctx = &st;
-	err = init(&st);
-	if (err == 1)
-		return 0;       /* -n */
-	if (!err)
-		err = tool_tracer_run(&st.t, st.inst, ftn_probe_group(st.inst), st.up.event);
-	/* disables the event, removes trigger, filter and the probe, rmdir */
-	err = tool_instance_end(st.inst, err);
+	code = tool_tracer_main(&st.t, init, &st);        /* init: 1 after -n */
 	tool_str_free(&st.filter);
-	return tool_exit_code(err);
+	return code;
 }

@@ -2,10 +2,11 @@
 /*
  * conn.c - what the connection tools share (tools/common.h, tool_conn):
  * their options, choosing the back end, the instance and its events, the
- * port filters, the consume loop and the end of the run. Beside it: the
- * owners (conn_owner.c), the report, counts and rows (conn_rows.c), the
- * tools keyed by TCP state transitions (conn_state.c), the threads' events
- * (threads.c) and records waiting for a later event (wait.c).
+ * port filters, the consume loop, the end of the run and the phases
+ * around them (tool_conn_main). Beside it: the owners (conn_owner.c), the
+ * report, counts and rows (conn_rows.c), the tools keyed by TCP state
+ * transitions (conn_state.c), the threads' events (threads.c) and records
+ * waiting for a later event (wait.c).
  */
 #include "int.h"
 
@@ -78,21 +79,26 @@ int tool_conn_backend(struct tool_conn *c, int tp, int def, const char *tp_needs
 			return tool_fail(-ENOTSUP, "back end 'tracepoint' needs %s, and this kernel has none",
 					 tp_needs);
 		tool_info("back end %s: asked for with -B", tool_conn_backends[c->be]);
-		return 0;
+	} else {
+		if (def < 0)
+			return tool_fail(-ENOTSUP, "no back end on this kernel: neither %s nor kprobes",
+					 tp_needs);
+		c->be = def;
+		tool_info("back end %s: %s", tool_conn_backends[def], why);
 	}
-	if (def < 0)
-		return tool_fail(-ENOTSUP, "no back end on this kernel: neither %s nor kprobes", tp_needs);
-	c->be = def;
-	tool_info("back end %s: %s", tool_conn_backends[def], why);
+	c->bare_hex = c->be && !ftn_tracefs_readme_has("x8/16/32/64");
 	return 0;
 }
 
 int tool_conn_backend_with(struct tool_conn *c, const char *sys, const char *event,
 			   const char *tp_needs)
 {
-	int tp = ftn_event_exists("sock", "inet_sock_set_state") && ftn_event_exists(sys, event);
 	char why[160];
+	int tp, err;
 
+	if ((err = tool_tracefs()))
+		return err;
+	tp = ftn_event_exists("sock", "inet_sock_set_state") && ftn_event_exists(sys, event);
 	snprintf(why, sizeof(why), tp ? "sock:inet_sock_set_state and %s:%s exist" :
 		 "no sock:inet_sock_set_state or %s:%s, kprobes exist", sys, event);
 	return tool_conn_backend(c, tp, tp ? 0 : ftn_kernel_has_kprobes() ? 1 : -1, tp_needs, why);
@@ -301,4 +307,15 @@ int tool_conn_fini(struct tool_conn *c, int err)
 	ftn_conntab_free(c->socks);
 	ftn_conn_dec_free(c->dec);
 	return err ? err : ferr;
+}
+
+int tool_conn_main(const struct tool_desc *desc, struct tool_opts *o, struct tool_conn *c,
+		   int argc, char **argv, int (*init)(void *st), int (*run)(void *st), void *st)
+{
+	int err;
+
+	tool_stdout_buffer();
+	tool_opts_parse(desc, o, c, argc, argv);
+	err = init(st);
+	return err ? err : run(st);
 }

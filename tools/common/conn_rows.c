@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * conn_rows.c - what a connection tool prints: the report with its --prom
- * counters, counts under an address and a port (-c, --prom), and the
- * columns every row starts with (TIME, TS, PID, COMM, NETNS).
+ * counters, counts under an address and a port (-c, --prom), the
+ * columns every row starts with (TIME, TS, PID, COMM, NETNS) and those of
+ * a TCP state transition's socket (tcpstates, tcplife).
  */
 #include "common.h"
 
@@ -75,4 +76,35 @@ void tool_conn_cols(const struct tool_conn *c, struct tool_col *cols, const stru
 		cols[TOOL_CONN_C_NETNS].name = cols[TOOL_CONN_C_NETNS].key = NULL;
 	if (elapsed)
 		cols[TOOL_CONN_C_TIME] = (struct tool_col){ "TIME(s)", "time_s", -9, TOOL_COL_NUM, 3, 0 };
+}
+
+void tool_conn_rec_row(struct tool_conn *c, const struct tool_conn_rec *r, int col)
+{
+	const struct ftn_probe_sock *t = &r->e.t;
+	struct tool_report *rp = c->r;
+	int k = r->e.known;
+	char a[64];
+
+	r->owned ? tool_report_int(rp, col, r->own.pid) : tool_report_null(rp, col);
+	tool_report_str(rp, col + 1, r->owned && r->own.comm[0] ? r->own.comm : NULL);
+	r->netns ? tool_report_uint(rp, col + 2, r->netns) : tool_report_null(rp, col + 2);
+	k ? tool_report_int(rp, col + 3, t->family == AF_INET6 ? 6 : 4) : tool_report_null(rp, col + 3);
+	tool_report_str(rp, col + 4, k ? ftn_addr_str(&t->laddr, a, sizeof(a)) : NULL);
+	k ? tool_report_int(rp, col + 5, t->lport) : tool_report_null(rp, col + 5);
+	tool_report_str(rp, col + 6, k ? ftn_addr_str(&t->raddr, a, sizeof(a)) : NULL);
+	k ? tool_report_int(rp, col + 7, t->rport) : tool_report_null(rp, col + 7);
+}
+
+void tool_conn_rec_cols(const struct tool_conn *c, struct tool_col *cols, const struct tool_col *tmpl,
+			size_t n, int time, int rec)
+{
+	memcpy(cols, tmpl, n * sizeof(*cols));
+	if (!c->hms)
+		cols[time].name = NULL;
+	if (!c->rel)
+		cols[time + 2].name = NULL;
+	if (!c->netns_col)
+		cols[rec + 2].name = NULL;
+	if (c->wide)
+		cols[rec + 4].width = cols[rec + 6].width = -39;
 }

@@ -2,7 +2,8 @@
 /*
  * conn_state.c - the tools keyed by TCP state transitions (tcpstates,
  * tcplife): choosing and setting up their back end, and for every
- * transition its socket entry, its owner and whether the filters keep it.
+ * transition its socket entry, its owner and whether the filters keep it,
+ * given to the tool by their consume loop (tool_conn_run_trans).
  */
 #include "int.h"
 
@@ -107,7 +108,7 @@ int tool_conn_init(struct tool_conn *c, const char *tool, const struct tool_opts
 
 	if ((err = tool_tracefs()) || (err = choose(c)))
 		return err;
-	if (!(c->dec = ftn_conn_dec_alloc(c->be && !ftn_tracefs_readme_has("x8/16/32/64"))) ||
+	if (!(c->dec = ftn_conn_dec_alloc(c->bare_hex)) ||
 	    !(c->socks = ftn_conntab_alloc()))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = tool_conn_start(c, tool, o)))
@@ -205,4 +206,36 @@ void tool_conn_done(struct tool_conn *c, struct tool_conn_rec *r)
 	ftn_ownermap_forget(c->owners, r->e.sk);
 	ftn_conntab_remove(c->socks, r->e.sk);
 	r->s = NULL;
+}
+
+static int trans_event(void *ctx, const struct ftn_event *ev)
+{
+	struct tool_conn *c = ctx;
+	struct tool_conn_rec r;
+
+	if (!tool_conn_event(c, ev, &r))
+		return 0;
+	if (!c->first_ts)
+		c->first_ts = ev->ts_ns;
+	c->on_trans(c->trans_ctx, ev, &r);
+	tool_conn_done(c, &r);
+	return 0;
+}
+
+static void trans_batch(void *ctx)
+{
+	struct tool_conn *c = ctx;
+
+	if (c->on_trans_batch)
+		c->on_trans_batch(c->trans_ctx);
+}
+
+int tool_conn_run_trans(struct tool_conn *c, const struct tool_opts *o,
+			void (*on_trans)(void *ctx, const struct ftn_event *ev, struct tool_conn_rec *r),
+			void (*on_batch)(void *ctx), void *ctx)
+{
+	c->on_trans = on_trans;
+	c->on_trans_batch = on_batch;
+	c->trans_ctx = ctx;
+	return tool_conn_run(c, o, trans_event, trans_batch, c);
 }

@@ -153,20 +153,6 @@ static void text_field(struct tool_report *r, const struct tool_col *c, const ch
 	text_field_n(r, c, s, strlen(s));
 }
 
-/* decimal digits of v into the end of b[32]; returns the start */
-static const char *utoa(unsigned long long v, int neg, char *b)
-{
-	char *p = b + 31;
-
-	*p = '\0';
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	if (neg)
-		*--p = '-';
-	return p;
-}
-
 void tool_report_str(struct tool_report *r, int col, const char *val)
 {
 	const struct tool_col *c = col_get(r, col);
@@ -193,36 +179,37 @@ void tool_report_strn(struct tool_report *r, int col, const char *val, size_t n)
 		text_field_esc(r, c, val, n);
 }
 
-void tool_report_int(struct tool_report *r, int col, long long val)
+/* An integer column (tool_report_int, tool_report_uint): its magnitude
+ * v, negative when neg */
+static void report_dec(struct tool_report *r, int col, unsigned long long v, int neg)
 {
 	const struct tool_col *c = col_get(r, col);
-	const char *p;
-	char b[32];
+	char b[32], *p = b + 31;
 
 	if (!c)
 		return;
 	if (r->o.json) {
-		tool_json_int(&r->j, c->key, val);
+		neg ? tool_json_int(&r->j, c->key, -(long long)(v - 1) - 1) :
+		      tool_json_uint(&r->j, c->key, v);
 		return;
 	}
-	p = utoa(val < 0 ? 0ULL - (unsigned long long)val : (unsigned long long)val, val < 0, b);
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	if (neg)
+		*--p = '-';
 	text_field_n(r, c, p, (size_t)(b + 31 - p));
+}
+
+void tool_report_int(struct tool_report *r, int col, long long val)
+{
+	report_dec(r, col, val < 0 ? 0ULL - (unsigned long long)val : (unsigned long long)val, val < 0);
 }
 
 void tool_report_uint(struct tool_report *r, int col, unsigned long long val)
 {
-	const struct tool_col *c = col_get(r, col);
-	const char *p;
-	char b[32];
-
-	if (!c)
-		return;
-	if (r->o.json) {
-		tool_json_uint(&r->j, c->key, val);
-		return;
-	}
-	p = utoa(val, 0, b);
-	text_field_n(r, c, p, (size_t)(b + 31 - p));
+	report_dec(r, col, val, 0);
 }
 
 void tool_report_num(struct tool_report *r, int col, double val)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracer.c - the part of kprobe and tpoint that is the same once they
- * know their event: in-kernel filter with a PID, stack trigger, enable,
- * consume, print every event through the report.
+ * tracer.c - the part of kprobe, tpoint and uprobe that is the same once
+ * they know their event: in-kernel filter with a PID, stack trigger,
+ * enable, consume, print every event through the report, and the phases
+ * around it (tool_tracer_main).
  */
 #include "common.h"
 
@@ -172,6 +173,18 @@ int tool_tracer_run(struct tool_tracer *t, struct ftn_instance *inst,
 	tool_counter_free(run.count);
 	tool_str_free(&filter);
 	return err ? err : ferr;
+}
+
+int tool_tracer_main(struct tool_tracer *t, int (*init)(void *ctx), void *ctx)
+{
+	int err = init(ctx);
+
+	if (err == 1)
+		return TOOL_EXIT_OK;
+	if (!err)
+		err = tool_tracer_run(t, t->inst, t->sys, t->event);
+	/* disables the event, removes trigger, filter and a probe, rmdir */
+	return tool_exit_code(tool_instance_end(t->inst, err));
 }
 
 int tool_pid_threads(int pid, struct tool_str *out)
