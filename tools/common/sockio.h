@@ -6,8 +6,10 @@
  * for the top tools hist triggers summing them in the kernel) joined with
  * the socket table by pointer, owned by the calling process,
  * then either summed per process and connection each interval (top) or
- * printed one line per call (snoop). Each tool is its usage text and a
- * call to sockio_main.
+ * printed one line per call (snoop). Each back end is one const table of
+ * its phases (struct sockio_ops), each way a traced back end's calls
+ * arrive another (struct sockio_feed); the rows are shared. Each tool is
+ * its usage text and a call to sockio_main.
  */
 #ifndef FTNET_TOOLS_SOCKIO_H
 #define FTNET_TOOLS_SOCKIO_H
@@ -20,6 +22,9 @@
 
 struct sockio_born;
 struct sockio_diag;
+struct sockio_hist;
+struct sockio_kprobe;
+struct sockio;
 /* The socket tables of another network namespace, read through
  * /proc/TID/net of a task seen calling from it. */
 #define SOCKIO_MAXNS 64
@@ -27,6 +32,59 @@ struct sockio_ns {
 	uint64_t netns;
 	struct ftn_sockres *r;
 };
+
+/* One event of a traced back end's calls: where, its filter, its name in
+ * messages. */
+struct sockio_ev {
+	const char *sys, *event, *filter, *label;
+};
+
+/* A back end (-B NAME): one const table of its phases over the shared
+ * rows (the model: rtla's per-mode ops). The engine (sockio.c) chooses
+ * it, then runs init, start, run and fini in that order. */
+struct sockio_ops {
+	const char *name;       /* -B NAME */
+	const char *absent;     /* what a kernel without it lacks ("no kprobes") */
+	const char *about;      /* said with -v once chosen (NULL: its set-up says) */
+	const char *tracing;    /* the banner's "Tracing ..." (NULL: the calls') */
+	/* whether this kernel has it (tracefs found): 1; or 0, said when
+	 * asked (-B). Not asked, it is the default: why, said with -v. NULL:
+	 * its init tests it, and it is never the default. */
+	int (*probe)(struct sockio *st, int asked);
+	/* set up: 0 or -errno, said */
+	int (*init)(struct sockio *st);
+	/* a traced back end's calls' events, made (filter: the in-kernel
+	 * filter on protocol, family and common_pid): *n of them in ev, 0 or
+	 * -errno, said */
+	int (*events)(struct sockio *st, const char *filter, struct sockio_ev *ev, int *n);
+	/* a record of those events: 1 and *c a call, 0 not one */
+	int (*decode)(struct sockio *st, const struct ftn_event *ev, struct ftn_sendrecv *c);
+	/* after the rows are open, before the banner (NULL: nothing) */
+	int (*start)(struct sockio *st);
+	/* until -d or a signal: 0 or -errno, said */
+	int (*run)(struct sockio *st, const struct ftn_consumer_opts *co);
+	/* what it could not count, said; its state freed (NULL: nothing) */
+	void (*fini)(struct sockio *st);
+};
+/* The back ends, each in its file: sockio_tp.c, sockio_kp.c, sockio_diag.c */
+extern const struct sockio_ops sockio_tp, sockio_kp, sockio_diag;
+
+/* How a traced back end's calls reach the rows: each record streamed
+ * through the ring buffer (sockio_stream.c), or summed in the kernel by
+ * hist triggers and read once per second (sockio_hist.c). Chosen once the
+ * back end's events are made, in the order of the list in
+ * sockio_trace.c: the first that wants them. */
+struct sockio_feed {
+	/* whether it takes these calls (said with -v when not; NULL: always) */
+	int (*wanted)(struct sockio *st, const struct sockio_ev *first);
+	int (*init)(struct sockio *st);         /* before the events (NULL: nothing) */
+	int (*add)(struct sockio *st, const struct sockio_ev *e);
+	int (*done)(struct sockio *st);         /* after them (NULL: nothing) */
+	int (*run)(struct sockio *st, const struct ftn_consumer_opts *co);
+	void (*close)(struct sockio *st);       /* before the instance goes (NULL: nothing) */
+};
+extern const struct sockio_feed sockio_stream, sockio_hist_feed;
+
 struct sockio {
 	/* set by the tool */
 	const char *tool;       /* "tcptop" */
@@ -41,33 +99,24 @@ struct sockio {
 	long port;              /* -P, -1 any */
 	int family;             /* -4 / -6, 0 both */
 	int noclear;            /* -C (top) */
-	const char *backend;    /* -B, NULL: the best this kernel has */
 	int stream;             /* --stream (top): never count in the kernel */
 
 	/* the run */
-	int kprobe;                     /* back end: 0 tracepoints, 1 kprobes */
-	struct ftn_sendrecv_probes kp;  /* kprobe: the probes made */
-	struct ftn_sendrecv_pairs *pairs;       /* kprobe: entries waiting */
-	char evnames[FTN_SENDRECV_MAXPROBES + 2][96];
-	/* the calls' events, inet_sock_set_state, the threads' two, NULL */
+	const struct sockio_ops *ops;   /* the back end: -B, else the best this kernel has */
+	const struct sockio_feed *feed; /* a traced back end's: stream or hist */
+	const char *nosum;              /* why the back end's calls cannot be
+					   summed in the kernel (NULL: they can) */
+	struct sockio_kprobe *kprobe;   /* -B kprobe's state: sockio_kp.c */
+	struct sockio_hist *hist;       /* counted in the kernel: sockio_hist.c */
+	struct sockio_diag *diag;       /* -B diag (tcptop): sockio_diag.c */
+	/* streamed: the calls' events, inet_sock_set_state, the threads'
+	 * two, NULL */
+	char evnames[FTN_SENDRECV_MAXPROBES][96];
 	const char *evs[FTN_SENDRECV_MAXPROBES + 4];
+	int nevs;                       /* the calls' */
 	struct ftn_threads *threads;    /* a gone task's process (NULL: none) */
 	int ordered;                    /* with threads: read in time order */
 	const char *thread_evs[3];
-	/* top, counted in the kernel: one hist trigger per event, read once
-	 * per second (its table's change since the last read) */
-	int hist;
-	int nhist;
-	unsigned int hist_entries;      /* each table's size (hist_size) */
-	struct sockio_hist {
-		char sys[64], event[32];
-		int dir;                /* 'S', 'R' */
-		struct ftn_histtab *tab; /* the table (not the first event's:
-					   ftn_consume_hist keeps that) */
-		uint64_t notcounted;    /* calls seen but not counted, since the start */
-	} hists[FTN_SENDRECV_MAXPROBES];
-	uint64_t hist_dropped;          /* said so far */
-	int64_t hist_end;               /* CLOCK_MONOTONIC end of -d (the last period) */
 	struct ftn_instance *inst;
 	struct ftn_sockres *socks;
 	struct ftn_ownermap *owners;
@@ -86,8 +135,6 @@ struct sockio {
 	struct sockio_ns ns[SOCKIO_MAXNS];      /* the others seen */
 	int nns;
 	uint64_t foreign_calls, foreign_bytes;  /* namespaces past SOCKIO_MAXNS */
-	struct sockio_diag *diag;       /* -B diag (tcptop): sockio_diag.c */
-	int diag_reader;                /* its state events' reader */
 };
 
 /* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
@@ -149,23 +196,15 @@ struct sockio_diag {
 	struct ftn_tcpbytes *pend;
 	size_t npend, cap;
 	struct sockio_fins fins;        /* sockio_diag_fin.c */
+	int reader;                     /* its state events' reader */
 };
 /* sockio_diag_tab.c: one read of every socket into the table, each
  * one's change counted (0 or -errno, said); a destroy message, the last
  * change of its socket counted (0). */
 int sockio_diag_tab_read(struct sockio *st);
 int sockio_diag_tab_destroyed(struct sockio *st, const struct ftn_tcpbytes *b);
-/* -B diag: set up (0 or -errno, said), read the baseline, run until -d
- * or a signal, and say what it could not count and free it. */
-int sockio_diag_init(struct sockio *st);
-int sockio_diag_start(struct sockio *st);
-int sockio_diag_run(struct sockio *st);
-void sockio_diag_fini(struct sockio *st);
 
 /* ---- between the engine's files (tools/common/sockio*.c) ---- */
-
-/* A call waiting for its socket (or behind one that waits: snoop keeps
- * the order). */
 
 /* A call waiting for its socket (or behind one that waits: snoop keeps
  * the order). */
@@ -194,20 +233,18 @@ int sockio_born_lookup(const struct sockio *st, uint64_t sk, const struct ftn_so
 void sockio_born_purge(struct sockio *st);
 /* sockio_call.c: a call of task tid (kcomm: the kernel's name for it)
  * that moved bytes (ev: its record, NULL from a hist table); the
- * consumer's callbacks; every resolver's batch end; the snapshots taken. */
+ * consumer's batch callback; every resolver's batch end; the snapshots
+ * taken. */
 void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
 		    const struct ftn_event *ev);
-int sockio_on_event(void *ctx, const struct ftn_event *ev);
 int sockio_on_batch(void *ctx, int64_t now_wall);
 void sockio_batch_end(struct sockio *st);
 uint64_t sockio_snapshots(const struct sockio *st);
-/* sockio_hist.c: whether to count in the kernel (said with -v); a hist
- * trigger on sys:event (0 or -errno, said); read the tables until -d or
- * a signal; close them. */
-int sockio_hist_wanted(struct sockio *st, const char *sys, const char *event);
-int sockio_hist_add(struct sockio *st, const char *sys, const char *event, const char *filter);
-int sockio_hist_run(struct sockio *st, const struct ftn_consumer_opts *co);
-void sockio_hist_close(struct sockio *st);
+/* sockio_trace.c: the traced back ends' (tracepoint, kprobe) shared set-up:
+ * the resolvers, the instance, -p, their events (ops->events) under the
+ * feed that wants them; and their run, the feed's. */
+int sockio_trace_init(struct sockio *st);
+int sockio_trace_run(struct sockio *st, const struct ftn_consumer_opts *co);
 
 /* Parse, set up, trace until -d or a signal, tear down: the exit code. */
 int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv);

@@ -5,7 +5,7 @@
  * process context), its socket (born during the run, else the resolver's
  * table of the caller's network namespace, else waiting for the batch
  * end's snapshot), then counted or printed (sockio_rows.c); and the
- * consumer's callbacks.
+ * consumer's batch callback.
  */
 #include "common/sockio.h"
 
@@ -147,25 +147,6 @@ void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const 
 			      st->top ? NULL : ev, !st->top, on_resolved, st))
 		return;
 	sockio_emit(st, cl, ev, s);    /* (or no memory to wait: shown unresolved) */
-}
-
-int sockio_on_event(void *ctx, const struct ftn_event *ev)
-{
-	struct sockio *st = ctx;
-	struct sockio_call cl;
-
-	if (tool_threads_event(st->threads, st->inst, ev))
-		return 0;
-	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
-		sockio_on_state(st, ev);
-		return 0;
-	}
-	if ((st->kprobe ? ftn_sendrecv_probe_decode(st->pairs, ev, &cl.c) != 1
-			: ftn_sendrecv_decode(ev, &cl.c) != 0) ||
-	    cl.c.protocol != st->protocol || !cl.c.bytes)
-		return 0;
-	sockio_on_call(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
-	return 0;
 }
 
 int sockio_on_batch(void *ctx, int64_t now_wall)

@@ -28,9 +28,9 @@
  * closed between two reads is known only by its destroy message, which
  * has no inode: its bytes are counted under PID "-". Only our network
  * namespace is seen (sock_diag answers for the namespace of its socket).
- * Here: set-up, the destroy messages' queue, the run and its end; the
- * socket table and its reads are sockio_diag_tab.c, the tuples whose FIN
- * arrived sockio_diag_fin.c.
+ * Here: its ops table (sockio_diag): set-up, the destroy messages' queue,
+ * the run and its end; the socket table and its reads are
+ * sockio_diag_tab.c, the tuples whose FIN arrived sockio_diag_fin.c.
  */
 #include "common/sockio.h"
 
@@ -84,7 +84,7 @@ static int destroys(struct sockio *st, int last)
 	return err ? tool_fail(err, "cannot read sock_diag's destroy messages: %s", strerror(-err)) : 0;
 }
 
-int sockio_diag_init(struct sockio *st)
+static int init(struct sockio *st)
 {
 	struct sockio_diag *d;
 	int err;
@@ -114,8 +114,8 @@ int sockio_diag_init(struct sockio *st)
 		return tool_fail(-ENOTSUP, "back end 'diag' needs sock:inet_sock_set_state (4.16+)");
 	if (!(st->inst = tool_instance(st->tool)))
 		return -errno;
-	if ((st->diag_reader = tool_reader(st->inst, &st->o)) < 0)
-		return st->diag_reader;
+	if ((d->reader = tool_reader(st->inst, &st->o)) < 0)
+		return d->reader;
 	st->evs[0] = "sock/inet_sock_set_state";
 	tool_info("sock:inet_sock_set_state -> CLOSE_WAIT / CLOSING: the connections whose peer's "
 		  "FIN arrived (a FIN read as end of stream is no payload byte)");
@@ -151,7 +151,7 @@ static int on_batch(void *ctx, int64_t now)
 	return 0;
 }
 
-int sockio_diag_start(struct sockio *st)
+static int start(struct sockio *st)
 {
 	int err;
 
@@ -159,22 +159,20 @@ int sockio_diag_start(struct sockio *st)
 	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
 }
 
-int sockio_diag_run(struct sockio *st)
+/* co: batches of at most 1 s (the destroy messages drained), the
+ * sockets read once per interval */
+static int run(struct sockio *st, const struct ftn_consumer_opts *co)
 {
-	struct ftn_consumer_opts co = {
-		.period_s = st->o.interval > 1 ? 1 : st->o.interval,
-		.duration_s = st->o.duration,
-	};
 	struct ftn_consumer_ops ops = { .event = on_fin, .batch = on_batch };
 	int err;
 
-	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st, st->r)))
+	if ((err = tool_consume(st->inst, st->diag->reader, st->evs, co, &ops, st, st->r)))
 		return err;
 	/* the last, partial interval (printed by the caller) */
 	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
 }
 
-void sockio_diag_fini(struct sockio *st)
+static void fini(struct sockio *st)
 {
 	struct sockio_diag *d = st->diag;
 
@@ -210,3 +208,12 @@ void sockio_diag_fini(struct sockio *st)
 	free(d);
 	st->diag = NULL;
 }
+
+const struct sockio_ops sockio_diag = {
+	.name = "diag",
+	.tracing = "TCP payload bytes per process and socket each interval (tcp_info through sock_diag)",
+	.init = init,
+	.start = start,
+	.run = run,
+	.fini = fini,
+};
