@@ -171,17 +171,21 @@ static int fini(struct sockio *st, int err)
 	return err ? err : ferr;
 }
 
-int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv)
+int sockio_main(const struct tool_desc *d, int protocol, int top, int argc, char **argv)
 {
+	static struct sockio st;
 	int err;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */
-	st->port = -1;
-	tool_opts_parse(d, &st->o, st, argc, argv);
-	err = choose(st);
+	st.tool = d->name;
+	st.protocol = protocol;
+	st.top = top;
+	st.port = -1;
+	tool_opts_parse(d, &st.o, &st, argc, argv);
+	err = choose(&st);
 	if (!err)
-		err = st->ops->init(st);
+		err = st.ops->init(&st);
 	if (!err)
-		err = run(st);
-	return tool_exit_code(fini(st, err));
+		err = run(&st);
+	return tool_exit_code(fini(&st, err));
 }

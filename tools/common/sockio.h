@@ -161,6 +161,29 @@ int sockio_opt(void *ctx, int c, const char *arg);
 #define SOCKIO_OPTIONS_STREAM \
 	"  --stream    stream every call even where the kernel can sum them (hist)\n"
 
+/* The tool_desc fields a top tool (SOCKIO_DESC_TOP) or a snoop tool
+ * (SOCKIO_DESC_SNOOP) of the engine takes from it: its name and synopsis,
+ * the options and their parser; the tool adds its about text and its
+ * examples. */
+#define SOCKIO_DESC_TOP(tool) \
+	.name = tool, \
+	.synopsis = tool " [-B BACKEND] [-ChHv46] [-i SECS] [-d SECS] [-p PID] [-P PORT] [-b KB] [--top N]\n" \
+		    "              [--stream] [--json] [--prom FILE]", \
+	.options = SOCKIO_OPTIONS_TOP SOCKIO_OPTIONS SOCKIO_OPTIONS_STREAM, \
+	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER, \
+	.shortopts = SOCKIO_SHORTOPTS_TOP, \
+	.longopts = SOCKIO_LONGOPTS_TOP, \
+	.opt = sockio_opt, \
+	.interval = 5           /* DTrace's tcptop */
+#define SOCKIO_DESC_SNOOP(tool) \
+	.name = tool, \
+	.synopsis = tool " [-B BACKEND] [-hHv46] [-d SECS] [-i SECS] [-p PID] [-P PORT] [-b KB] [--json]", \
+	.options = SOCKIO_OPTIONS, \
+	.common = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER | TOOL_OPT_VERBOSE | \
+		  TOOL_OPT_JSON | TOOL_OPT_BUFFER, \
+	.shortopts = SOCKIO_SHORTOPTS_SNOOP, \
+	.opt = sockio_opt
+
 /* For a back end that counts by itself (sockio_diag.c): bytes of a
  * socket (s NULL: unknown) of process own into the interval's rows, and
  * the interval printed (then reset). */
@@ -246,7 +269,9 @@ uint64_t sockio_snapshots(const struct sockio *st);
 int sockio_trace_init(struct sockio *st);
 int sockio_trace_run(struct sockio *st, const struct ftn_consumer_opts *co);
 
-/* Parse, set up, trace until -d or a signal, tear down: the exit code. */
-int sockio_main(struct sockio *st, const struct tool_desc *d, int argc, char **argv);
+/* Parse, set up, trace until -d or a signal, tear down, for tool d
+ * (d->name) on protocol (IPPROTO_TCP, IPPROTO_UDP), top (per interval)
+ * or snoop (per call): the exit code. */
+int sockio_main(const struct tool_desc *d, int protocol, int top, int argc, char **argv);
 
 #endif /* FTNET_TOOLS_SOCKIO_H */
