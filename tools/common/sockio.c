@@ -30,7 +30,9 @@
 
 /* The back ends, the default's order first: the first this kernel has
  * is the default. */
-static const struct sockio_ops *const backends[] = { &sockio_tp, &sockio_kp, &sockio_diag, NULL };
+static const struct sockio_ops *const backends[] = {
+	&sockio_tp_ops, &sockio_kp_ops, &sockio_diag_ops, NULL
+};
 
 /* --- options --- */
 
@@ -120,7 +122,8 @@ static int run(struct sockio *st)
 	if (st->ops->tracing)
 		err = tool_report_start(st->r, !st->top, "Tracing %s.", st->ops->tracing);
 	else
-		err = tool_report_start(st->r, !st->top, "Tracing %s send/receive calls%s.", sockio_proto(st),
+		err = tool_report_start(st->r, !st->top, "Tracing %s send/receive calls%s.",
+					sockio_rows_proto(st),
 					st->top ? ", bytes per process and socket each interval" : "");
 	return err ? err : st->ops->run(st, &co);
 }
@@ -129,9 +132,9 @@ static int fini(struct sockio *st, int err)
 {
 	int ferr;
 
-	sockio_batch_end(st);
+	sockio_call_batch_end(st);
 	if (st->r && st->top && tool_counter_sum(st->counts, 0))
-		sockio_interval(st, tool_now_wall());    /* the last, partial one */
+		sockio_rows_interval(st, tool_now_wall());    /* the last, partial one */
 	if (st->r && st->unknown_calls)
 		tool_fail(0, "%llu calls (%llu bytes) on sockets gone before a socket table "
 			  "snapshot saw them: shown under '-'",
@@ -143,7 +146,7 @@ static int fini(struct sockio *st, int err)
 			  SOCKIO_MAXNS);
 	if (st->socks)
 		tool_info("%llu socket table snapshots (%llu of this namespace's tables, "
-			  "%d other network namespaces)", (unsigned long long)sockio_snapshots(st),
+			  "%d other network namespaces)", (unsigned long long)sockio_call_snapshots(st),
 			  (unsigned long long)ftn_sockres_snapshots(st->socks), st->nns);
 	if (st->states)
 		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",

@@ -23,7 +23,7 @@
 struct sockio_born;
 struct sockio_diag;
 struct sockio_hist;
-struct sockio_kprobe;
+struct sockio_kp_state;
 struct sockio;
 /* The socket tables of another network namespace, read through
  * /proc/TID/net of a task seen calling from it. */
@@ -67,7 +67,7 @@ struct sockio_ops {
 	void (*fini)(struct sockio *st);
 };
 /* The back ends, each in its file: sockio_tp.c, sockio_kp.c, sockio_diag.c */
-extern const struct sockio_ops sockio_tp, sockio_kp, sockio_diag;
+extern const struct sockio_ops sockio_tp_ops, sockio_kp_ops, sockio_diag_ops;
 
 /* How a traced back end's calls reach the rows: each record streamed
  * through the ring buffer (sockio_stream.c), or summed in the kernel by
@@ -83,7 +83,7 @@ struct sockio_feed {
 	int (*run)(struct sockio *st, const struct ftn_consumer_opts *co);
 	void (*close)(struct sockio *st);       /* before the instance goes (NULL: nothing) */
 };
-extern const struct sockio_feed sockio_stream, sockio_hist_feed;
+extern const struct sockio_feed sockio_stream_feed, sockio_hist_feed;
 
 struct sockio {
 	/* set by the tool */
@@ -106,7 +106,7 @@ struct sockio {
 	const struct sockio_feed *feed; /* a traced back end's: stream or hist */
 	const char *nosum;              /* why the back end's calls cannot be
 					   summed in the kernel (NULL: they can) */
-	struct sockio_kprobe *kprobe;   /* -B kprobe's state: sockio_kp.c */
+	struct sockio_kp_state *kp;     /* -B kprobe's state: sockio_kp.c */
 	struct sockio_hist *hist;       /* counted in the kernel: sockio_hist.c */
 	struct sockio_diag *diag;       /* -B diag (tcptop): sockio_diag.c */
 	/* streamed: the calls' events, inet_sock_set_state, the threads'
@@ -187,24 +187,24 @@ int sockio_opt(void *ctx, int c, const char *arg);
 /* For a back end that counts by itself (sockio_diag.c): bytes of a
  * socket (s NULL: unknown) of process own into the interval's rows, and
  * the interval printed (then reset). */
-void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
+void sockio_rows_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
 		  uint64_t tx, uint64_t rx);
-void sockio_interval(struct sockio *st, int64_t now_wall);
+void sockio_rows_interval(struct sockio *st, int64_t now_wall);
 /* The diag back end's tuples whose peer's FIN arrived, kept two reads
  * (sockio_diag_fin.c): the table made; the next read (the oldest
  * forgotten); a tuple added; whether a socket's tuple is one; freed.
  * 0 or -ENOMEM. */
 struct sockio_finkey;
-struct sockio_fins {
+struct sockio_diag_fins {
 	struct sockio_finkey *t;
 	size_t mask, n;
 	uint64_t gen;
 };
-int sockio_fins_init(struct sockio_fins *d);
-int sockio_fins_next(struct sockio_fins *d);
-int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t);
-int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s);
-void sockio_fins_free(struct sockio_fins *d);
+int sockio_diag_fin_init(struct sockio_diag_fins *d);
+int sockio_diag_fin_next(struct sockio_diag_fins *d);
+int sockio_diag_fin_add(struct sockio_diag_fins *d, const struct ftn_probe_sock *t);
+int sockio_diag_fin_known(const struct sockio_diag_fins *d, const struct ftn_sock *s);
+void sockio_diag_fin_free(struct sockio_diag_fins *d);
 /* The diag back end's state (sockio_diag.c), its socket table
  * (sockio_diag_tab.c) among it. */
 struct dsock;
@@ -218,7 +218,7 @@ struct sockio_diag {
 	/* destroy messages drained at the last batch, handled at the next */
 	struct ftn_tcpbytes *pend;
 	size_t npend, cap;
-	struct sockio_fins fins;        /* sockio_diag_fin.c */
+	struct sockio_diag_fins fins;        /* sockio_diag_fin.c */
 	int reader;                     /* its state events' reader */
 };
 /* sockio_diag_tab.c: one read of every socket into the table, each
@@ -243,26 +243,26 @@ struct sockio_call {
 /* sockio_rows.c: "TCP" or "UDP"; the report and its --prom counters (0
  * or -errno, said); a call with its socket known (or known to be
  * unknown: s NULL), counted (top) or printed (snoop). */
-const char *sockio_proto(const struct sockio *st);
+const char *sockio_rows_proto(const struct sockio *st);
 int sockio_rows_open(struct sockio *st);
-void sockio_emit(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
+void sockio_rows_emit(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
 		 const struct ftn_sock *s);
 /* sockio_born.c: an inet_sock_set_state record; the socket sk born
  * during the run: 1 (*s its tuple), -1 closed since the last snapshot
  * (wait for the next), 0 not known; at a batch end, the marks a newer
  * snapshot made useless dropped. */
-void sockio_on_state(struct sockio *st, const struct ftn_event *ev);
+void sockio_born_state(struct sockio *st, const struct ftn_event *ev);
 int sockio_born_lookup(const struct sockio *st, uint64_t sk, const struct ftn_sock **s);
 void sockio_born_purge(struct sockio *st);
 /* sockio_call.c: a call of task tid (kcomm: the kernel's name for it)
  * that moved bytes (ev: its record, NULL from a hist table); the
  * consumer's batch callback; every resolver's batch end; the snapshots
  * taken. */
-void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
+void sockio_call_join(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
 		    const struct ftn_event *ev);
-int sockio_on_batch(void *ctx, int64_t now_wall);
-void sockio_batch_end(struct sockio *st);
-uint64_t sockio_snapshots(const struct sockio *st);
+int sockio_call_batch(void *ctx, int64_t now_wall);
+void sockio_call_batch_end(struct sockio *st);
+uint64_t sockio_call_snapshots(const struct sockio *st);
 /* sockio_trace.c: the traced back ends' (tracepoint, kprobe) shared set-up:
  * the resolvers, the instance, -p, their events (ops->events) under the
  * feed that wants them; and their run, the feed's. */

@@ -136,7 +136,7 @@ static void born_set(struct sockio *st, uint64_t sk, const struct ftn_sock *s)
 	e->snap = snaps;
 }
 
-void sockio_on_state(struct sockio *st, const struct ftn_event *ev)
+void sockio_born_state(struct sockio *st, const struct ftn_event *ev)
 {
 	struct ftn_probe_sock t;
 	struct ftn_sock s;

@@ -72,19 +72,19 @@ static void on_resolved(void *ctx, void *item, const struct ftn_event *ev, const
 	 * own resolver's one snapshot of this batch end */
 	if (!cl->known && cl->ns >= 0)
 		s = ftn_sockres_lookup_sk(st->ns[cl->ns].r, cl->c.sk);
-	sockio_emit(st, cl, ev, cl->known ? &cl->sock : s);
+	sockio_rows_emit(st, cl, ev, cl->known ? &cl->sock : s);
 }
 
 /* End of a batch for every resolver: the other namespaces' first (their
  * waiting calls are in our queue and resolved through them), then ours. */
-void sockio_batch_end(struct sockio *st)
+void sockio_call_batch_end(struct sockio *st)
 {
 	for (int i = 0; i < st->nns; i++)
 		ftn_sockres_batch_end(st->ns[i].r, NULL, NULL);
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
 }
 
-uint64_t sockio_snapshots(const struct sockio *st)
+uint64_t sockio_call_snapshots(const struct sockio *st)
 {
 	uint64_t n = ftn_sockres_snapshots(st->socks);
 
@@ -96,7 +96,7 @@ uint64_t sockio_snapshots(const struct sockio *st)
 /* A call of task tid (kcomm: the kernel's name for it) that moved bytes:
  * its owner, its socket, then counted or printed (ev: the record, for
  * snoop's time and order; NULL from the kernel's tables). */
-void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
+void sockio_call_join(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
 		    const struct ftn_event *ev)
 {
 	const struct ftn_sock *s;
@@ -130,7 +130,7 @@ void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const 
 		st->foreign_bytes += cl->c.bytes;
 		st->unknown_calls--;    /* said apart */
 		st->unknown_bytes -= cl->c.bytes;
-		sockio_emit(st, cl, ev, NULL);
+		sockio_rows_emit(st, cl, ev, NULL);
 		return;
 	} else {
 		s = ftn_sockres_lookup_sk(st->socks, cl->c.sk);
@@ -146,20 +146,20 @@ void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const 
 	if (ftn_sockres_queue(st->socks, s != NULL, s || cl->ns >= 0 ? 0 : cl->c.sk, cl, sizeof(*cl),
 			      st->top ? NULL : ev, !st->top, on_resolved, st))
 		return;
-	sockio_emit(st, cl, ev, s);    /* (or no memory to wait: shown unresolved) */
+	sockio_rows_emit(st, cl, ev, s);    /* (or no memory to wait: shown unresolved) */
 }
 
-int sockio_on_batch(void *ctx, int64_t now_wall)
+int sockio_call_batch(void *ctx, int64_t now_wall)
 {
 	struct sockio *st = ctx;
 
-	sockio_batch_end(st);
+	sockio_call_batch_end(st);
 	ftn_ownermap_batch_end(st->owners);
 	sockio_born_purge(st);
 	if (!st->top)
 		return tool_report_batch(st->r, now_wall);
 	if (now_wall >= st->next_wall) {
-		sockio_interval(st, now_wall);
+		sockio_rows_interval(st, now_wall);
 		st->next_wall += (int64_t)(st->o.interval * 1e9);
 		if (st->next_wall <= now_wall)
 			st->next_wall = now_wall + (int64_t)(st->o.interval * 1e9);

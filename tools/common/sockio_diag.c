@@ -28,7 +28,7 @@
  * closed between two reads is known only by its destroy message, which
  * has no inode: its bytes are counted under PID "-". Only our network
  * namespace is seen (sock_diag answers for the namespace of its socket).
- * Here: its ops table (sockio_diag): set-up, the destroy messages' queue,
+ * Here: its ops table (sockio_diag_ops): set-up, the destroy messages' queue,
  * the run and its end; the socket table and its reads are
  * sockio_diag_tab.c, the tuples whose FIN arrived sockio_diag_fin.c.
  */
@@ -92,7 +92,7 @@ static int init(struct sockio *st)
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
 	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->counts = tool_counter_alloc(0, 0)) || sockio_fins_init(&d->fins) ||
+	    !(st->counts = tool_counter_alloc(0, 0)) || sockio_diag_fin_init(&d->fins) ||
 	    (st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(d->dump = ftn_sockdiag_open()))
@@ -128,7 +128,7 @@ static int on_fin(void *ctx, const struct ftn_event *ev)
 {
 	struct ftn_probe_sock t;
 
-	if (!ftn_sock_event_decode(ev, &t) && sockio_fins_add(&((struct sockio *)ctx)->diag->fins, &t))
+	if (!ftn_sock_event_decode(ev, &t) && sockio_diag_fin_add(&((struct sockio *)ctx)->diag->fins, &t))
 		tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
 	return 0;
 }
@@ -144,7 +144,7 @@ static int on_batch(void *ctx, int64_t now)
 		return 0;
 	if ((err = sockio_diag_tab_read(st)))
 		return err;
-	sockio_interval(st, now);
+	sockio_rows_interval(st, now);
 	st->next_wall += (int64_t)(st->o.interval * 1e9);
 	if (st->next_wall <= now)
 		st->next_wall = now + (int64_t)(st->o.interval * 1e9);
@@ -204,12 +204,12 @@ static void fini(struct sockio *st)
 	ftn_owners_free(d->owners);
 	free(d->tab);
 	free(d->pend);
-	sockio_fins_free(&d->fins);
+	sockio_diag_fin_free(&d->fins);
 	free(d);
 	st->diag = NULL;
 }
 
-const struct sockio_ops sockio_diag = {
+const struct sockio_ops sockio_diag_ops = {
 	.name = "diag",
 	.tracing = "TCP payload bytes per process and socket each interval (tcp_info through sock_diag)",
 	.init = init,

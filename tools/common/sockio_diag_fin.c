@@ -55,7 +55,7 @@ static struct sockio_finkey *fin_find(struct sockio_finkey *t, size_t mask, cons
 
 /* Keep the tuples of the last two reads' time (table rebuilt, doubled
  * when half full). 0 or -ENOMEM. */
-static int fin_rebuild(struct sockio_fins *d, size_t want)
+static int fin_rebuild(struct sockio_diag_fins *d, size_t want)
 {
 	size_t mask = 255;
 	struct sockio_finkey *t;
@@ -76,7 +76,7 @@ static int fin_rebuild(struct sockio_fins *d, size_t want)
 	return 0;
 }
 
-int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s)
+int sockio_diag_fin_known(const struct sockio_diag_fins *d, const struct ftn_sock *s)
 {
 	struct sockio_finkey k;
 
@@ -86,18 +86,18 @@ int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s)
 	return fin_find(d->t, d->mask, &k)->gen != 0;
 }
 
-int sockio_fins_init(struct sockio_fins *d)
+int sockio_diag_fin_init(struct sockio_diag_fins *d)
 {
 	return fin_rebuild(d, 0);
 }
 
-int sockio_fins_next(struct sockio_fins *d)
+int sockio_diag_fin_next(struct sockio_diag_fins *d)
 {
 	d->gen++;
 	return fin_rebuild(d, d->n);
 }
 
-int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t)
+int sockio_diag_fin_add(struct sockio_diag_fins *d, const struct ftn_probe_sock *t)
 {
 	struct sockio_finkey k, *e;
 
@@ -112,7 +112,7 @@ int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t)
 	return 0;
 }
 
-void sockio_fins_free(struct sockio_fins *d)
+void sockio_diag_fin_free(struct sockio_diag_fins *d)
 {
 	free(d->t);
 	d->t = NULL;

@@ -93,7 +93,7 @@ static void count(struct sockio *st, struct dsock *e, const struct ftn_tcpbytes 
 		return;
 	if (st->port >= 0 && e->s.lport != st->port && e->s.rport != st->port)
 		return;
-	sockio_count(st, &e->own, &e->s, dtx, drx);
+	sockio_rows_count(st, &e->own, &e->s, dtx, drx);
 }
 
 static void owner(struct sockio *st, struct dsock *e)
@@ -157,7 +157,7 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 			return 0;
 		}
 	}
-	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || sockio_fins_known(&d->fins, &e->s))
+	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || sockio_diag_fin_known(&d->fins, &e->s))
 		e->fin = 1;     /* CLOSE_WAIT, LAST_ACK, CLOSING: the FIN is in */
 	count(st, e, b);
 	return 0;
@@ -184,7 +184,7 @@ int sockio_diag_tab_destroyed(struct sockio *st, const struct ftn_tcpbytes *b)
 		if (b->sent || b->received)
 			d->unowned++;
 	}
-	if (sockio_fins_known(&d->fins, &e->s))
+	if (sockio_diag_fin_known(&d->fins, &e->s))
 		e->fin = 1;
 	count(st, e, b);
 	e->dead = 1;
@@ -228,7 +228,7 @@ int sockio_diag_tab_read(struct sockio *st)
 	d->n = c.n;
 	d->reads++;
 	d->started = 1;
-	if (sockio_fins_next(&d->fins))
+	if (sockio_diag_fin_next(&d->fins))
 		return tool_fail(-ENOMEM, "out of memory");
 	return 0;
 }

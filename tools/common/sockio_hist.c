@@ -69,7 +69,7 @@ static unsigned int hist_size(const struct sockio *st)
 	while (size < SOCKIO_HIST_MAX && size < 4 * socks)
 		size *= 2;
 	tool_info("hist tables of %u entries: %llu %s sockets (/proc/net/sockstat), four entries a socket",
-		  size, (unsigned long long)socks, sockio_proto(st));
+		  size, (unsigned long long)socks, sockio_rows_proto(st));
 	return ftn_hist_size(size);
 }
 
@@ -147,7 +147,7 @@ static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
 		cl.c.dir = dir;
 		cl.c.protocol = st->protocol;
 		cl.c.bytes = cl.c.ret = (int64_t)r->vals[v];
-		sockio_on_call(st, &cl, (pid_t)tid, "", NULL);
+		sockio_call_join(st, &cl, (pid_t)tid, "", NULL);
 	}
 }
 
@@ -191,7 +191,7 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, in
 		tool_fail(0, "hist table full or being cleared: %llu more calls not counted",
 			  (unsigned long long)(all - hs->dropped));
 	hs->dropped = all;
-	return sockio_on_batch(st, now_wall);
+	return sockio_call_batch(st, now_wall);
 }
 
 static int run(struct sockio *st, const struct ftn_consumer_opts *co)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 /* The probes made, and the entries waiting for their returns (paired). */
-struct sockio_kprobe {
+struct sockio_kp_state {
 	struct ftn_sendrecv_probes kp;
 	struct ftn_sendrecv_pairs *pairs;
 };
@@ -37,16 +37,16 @@ static int probe(struct sockio *st, int asked)
  * and counted out. */
 static int events(struct sockio *st, const char *filter, struct sockio_ev *ev, int *n)
 {
-	struct sockio_kprobe *k;
+	struct sockio_kp_state *k;
 	const char *g;
 	int err;
 
 	(void)filter;   /* each probe has its own */
-	if (!(k = st->kprobe = calloc(1, sizeof(*k))))
+	if (!(k = st->kp = calloc(1, sizeof(*k))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = ftn_sendrecv_probes_create(st->inst, st->protocol, st->family, st->kpid, &k->kp)))
 		return tool_kfail(err, "cannot probe the %s sendmsg/recvmsg functions",
-				  sockio_proto(st));
+				  sockio_rows_proto(st));
 	if (k->kp.missing[0])
 		tool_fail(0, "cannot probe %s (absent or inlined on this kernel): its calls are not counted",
 			  k->kp.missing);
@@ -68,14 +68,14 @@ static int events(struct sockio *st, const char *filter, struct sockio_ev *ev, i
 
 static int decode(struct sockio *st, const struct ftn_event *ev, struct ftn_sendrecv *c)
 {
-	return ftn_sendrecv_probe_decode(st->kprobe->pairs, ev, c) == 1;
+	return ftn_sendrecv_probe_decode(st->kp->pairs, ev, c) == 1;
 }
 
 /* The hits the kernel missed (top: bytes are the unit, snoop's report
  * said them as calls), the entries lost from the pairing table. */
 static void fini(struct sockio *st)
 {
-	struct sockio_kprobe *k = st->kprobe;
+	struct sockio_kp_state *k = st->kp;
 	uint64_t miss;
 
 	if (st->top && st->r && (miss = ftn_probe_missed(st->inst)))
@@ -88,10 +88,10 @@ static void fini(struct sockio *st)
 			  "in the pairing table", (unsigned long long)ftn_sendrecv_unmatched(k->pairs));
 	ftn_sendrecv_pairs_free(k->pairs);
 	free(k);
-	st->kprobe = NULL;
+	st->kp = NULL;
 }
 
-const struct sockio_ops sockio_kp = {
+const struct sockio_ops sockio_kp_ops = {
 	.name = "kprobe",
 	.absent = "no kprobes",
 	.probe = probe,

@@ -62,7 +62,7 @@ static const struct tool_col snoop_cols[] = {
 	{ "BYTES", "bytes", 7, TOOL_COL_UINT, 0, 0 },
 };
 
-const char *sockio_proto(const struct sockio *st)
+const char *sockio_rows_proto(const struct sockio *st)
 {
 	return st->protocol == IPPROTO_UDP ? "UDP" : "TCP";
 }
@@ -178,7 +178,7 @@ static void count_call(struct sockio *st, const struct sockio_call *cl, const st
 	count_bytes(st, k, cl->c.bytes - rx, rx);
 }
 
-void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
+void sockio_rows_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
 		  uint64_t tx, uint64_t rx)
 {
 	struct sockio_call cl;
@@ -190,7 +190,7 @@ void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const stru
 	count_bytes(st, &k, tx, rx);
 }
 
-void sockio_emit(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
+void sockio_rows_emit(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
 		 const struct ftn_sock *s)
 {
 	struct key k;
@@ -223,7 +223,7 @@ static void loadavg(char *buf, size_t size)
 }
 
 /* One interval of a top tool: header, rows largest first, the rest. */
-void sockio_interval(struct sockio *st, int64_t now_wall)
+void sockio_rows_interval(struct sockio *st, int64_t now_wall)
 {
 	struct tool_counter_row **rows;
 	uint64_t rest[2] = { 0, 0 }, all = tool_counter_sum(st->counts, 0);
@@ -244,8 +244,8 @@ void sockio_interval(struct sockio *st, int64_t now_wall)
 			fputs("\033[H\033[2J", f);
 		loadavg(la, sizeof(la));
 		fprintf(f, "%s  load: %s  %sin: %llu KB  %sout: %llu KB\n",
-			tool_time_hms(now_wall, t, sizeof(t)), la, sockio_proto(st),
-			(unsigned long long)(rx / 1024), sockio_proto(st),
+			tool_time_hms(now_wall, t, sizeof(t)), la, sockio_rows_proto(st),
+			(unsigned long long)(rx / 1024), sockio_rows_proto(st),
 			(unsigned long long)(tx / 1024));
 		if (n > 0 || rest[0]) {
 			putc('\n', f);

@@ -58,23 +58,23 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	if (tool_threads_event(st->threads, st->inst, ev))
 		return 0;
 	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
-		sockio_on_state(st, ev);
+		sockio_born_state(st, ev);
 		return 0;
 	}
 	if (!st->ops->decode(st, ev, &cl.c) || cl.c.protocol != st->protocol || !cl.c.bytes)
 		return 0;
-	sockio_on_call(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
+	sockio_call_join(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
 	return 0;
 }
 
 static int run(struct sockio *st, const struct ftn_consumer_opts *co)
 {
-	struct ftn_consumer_ops ops = { .event = on_event, .batch = sockio_on_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = sockio_call_batch };
 
 	return tool_consume(st->inst, 'r', st->evs, co, &ops, st, st->r);
 }
 
-const struct sockio_feed sockio_stream = {
+const struct sockio_feed sockio_stream_feed = {
 	.init = init,
 	.add = add,
 	.done = done,

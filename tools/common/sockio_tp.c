@@ -12,7 +12,8 @@
 
 static int has_tracepoints(void)
 {
-	return ftn_event_exists("sock", "sock_send_length") && ftn_event_exists("sock", "sock_recv_length");
+	return ftn_event_exists("sock", "sock_send_length") &&
+	       ftn_event_exists("sock", "sock_recv_length");
 }
 
 static int probe(struct sockio *st, int asked)
@@ -46,7 +47,7 @@ static int decode(struct sockio *st, const struct ftn_event *ev, struct ftn_send
 	return ftn_sendrecv_decode(ev, c) == 0;
 }
 
-const struct sockio_ops sockio_tp = {
+const struct sockio_ops sockio_tp_ops = {
 	.name = "tracepoint",
 	.absent = "no sock:sock_send_length tracepoint (6.3+)",
 	.about = "tracepoints sock:sock_send_length and sock:sock_recv_length (the caller's task, "

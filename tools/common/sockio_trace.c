@@ -16,7 +16,7 @@
 
 /* The feeds, in the order they are offered the calls: the first whose
  * wanted says yes (or has none) takes them. */
-static const struct sockio_feed *const feeds[] = { &sockio_hist_feed, &sockio_stream, NULL };
+static const struct sockio_feed *const feeds[] = { &sockio_hist_feed, &sockio_stream_feed, NULL };
 
 /* -p: the process's tasks, those it starts later too, by the instance's
  * set_event_pid with event-fork (its children's calls are left out as
