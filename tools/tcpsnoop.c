@@ -2,16 +2,16 @@
 /*
  * tcpsnoop - one line per TCP send or receive call: the process, the
  * connection and the bytes the call moved (the DTrace tcp provider's
- * tcpsnoop). The engine is tools/common/sockio.c.
+ * tcpsnoop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
 static const struct tool_desc desc = {
-	SOCKIO_DESC_SNOOP("tcpsnoop"),
+	TOPSNOOP_DESC_SNOOP("tcpsnoop"),
 	.about = "One line per TCP send or receive call that moved data: time, process,\n"
 		 "direction (TX, RX), connection and bytes. From the sock:sock_send_length/\n"
 		 "sock_recv_length tracepoints (the calling process) joined with\n"
@@ -27,5 +27,5 @@ static const struct tool_desc desc = {
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&desc, IPPROTO_TCP, 0, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_TCP, 0, argc, argv);
 }

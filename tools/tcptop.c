@@ -2,16 +2,16 @@
 /*
  * tcptop - who is using the network over TCP: payload bytes sent and
  * received per process and connection each interval, largest first (the
- * DTrace tcp provider's tcptop). The engine is tools/common/sockio.c.
+ * DTrace tcp provider's tcptop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
 static const struct tool_desc desc = {
-	SOCKIO_DESC_TOP("tcptop"),
+	TOPSNOOP_DESC_TOP("tcptop"),
 	.about = "TCP payload bytes each process sent and received per connection, every\n"
 		 "interval (default 5 s), largest first, after a header with the load averages\n"
 		 "and the interval's totals. From the sock:sock_send_length/sock_recv_length\n"
@@ -28,5 +28,5 @@ static const struct tool_desc desc = {
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&desc, IPPROTO_TCP, 1, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_TCP, 1, argc, argv);
 }

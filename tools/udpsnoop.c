@@ -2,16 +2,16 @@
 /*
  * udpsnoop - one line per UDP send or receive call: the process, the
  * socket and the bytes the call moved (the DTrace udp provider's
- * udpsnoop). The engine is tools/common/sockio.c.
+ * udpsnoop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
 static const struct tool_desc desc = {
-	SOCKIO_DESC_SNOOP("udpsnoop"),
+	TOPSNOOP_DESC_SNOOP("udpsnoop"),
 	.about = "One line per UDP send or receive call that moved data: time, process,\n"
 		 "direction (TX, RX), socket and bytes. From the sock:sock_send_length/\n"
 		 "sock_recv_length tracepoints (the calling process) joined with\n"
@@ -27,5 +27,5 @@ static const struct tool_desc desc = {
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&desc, IPPROTO_UDP, 0, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_UDP, 0, argc, argv);
 }

@@ -2,16 +2,16 @@
 /*
  * udptop - who is using the network over UDP: payload bytes sent and
  * received per process and socket each interval, largest first (the DTrace
- * udp provider's udptop). The engine is tools/common/sockio.c.
+ * udp provider's udptop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
 static const struct tool_desc desc = {
-	SOCKIO_DESC_TOP("udptop"),
+	TOPSNOOP_DESC_TOP("udptop"),
 	.about = "UDP payload bytes each process sent and received, every interval (default\n"
 		 "5 s), largest first, after a header with the load averages and the\n"
 		 "interval's totals: per (process, local, remote) for a connected socket, per\n"
@@ -30,5 +30,5 @@ static const struct tool_desc desc = {
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&desc, IPPROTO_UDP, 1, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_UDP, 1, argc, argv);
 }

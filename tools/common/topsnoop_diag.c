@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_diag.c - tcptop's "diag" back end: TCP payload bytes per socket
+ * topsnoop_diag.c - tcptop's "diag" back end: TCP payload bytes per socket
  * from the kernel's own per-socket counters (struct tcp_info through
  * NETLINK_SOCK_DIAG), read once per interval, and from the destroy
  * broadcasts (SKNLGRP_INET(6)_TCP_DESTROY) for connections that close
@@ -28,11 +28,11 @@
  * closed between two reads is known only by its destroy message, which
  * has no inode: its bytes are counted under PID "-". Only our network
  * namespace is seen (sock_diag answers for the namespace of its socket).
- * Here: its ops table (sockio_diag_ops): set-up, the destroy messages' queue,
+ * Here: its ops table (topsnoop_diag_ops): set-up, the destroy messages' queue,
  * the run and its end; the socket table and its reads are
- * sockio_diag_tab.c, the tuples whose FIN arrived sockio_diag_fin.c.
+ * topsnoop_diag_tab.c, the tuples whose FIN arrived topsnoop_diag_fin.c.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -48,14 +48,14 @@
 /* A drained destroy message, queued behind the last batch's. */
 static int queue(void *ctx, const struct ftn_tcpbytes *b)
 {
-	struct sockio_diag *d = ((struct sockio *)ctx)->diag;
+	struct topsnoop_diag *d = ((struct topsnoop *)ctx)->diag;
 
 	if (d->npend == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 256;
 		struct ftn_tcpbytes *t = realloc(d->pend, cap * sizeof(*t));
 
 		if (!t) {
-			tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
+			tool_report_uncounted(((struct topsnoop *)ctx)->r, 1, "out of memory");
 			return 0;
 		}
 		d->pend = t;
@@ -68,31 +68,31 @@ static int queue(void *ctx, const struct ftn_tcpbytes *b)
 /* Destroy messages: the queued ones drained; those of the last batch
  * handled (their state events are read by now), the new ones kept for
  * the next (all handled when last). */
-static int destroys(struct sockio *st, int last)
+static int destroys(struct topsnoop *st, int last)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 	size_t old = d->npend;
 	int err = ftn_sockdiag_destroyed(d->destroy, queue, st, &d->overruns);
 
 	if (last)
 		old = d->npend;
 	for (size_t i = 0; i < old; i++)
-		sockio_diag_tab_destroyed(st, &d->pend[i]);
+		topsnoop_diag_tab_destroyed(st, &d->pend[i]);
 	if (old && d->npend > old)
 		memmove(d->pend, d->pend + old, (d->npend - old) * sizeof(*d->pend));
 	d->npend -= old;
 	return err ? tool_fail(err, "cannot read sock_diag's destroy messages: %s", strerror(-err)) : 0;
 }
 
-static int init(struct sockio *st)
+static int init(struct topsnoop *st)
 {
-	struct sockio_diag *d;
+	struct topsnoop_diag *d;
 	int err;
 
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
 	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->counts = tool_counter_alloc(0, 0)) || sockio_diag_fin_init(&d->fins) ||
+	    !(st->counts = tool_counter_alloc(0, 0)) || topsnoop_diag_fin_init(&d->fins) ||
 	    (st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(d->dump = ftn_sockdiag_open()))
@@ -128,40 +128,40 @@ static int on_fin(void *ctx, const struct ftn_event *ev)
 {
 	struct ftn_probe_sock t;
 
-	if (!ftn_sock_event_decode(ev, &t) && sockio_diag_fin_add(&((struct sockio *)ctx)->diag->fins, &t))
-		tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
+	if (!ftn_sock_event_decode(ev, &t) && topsnoop_diag_fin_add(&((struct topsnoop *)ctx)->diag->fins, &t))
+		tool_report_uncounted(((struct topsnoop *)ctx)->r, 1, "out of memory");
 	return 0;
 }
 
 static int on_batch(void *ctx, int64_t now)
 {
-	struct sockio *st = ctx;
+	struct topsnoop *st = ctx;
 	int err;
 
 	if ((err = destroys(st, 0)))
 		return err;
 	if (now < st->next_wall)
 		return 0;
-	if ((err = sockio_diag_tab_read(st)))
+	if ((err = topsnoop_diag_tab_read(st)))
 		return err;
-	sockio_rows_interval(st, now);
+	topsnoop_rows_interval(st, now);
 	st->next_wall += (int64_t)(st->o.interval * 1e9);
 	if (st->next_wall <= now)
 		st->next_wall = now + (int64_t)(st->o.interval * 1e9);
 	return 0;
 }
 
-static int start(struct sockio *st)
+static int start(struct topsnoop *st)
 {
 	int err;
 
 	/* the closes before the baseline moved nothing of ours */
-	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
+	return (err = destroys(st, 1)) ? err : topsnoop_diag_tab_read(st);
 }
 
 /* co: batches of at most 1 s (the destroy messages drained), the
  * sockets read once per interval */
-static int run(struct sockio *st, const struct ftn_consumer_opts *co)
+static int run(struct topsnoop *st, const struct ftn_consumer_opts *co)
 {
 	struct ftn_consumer_ops ops = { .event = on_fin, .batch = on_batch };
 	int err;
@@ -169,12 +169,12 @@ static int run(struct sockio *st, const struct ftn_consumer_opts *co)
 	if ((err = tool_consume(st->inst, st->diag->reader, st->evs, co, &ops, st, st->r)))
 		return err;
 	/* the last, partial interval (printed by the caller) */
-	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
+	return (err = destroys(st, 1)) ? err : topsnoop_diag_tab_read(st);
 }
 
-static void fini(struct sockio *st)
+static void fini(struct topsnoop *st)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 
 	if (!d)
 		return;
@@ -204,12 +204,12 @@ static void fini(struct sockio *st)
 	ftn_owners_free(d->owners);
 	free(d->tab);
 	free(d->pend);
-	sockio_diag_fin_free(&d->fins);
+	topsnoop_diag_fin_free(&d->fins);
 	free(d);
 	st->diag = NULL;
 }
 
-const struct sockio_ops sockio_diag_ops = {
+const struct topsnoop_ops topsnoop_diag_ops = {
 	.name = "diag",
 	.tracing = "TCP payload bytes per process and socket each interval (tcp_info through sock_diag)",
 	.init = init,

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_kp.c - the kprobe back end of tcptop, udptop, tcpsnoop and
+ * topsnoop_kp.c - the kprobe back end of tcptop, udptop, tcpsnoop and
  * udpsnoop (-B kprobe, the default before 6.3): kprobes on the
  * protocol's sendmsg/recvmsg functions (ftn_sendrecv_probes_create: one
  * return probe per function reading the socket, its family, the flags
  * and the bytes, filtered in the kernel; or, where kretprobes take no
  * $argN, entry probes paired per task with return probes). Set up and
- * run by sockio_trace.c.
+ * run by topsnoop_trace.c.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 /* The probes made, and the entries waiting for their returns (paired). */
-struct sockio_kp_state {
+struct topsnoop_kp_state {
 	struct ftn_sendrecv_probes kp;
 	struct ftn_sendrecv_pairs *pairs;
 };
 
-static int probe(struct sockio *st, int asked)
+static int probe(struct topsnoop *st, int asked)
 {
 	(void)st;
 	if (!ftn_kernel_has_kprobes()) {
@@ -35,9 +35,9 @@ static int probe(struct sockio *st, int asked)
 
 /* The probes, with their filters; a function the kernel lacks is said,
  * and counted out. */
-static int events(struct sockio *st, const char *filter, struct sockio_ev *ev, int *n)
+static int events(struct topsnoop *st, const char *filter, struct topsnoop_ev *ev, int *n)
 {
-	struct sockio_kp_state *k;
+	struct topsnoop_kp_state *k;
 	const char *g;
 	int err;
 
@@ -46,7 +46,7 @@ static int events(struct sockio *st, const char *filter, struct sockio_ev *ev, i
 		return tool_fail(-ENOMEM, "out of memory");
 	if ((err = ftn_sendrecv_probes_create(st->inst, st->protocol, st->family, st->kpid, &k->kp)))
 		return tool_kfail(err, "cannot probe the %s sendmsg/recvmsg functions",
-				  sockio_rows_proto(st));
+				  topsnoop_rows_proto(st));
 	if (k->kp.missing[0])
 		tool_fail(0, "cannot probe %s (absent or inlined on this kernel): its calls are not counted",
 			  k->kp.missing);
@@ -61,21 +61,21 @@ static int events(struct sockio *st, const char *filter, struct sockio_ev *ev, i
 		st->nosum = "the kprobe back end pairs entries with returns here, which the kernel cannot sum";
 	g = ftn_probe_group(st->inst);
 	for (int i = 0; i < k->kp.n; i++)
-		ev[i] = (struct sockio_ev){ g, k->kp.ev[i].event, k->kp.ev[i].filter, k->kp.ev[i].event };
+		ev[i] = (struct topsnoop_ev){ g, k->kp.ev[i].event, k->kp.ev[i].filter, k->kp.ev[i].event };
 	*n = k->kp.n;
 	return 0;
 }
 
-static int decode(struct sockio *st, const struct ftn_event *ev, struct ftn_sendrecv *c)
+static int decode(struct topsnoop *st, const struct ftn_event *ev, struct ftn_sendrecv *c)
 {
 	return ftn_sendrecv_probe_decode(st->kp->pairs, ev, c) == 1;
 }
 
 /* The hits the kernel missed (top: bytes are the unit, snoop's report
  * said them as calls), the entries lost from the pairing table. */
-static void fini(struct sockio *st)
+static void fini(struct topsnoop *st)
 {
-	struct sockio_kp_state *k = st->kp;
+	struct topsnoop_kp_state *k = st->kp;
 	uint64_t miss;
 
 	if (st->top && st->r && (miss = ftn_probe_missed(st->inst)))
@@ -91,13 +91,13 @@ static void fini(struct sockio *st)
 	st->kp = NULL;
 }
 
-const struct sockio_ops sockio_kp_ops = {
+const struct topsnoop_ops topsnoop_kp_ops = {
 	.name = "kprobe",
 	.absent = "no kprobes",
 	.probe = probe,
-	.init = sockio_trace_init,
+	.init = topsnoop_trace_init,
 	.events = events,
 	.decode = decode,
-	.run = sockio_trace_run,
+	.run = topsnoop_trace_run,
 	.fini = fini,
 };

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_tp.c - the tracepoint back end of tcptop, udptop, tcpsnoop and
+ * topsnoop_tp.c - the tracepoint back end of tcptop, udptop, tcpsnoop and
  * udpsnoop (-B tracepoint, the default where the kernel has it, 6.3+):
  * sock:sock_send_length and sock:sock_recv_length, the caller's task and
  * the bytes each call moved, filtered in the kernel (ftn_sendrecv_filter).
- * Set up and run by sockio_trace.c.
+ * Set up and run by topsnoop_trace.c.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 
@@ -16,7 +16,7 @@ static int has_tracepoints(void)
 	       ftn_event_exists("sock", "sock_recv_length");
 }
 
-static int probe(struct sockio *st, int asked)
+static int probe(struct topsnoop *st, int asked)
 {
 	(void)st;
 	if (!has_tracepoints()) {
@@ -32,29 +32,29 @@ static int probe(struct sockio *st, int asked)
 	return 1;
 }
 
-static int events(struct sockio *st, const char *filter, struct sockio_ev *ev, int *n)
+static int events(struct topsnoop *st, const char *filter, struct topsnoop_ev *ev, int *n)
 {
 	(void)st;
-	ev[0] = (struct sockio_ev){ "sock", "sock_send_length", filter, "sock/sock_send_length" };
-	ev[1] = (struct sockio_ev){ "sock", "sock_recv_length", filter, "sock/sock_recv_length" };
+	ev[0] = (struct topsnoop_ev){ "sock", "sock_send_length", filter, "sock/sock_send_length" };
+	ev[1] = (struct topsnoop_ev){ "sock", "sock_recv_length", filter, "sock/sock_recv_length" };
 	*n = 2;
 	return 0;
 }
 
-static int decode(struct sockio *st, const struct ftn_event *ev, struct ftn_sendrecv *c)
+static int decode(struct topsnoop *st, const struct ftn_event *ev, struct ftn_sendrecv *c)
 {
 	(void)st;
 	return ftn_sendrecv_decode(ev, c) == 0;
 }
 
-const struct sockio_ops sockio_tp_ops = {
+const struct topsnoop_ops topsnoop_tp_ops = {
 	.name = "tracepoint",
 	.absent = "no sock:sock_send_length tracepoint (6.3+)",
 	.about = "tracepoints sock:sock_send_length and sock:sock_recv_length (the caller's task, "
 		 "the bytes each call moved)",
 	.probe = probe,
-	.init = sockio_trace_init,
+	.init = topsnoop_trace_init,
 	.events = events,
 	.decode = decode,
-	.run = sockio_trace_run,
+	.run = topsnoop_trace_run,
 };

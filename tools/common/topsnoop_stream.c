@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_stream.c - the traced back ends' calls streamed, one record
+ * topsnoop_stream.c - the traced back ends' calls streamed, one record
  * each, through the instance's binary buffers (the snoop tools; the top
  * tools where the kernel cannot sum them, or --stream): the births and
  * exits of tasks beside them (a gone task's process), TCP's
  * sock:inet_sock_set_state (sockets born during the run:
- * sockio_born.c), the consumer and its event callback, each record
- * decoded by the back end (ops->decode) and joined (sockio_call.c).
+ * topsnoop_born.c), the consumer and its event callback, each record
+ * decoded by the back end (ops->decode) and joined (topsnoop_call.c).
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 #include <stdio.h>
 
 /* The births and exits of tasks, enabled before the calls. */
-static int init(struct sockio *st)
+static int init(struct topsnoop *st)
 {
 	return tool_threads_setup(st->inst, st->owners, &st->threads, st->thread_evs);
 }
 
-static int add(struct sockio *st, const struct sockio_ev *e)
+static int add(struct topsnoop *st, const struct topsnoop_ev *e)
 {
 	char *name = st->evnames[st->nevs];
 
@@ -29,7 +29,7 @@ static int add(struct sockio *st, const struct sockio_ev *e)
 }
 
 /* The consumer's list: the calls', the threads', TCP's state changes. */
-static int done(struct sockio *st)
+static int done(struct topsnoop *st)
 {
 	int n = st->nevs;
 
@@ -52,29 +52,29 @@ static int done(struct sockio *st)
 
 static int on_event(void *ctx, const struct ftn_event *ev)
 {
-	struct sockio *st = ctx;
-	struct sockio_call cl;
+	struct topsnoop *st = ctx;
+	struct topsnoop_call cl;
 
 	if (tool_threads_event(st->threads, st->inst, ev))
 		return 0;
 	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
-		sockio_born_state(st, ev);
+		topsnoop_born_state(st, ev);
 		return 0;
 	}
 	if (!st->ops->decode(st, ev, &cl.c) || cl.c.protocol != st->protocol || !cl.c.bytes)
 		return 0;
-	sockio_call_join(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
+	topsnoop_call_join(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
 	return 0;
 }
 
-static int run(struct sockio *st, const struct ftn_consumer_opts *co)
+static int run(struct topsnoop *st, const struct ftn_consumer_opts *co)
 {
-	struct ftn_consumer_ops ops = { .event = on_event, .batch = sockio_call_batch };
+	struct ftn_consumer_ops ops = { .event = on_event, .batch = topsnoop_call_batch };
 
 	return tool_consume(st->inst, 'r', st->evs, co, &ops, st, st->r);
 }
 
-const struct sockio_feed sockio_stream_feed = {
+const struct topsnoop_feed topsnoop_stream_feed = {
 	.init = init,
 	.add = add,
 	.done = done,

@@ -1,24 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio.c - the engine of tcptop, udptop, tcpsnoop and udpsnoop: options,
- * the back end chosen (a table of struct sockio_ops, -B or the first this
+ * topsnoop.c - the engine of tcptop, udptop, tcpsnoop and udpsnoop: options,
+ * the back end chosen (a table of struct topsnoop_ops, -B or the first this
  * kernel has), its phases run over the shared rows, the end.
  *
  * Events: sock:sock_send_length and sock:sock_recv_length in the binary
  * buffers (the text output hashes the socket pointer), filtered in the
  * kernel on protocol, family and "moved bytes" (ftnet.h,
- * ftn_sendrecv_filter), -p by the instance's set_event_pid (sockio_tp.c);
+ * ftn_sendrecv_filter), -p by the instance's set_event_pid (topsnoop_tp.c);
  * before 6.3 (or -B kprobe) kprobes on the protocol's sendmsg/recvmsg
- * functions (sockio_kp.c: one return probe per function, or entries
- * paired with returns per task); both set up by sockio_trace.c. The top
+ * functions (topsnoop_kp.c: one return probe per function, or entries
+ * paired with returns per task); both set up by topsnoop_trace.c. The top
  * tools count in the kernel where it has hist triggers and each record
- * carries socket and bytes (sockio_hist.c), else every record is streamed
- * (sockio_stream.c). Each call is joined with its owner and socket
- * (sockio_call.c; TCP sockets born during the run: sockio_born.c), then
- * counted or printed (sockio_rows.c). -B diag reads tcp_info through
- * sock_diag instead (sockio_diag.c).
+ * carries socket and bytes (topsnoop_hist.c), else every record is streamed
+ * (topsnoop_stream.c). Each call is joined with its owner and socket
+ * (topsnoop_call.c; TCP sockets born during the run: topsnoop_born.c), then
+ * counted or printed (topsnoop_rows.c). -B diag reads tcp_info through
+ * sock_diag instead (topsnoop_diag.c).
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -30,22 +30,22 @@
 
 /* The back ends, the default's order first: the first this kernel has
  * is the default. */
-static const struct sockio_ops *const backends[] = {
-	&sockio_tp_ops, &sockio_kp_ops, &sockio_diag_ops, NULL
+static const struct topsnoop_ops *const backends[] = {
+	&topsnoop_tp_ops, &topsnoop_kp_ops, &topsnoop_diag_ops, NULL
 };
 
 /* --- options --- */
 
-int sockio_opt(void *ctx, int c, const char *arg)
+int topsnoop_opt(void *ctx, int c, const char *arg)
 {
-	struct sockio *st = ctx;
+	struct topsnoop *st = ctx;
 	unsigned long v;
 	char names[128] = "";
 
 	switch (c) {
 	case '4': case '6': st->family = c == '4' ? AF_INET : AF_INET6; return 0;
 	case 'C': st->noclear = 1; return 0;
-	case SOCKIO_OPT_STREAM: st->stream = 1; return 0;
+	case TOPSNOOP_OPT_STREAM: st->stream = 1; return 0;
 	case 'B':
 		for (int i = 0; backends[i]; i++) {
 			if (!strcmp(arg, backends[i]->name)) {
@@ -72,7 +72,7 @@ int sockio_opt(void *ctx, int c, const char *arg)
 /* The back end: the one asked for, else the first of the table this
  * kernel has; one line and -ENOTSUP when it has none. One that cannot
  * be tested before its set-up (no probe) is taken as asked. */
-static int choose(struct sockio *st)
+static int choose(struct topsnoop *st)
 {
 	char absent[256] = "";
 	int err;
@@ -102,7 +102,7 @@ static int choose(struct sockio *st)
 	return 0;
 }
 
-static int run(struct sockio *st)
+static int run(struct topsnoop *st)
 {
 	/* batches of at most 1 s whatever the interval: a new socket's
 	 * pointer is looked up in a snapshot soon after its first call,
@@ -114,7 +114,7 @@ static int run(struct sockio *st)
 	};
 	int err;
 
-	if ((err = sockio_rows_open(st)))
+	if ((err = topsnoop_rows_open(st)))
 		return err;
 	/* a baseline before the banner: whatever starts after it counts */
 	if (st->ops->start && (err = st->ops->start(st)))
@@ -123,18 +123,18 @@ static int run(struct sockio *st)
 		err = tool_report_start(st->r, !st->top, "Tracing %s.", st->ops->tracing);
 	else
 		err = tool_report_start(st->r, !st->top, "Tracing %s send/receive calls%s.",
-					sockio_rows_proto(st),
+					topsnoop_rows_proto(st),
 					st->top ? ", bytes per process and socket each interval" : "");
 	return err ? err : st->ops->run(st, &co);
 }
 
-static int fini(struct sockio *st, int err)
+static int fini(struct topsnoop *st, int err)
 {
 	int ferr;
 
-	sockio_call_batch_end(st);
+	topsnoop_call_batch_end(st);
 	if (st->r && st->top && tool_counter_sum(st->counts, 0))
-		sockio_rows_interval(st, tool_now_wall());    /* the last, partial one */
+		topsnoop_rows_interval(st, tool_now_wall());  /* the last, partial one */
 	if (st->r && st->unknown_calls)
 		tool_fail(0, "%llu calls (%llu bytes) on sockets gone before a socket table "
 			  "snapshot saw them: shown under '-'",
@@ -143,10 +143,10 @@ static int fini(struct sockio *st, int err)
 		tool_fail(0, "%llu calls (%llu bytes) by tasks of network namespaces past the first %d: "
 			  "shown under '-' with their NETNS",
 			  (unsigned long long)st->foreign_calls, (unsigned long long)st->foreign_bytes,
-			  SOCKIO_MAXNS);
+			  TOPSNOOP_MAXNS);
 	if (st->socks)
 		tool_info("%llu socket table snapshots (%llu of this namespace's tables, "
-			  "%d other network namespaces)", (unsigned long long)sockio_call_snapshots(st),
+			  "%d other network namespaces)", (unsigned long long)topsnoop_call_snapshots(st),
 			  (unsigned long long)ftn_sockres_snapshots(st->socks), st->nns);
 	if (st->states)
 		tool_info("%llu calls on sockets born during the run (tuple from inet_sock_set_state)",
@@ -174,9 +174,9 @@ static int fini(struct sockio *st, int err)
 	return err ? err : ferr;
 }
 
-int sockio_main(const struct tool_desc *d, int protocol, int top, int argc, char **argv)
+int topsnoop_main(const struct tool_desc *d, int protocol, int top, int argc, char **argv)
 {
-	static struct sockio st;
+	static struct topsnoop st;
 	int err;
 
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);        /* flushed per batch */

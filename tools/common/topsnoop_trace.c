@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_trace.c - what the traced back ends of tcptop, udptop, tcpsnoop
- * and udpsnoop share (tracepoint: sockio_tp.c, kprobe: sockio_kp.c): the
+ * topsnoop_trace.c - what the traced back ends of tcptop, udptop, tcpsnoop
+ * and udpsnoop share (tracepoint: topsnoop_tp.c, kprobe: topsnoop_kp.c): the
  * owners and the socket resolver, the instance and its binary reader,
  * -p, the in-kernel filter, then the back end's events (ops->events)
- * under the feed that takes them (summed in the kernel: sockio_hist.c,
- * else streamed: sockio_stream.c); and their run, the feed's.
+ * under the feed that takes them (summed in the kernel: topsnoop_hist.c,
+ * else streamed: topsnoop_stream.c); and their run, the feed's.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -16,13 +16,13 @@
 
 /* The feeds, in the order they are offered the calls: the first whose
  * wanted says yes (or has none) takes them. */
-static const struct sockio_feed *const feeds[] = { &sockio_hist_feed, &sockio_stream_feed, NULL };
+static const struct topsnoop_feed *const feeds[] = { &topsnoop_hist_feed, &topsnoop_stream_feed, NULL };
 
 /* -p: the process's tasks, those it starts later too, by the instance's
  * set_event_pid with event-fork (its children's calls are left out as
  * each call's owner is known); a kernel without it filters common_pid:
  * the task PID alone. */
-static int follow(struct sockio *st)
+static int follow(struct topsnoop *st)
 {
 	int err;
 
@@ -43,9 +43,9 @@ static int follow(struct sockio *st)
 
 /* The back end's events made, then given to the first feed that wants
  * them. */
-static int events(struct sockio *st, const char *filter)
+static int events(struct topsnoop *st, const char *filter)
 {
-	struct sockio_ev ev[FTN_SENDRECV_MAXPROBES];
+	struct topsnoop_ev ev[FTN_SENDRECV_MAXPROBES];
 	int err, n = 0;
 
 	if ((err = st->ops->events(st, filter, ev, &n)))
@@ -61,7 +61,7 @@ static int events(struct sockio *st, const char *filter)
 	return st->feed->done ? st->feed->done(st) : 0;
 }
 
-int sockio_trace_init(struct sockio *st)
+int topsnoop_trace_init(struct topsnoop *st)
 {
 	char filter[256];
 	int err, reader;
@@ -91,7 +91,7 @@ int sockio_trace_init(struct sockio *st)
 	return events(st, filter);
 }
 
-int sockio_trace_run(struct sockio *st, const struct ftn_consumer_opts *co)
+int topsnoop_trace_run(struct topsnoop *st, const struct ftn_consumer_opts *co)
 {
 	return st->feed->run(st, co);
 }

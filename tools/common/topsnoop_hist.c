@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_hist.c - tcptop's and udptop's counting in the kernel, the feed
- * of a traced back end's calls that sums them there (sockio_trace.c
+ * topsnoop_hist.c - tcptop's and udptop's counting in the kernel, the feed
+ * of a traced back end's calls that sums them there (topsnoop_trace.c
  * offers it first): a hist trigger per event (keys=sk,common_pid,
  * vals=ret), read once per second, each (socket, task) row of a table's
  * change handled as one call.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -17,7 +17,7 @@
 
 /* One hist trigger per event, read once per second (its table's change
  * since the last read). */
-struct sockio_hist {
+struct topsnoop_hist {
 	int n;
 	unsigned int entries;   /* each table's size (hist_size) */
 	struct hist_table {
@@ -42,15 +42,15 @@ struct sockio_hist {
  * bytes of kernel memory an entry). TCP: the sockets allocated (sockstat's
  * "alloc", every namespace); UDP: those in use in ours (sockstat, sockstat6:
  * the kernel counts no more). 16384 when sockstat cannot be read. */
-#define SOCKIO_HIST_MIN 2048
-#define SOCKIO_HIST_MAX 65536
-#define SOCKIO_HIST_DEFAULT 16384
-static unsigned int hist_size(const struct sockio *st)
+#define TOPSNOOP_HIST_MIN 2048
+#define TOPSNOOP_HIST_MAX 65536
+#define TOPSNOOP_HIST_DEFAULT 16384
+static unsigned int hist_size(const struct topsnoop *st)
 {
 	struct ftn_netsnap *s = NULL;
 	const struct ftn_netctr *c;
 	uint64_t socks = 0;
-	unsigned int size = SOCKIO_HIST_MIN;
+	unsigned int size = TOPSNOOP_HIST_MIN;
 	int found = 0;
 
 	if (!ftn_netsnap_read(NULL, 0, FTN_NETSRC_SOCKSTAT | FTN_NETSRC_SOCKSTAT6, &s)) {
@@ -65,11 +65,11 @@ static unsigned int hist_size(const struct sockio *st)
 	}
 	ftn_netsnap_free(s);
 	if (!found)
-		return ftn_hist_size(SOCKIO_HIST_DEFAULT);
-	while (size < SOCKIO_HIST_MAX && size < 4 * socks)
+		return ftn_hist_size(TOPSNOOP_HIST_DEFAULT);
+	while (size < TOPSNOOP_HIST_MAX && size < 4 * socks)
 		size *= 2;
 	tool_info("hist tables of %u entries: %llu %s sockets (/proc/net/sockstat), four entries a socket",
-		  size, (unsigned long long)socks, sockio_rows_proto(st));
+		  size, (unsigned long long)socks, topsnoop_rows_proto(st));
 	return ftn_hist_size(size);
 }
 
@@ -77,7 +77,7 @@ static unsigned int hist_size(const struct sockio *st)
  * kernel has hist triggers and each call's record carries both its socket
  * and its bytes (the tracepoints; the kprobe back end's returns that read
  * the arguments, not entries paired with returns in user space: nosum). */
-static int wanted(struct sockio *st, const struct sockio_ev *first)
+static int wanted(struct topsnoop *st, const struct topsnoop_ev *first)
 {
 	if (!st->top || st->stream)
 		return 0;
@@ -92,7 +92,7 @@ static int wanted(struct sockio *st, const struct sockio_ev *first)
 	return 1;
 }
 
-static int init(struct sockio *st)
+static int init(struct topsnoop *st)
 {
 	return (st->hist = calloc(1, sizeof(*st->hist))) ? 0 : tool_fail(-ENOMEM, "out of memory");
 }
@@ -101,7 +101,7 @@ static int init(struct sockio *st)
  * bytes each task moved on each socket (the trigger soft-enables the
  * event: nothing goes to the ring buffer) */
 
-static int add(struct sockio *st, const struct sockio_ev *e)
+static int add(struct topsnoop *st, const struct topsnoop_ev *e)
 {
 	const char *sys = e->sys, *event = e->event, *filter = e->filter;
 	struct hist_table *h = &st->hist->t[st->hist->n];
@@ -129,12 +129,12 @@ static int add(struct sockio *st, const struct sockio_ev *e)
 }
 
 /* The rows of one table's change: a call per (socket, task) with the sum */
-static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
+static void hist_rows(struct topsnoop *st, const struct ftn_hist *d, int dir)
 {
 	for (size_t i = 0; i < ftn_hist_count(d); i++) {
 		const struct ftn_hist_row *r = ftn_hist_at(d, i);
 		uint64_t sk, tid;
-		struct sockio_call cl;
+		struct topsnoop_call cl;
 		int v;
 
 		for (v = 0; v < r->nvals && strcmp(r->val_names[v], "ret"); v++)
@@ -147,7 +147,7 @@ static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
 		cl.c.dir = dir;
 		cl.c.protocol = st->protocol;
 		cl.c.bytes = cl.c.ret = (int64_t)r->vals[v];
-		sockio_call_join(st, &cl, (pid_t)tid, "", NULL);
+		topsnoop_call_join(st, &cl, (pid_t)tid, "", NULL);
 	}
 }
 
@@ -164,8 +164,8 @@ static int64_t mono_ns(void)
 static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
 		       int64_t now_wall)
 {
-	struct sockio *st = ctx;
-	struct sockio_hist *hs = st->hist;
+	struct topsnoop *st = ctx;
+	struct topsnoop_hist *hs = st->hist;
 	uint64_t all = dropped;
 
 	(void)full;
@@ -191,10 +191,10 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, in
 		tool_fail(0, "hist table full or being cleared: %llu more calls not counted",
 			  (unsigned long long)(all - hs->dropped));
 	hs->dropped = all;
-	return sockio_call_batch(st, now_wall);
+	return topsnoop_call_batch(st, now_wall);
 }
 
-static int run(struct sockio *st, const struct ftn_consumer_opts *co)
+static int run(struct topsnoop *st, const struct ftn_consumer_opts *co)
 {
 	struct hist_table *h = &st->hist->t[0];
 	int err;
@@ -208,7 +208,7 @@ static int run(struct sockio *st, const struct ftn_consumer_opts *co)
 	return err;
 }
 
-static void close_tables(struct sockio *st)
+static void close_tables(struct topsnoop *st)
 {
 	for (int i = 0; st->hist && i < st->hist->n; i++)
 		ftn_histtab_close(st->hist->t[i].tab);
@@ -216,7 +216,7 @@ static void close_tables(struct sockio *st)
 	st->hist = NULL;
 }
 
-const struct sockio_feed sockio_hist_feed = {
+const struct topsnoop_feed topsnoop_hist_feed = {
 	.wanted = wanted,
 	.init = init,
 	.add = add,
