@@ -9,7 +9,9 @@
  * printed one line per call (snoop). Each back end is one const table of
  * its phases (struct topsnoop_ops), each way a traced back end's calls
  * arrive another (struct topsnoop_feed); the rows are shared. Each tool is
- * its usage text and a call to topsnoop_main.
+ * its usage text and a call to topsnoop_main. Named after the tools it
+ * runs (TCP and UDP, top and snoop), apart from tools/sockio.c, the
+ * socket system calls of one process, which shares nothing with it.
  */
 #ifndef FTNET_TOOLS_TOPSNOOP_H
 #define FTNET_TOOLS_TOPSNOOP_H
@@ -66,7 +68,8 @@ struct topsnoop_ops {
 	/* what it could not count, said; its state freed (NULL: nothing) */
 	void (*fini)(struct topsnoop *st);
 };
-/* The back ends, each in its file: topsnoop_tp.c, topsnoop_kp.c, topsnoop_diag.c */
+/* The back ends, each in its file: topsnoop_tp.c, topsnoop_kp.c,
+ * topsnoop_diag.c */
 extern const struct topsnoop_ops topsnoop_tp_ops, topsnoop_kp_ops, topsnoop_diag_ops;
 
 /* How a traced back end's calls reach the rows: each record streamed
@@ -86,7 +89,7 @@ struct topsnoop_feed {
 extern const struct topsnoop_feed topsnoop_stream_feed, topsnoop_hist_feed;
 
 struct topsnoop {
-	/* set by the tool */
+	/* the tool: topsnoop_main's arguments */
 	const char *tool;       /* "tcptop" */
 	int protocol;           /* IPPROTO_TCP or IPPROTO_UDP */
 	int top;                /* 1: per interval, largest first; 0: per call */
@@ -137,7 +140,7 @@ struct topsnoop {
 	uint64_t foreign_calls, foreign_bytes;  /* namespaces past TOPSNOOP_MAXNS */
 };
 
-/* The tool options sockio takes: -p PID, -P PORT, -4, -6, and -C (top):
+/* The tool options the engine takes: -p PID, -P PORT, -4, -6, and -C (top):
  * for tool_desc.opt with ctx the struct topsnoop. */
 int topsnoop_opt(void *ctx, int c, const char *arg);
 #define TOPSNOOP_SHORTOPTS_TOP "46B:Cp:P:"
@@ -157,7 +160,8 @@ int topsnoop_opt(void *ctx, int c, const char *arg);
 	"              standard output is not a terminal, or with --json)\n"
 
 #define TOPSNOOP_OPT_STREAM 0x300
-#define TOPSNOOP_LONGOPTS_TOP (const struct option[]){ { "stream", no_argument, NULL, TOPSNOOP_OPT_STREAM }, { 0 } }
+#define TOPSNOOP_LONGOPTS_TOP \
+	(const struct option[]){ { "stream", no_argument, NULL, TOPSNOOP_OPT_STREAM }, { 0 } }
 #define TOPSNOOP_OPTIONS_STREAM \
 	"  --stream    stream every call even where the kernel can sum them (hist)\n"
 
@@ -187,8 +191,8 @@ int topsnoop_opt(void *ctx, int c, const char *arg);
 /* For a back end that counts by itself (topsnoop_diag.c): bytes of a
  * socket (s NULL: unknown) of process own into the interval's rows, and
  * the interval printed (then reset). */
-void topsnoop_rows_count(struct topsnoop *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
-		  uint64_t tx, uint64_t rx);
+void topsnoop_rows_count(struct topsnoop *st, const struct ftn_sockowner *own,
+			 const struct ftn_sock *s, uint64_t tx, uint64_t rx);
 void topsnoop_rows_interval(struct topsnoop *st, int64_t now_wall);
 /* The diag back end's tuples whose peer's FIN arrived, kept two reads
  * (topsnoop_diag_fin.c): the table made; the next read (the oldest
@@ -245,8 +249,8 @@ struct topsnoop_call {
  * unknown: s NULL), counted (top) or printed (snoop). */
 const char *topsnoop_rows_proto(const struct topsnoop *st);
 int topsnoop_rows_open(struct topsnoop *st);
-void topsnoop_rows_emit(struct topsnoop *st, const struct topsnoop_call *cl, const struct ftn_event *ev,
-		 const struct ftn_sock *s);
+void topsnoop_rows_emit(struct topsnoop *st, const struct topsnoop_call *cl,
+			const struct ftn_event *ev, const struct ftn_sock *s);
 /* topsnoop_born.c: an inet_sock_set_state record; the socket sk born
  * during the run: 1 (*s its tuple), -1 closed since the last snapshot
  * (wait for the next), 0 not known; at a batch end, the marks a newer
@@ -258,8 +262,8 @@ void topsnoop_born_purge(struct topsnoop *st);
  * that moved bytes (ev: its record, NULL from a hist table); the
  * consumer's batch callback; every resolver's batch end; the snapshots
  * taken. */
-void topsnoop_call_join(struct topsnoop *st, struct topsnoop_call *cl, pid_t tid, const char *kcomm,
-		    const struct ftn_event *ev);
+void topsnoop_call_join(struct topsnoop *st, struct topsnoop_call *cl, pid_t tid,
+			const char *kcomm, const struct ftn_event *ev);
 int topsnoop_call_batch(void *ctx, int64_t now_wall);
 void topsnoop_call_batch_end(struct topsnoop *st);
 uint64_t topsnoop_call_snapshots(const struct topsnoop *st);

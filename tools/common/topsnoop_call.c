@@ -96,8 +96,8 @@ uint64_t topsnoop_call_snapshots(const struct topsnoop *st)
 /* A call of task tid (kcomm: the kernel's name for it) that moved bytes:
  * its owner, its socket, then counted or printed (ev: the record, for
  * snoop's time and order; NULL from the kernel's tables). */
-void topsnoop_call_join(struct topsnoop *st, struct topsnoop_call *cl, pid_t tid, const char *kcomm,
-		    const struct ftn_event *ev)
+void topsnoop_call_join(struct topsnoop *st, struct topsnoop_call *cl, pid_t tid,
+			const char *kcomm, const struct ftn_event *ev)
 {
 	const struct ftn_sock *s;
 	int born;

@@ -28,8 +28,8 @@
  * closed between two reads is known only by its destroy message, which
  * has no inode: its bytes are counted under PID "-". Only our network
  * namespace is seen (sock_diag answers for the namespace of its socket).
- * Here: its ops table (topsnoop_diag_ops): set-up, the destroy messages' queue,
- * the run and its end; the socket table and its reads are
+ * Here: its ops table (topsnoop_diag_ops): set-up, the destroy messages'
+ * queue, the run and its end; the socket table and its reads are
  * topsnoop_diag_tab.c, the tuples whose FIN arrived topsnoop_diag_fin.c.
  */
 #include "common/topsnoop.h"

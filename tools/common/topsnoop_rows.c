@@ -123,8 +123,8 @@ static void print_tuple(struct tool_report *r, int first, const struct key *k)
 	conn ? tool_report_int(r, first + 4, k->rport) : tool_report_null(r, first + 4);
 }
 
-static void print_call(struct topsnoop *st, const struct topsnoop_call *cl, const struct ftn_event *ev,
-		       const struct key *k)
+static void print_call(struct topsnoop *st, const struct topsnoop_call *cl,
+		       const struct ftn_event *ev, const struct key *k)
 {
 	struct tool_report *r = st->r;
 
@@ -178,8 +178,8 @@ static void count_call(struct topsnoop *st, const struct topsnoop_call *cl, cons
 	count_bytes(st, k, cl->c.bytes - rx, rx);
 }
 
-void topsnoop_rows_count(struct topsnoop *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
-		  uint64_t tx, uint64_t rx)
+void topsnoop_rows_count(struct topsnoop *st, const struct ftn_sockowner *own,
+			 const struct ftn_sock *s, uint64_t tx, uint64_t rx)
 {
 	struct topsnoop_call cl;
 	struct key k;
@@ -190,8 +190,8 @@ void topsnoop_rows_count(struct topsnoop *st, const struct ftn_sockowner *own, c
 	count_bytes(st, &k, tx, rx);
 }
 
-void topsnoop_rows_emit(struct topsnoop *st, const struct topsnoop_call *cl, const struct ftn_event *ev,
-		 const struct ftn_sock *s)
+void topsnoop_rows_emit(struct topsnoop *st, const struct topsnoop_call *cl,
+			const struct ftn_event *ev, const struct ftn_sock *s)
 {
 	struct key k;
 

@@ -16,7 +16,9 @@
 
 /* The feeds, in the order they are offered the calls: the first whose
  * wanted says yes (or has none) takes them. */
-static const struct topsnoop_feed *const feeds[] = { &topsnoop_hist_feed, &topsnoop_stream_feed, NULL };
+static const struct topsnoop_feed *const feeds[] = {
+	&topsnoop_hist_feed, &topsnoop_stream_feed, NULL
+};
 
 /* -p: the process's tasks, those it starts later too, by the instance's
  * set_event_pid with event-fork (its children's calls are left out as
