@@ -2,20 +2,16 @@
 /*
  * tcptop - who is using the network over TCP: payload bytes sent and
  * received per process and connection each interval, largest first (the
- * DTrace tcp provider's tcptop). The engine is tools/common/sockio.c.
+ * DTrace tcp provider's tcptop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
-static struct sockio st = { .tool = "tcptop", .protocol = IPPROTO_TCP, .top = 1 };
-
 static const struct tool_desc desc = {
-	.name = "tcptop",
-	.synopsis = "tcptop [-B BACKEND] [-ChHv46] [-i SECS] [-d SECS] [-p PID] [-P PORT] [-b KB] [--top N]\n"
-		    "              [--stream] [--json] [--prom FILE]",
+	TOPSNOOP_DESC_TOP("tcptop"),
 	.about = "TCP payload bytes each process sent and received per connection, every\n"
 		 "interval (default 5 s), largest first, after a header with the load averages\n"
 		 "and the interval's totals. From the sock:sock_send_length/sock_recv_length\n"
@@ -24,19 +20,13 @@ static const struct tool_desc desc = {
 		 "Before 6.3 (or with -B kprobe): kprobes on tcp_sendmsg and tcp_recvmsg.\n"
 		 "Summed in the kernel where it has hist triggers (not with --stream).\n"
 		 "Needs root.\n",
-	.options = SOCKIO_OPTIONS_TOP SOCKIO_OPTIONS SOCKIO_OPTIONS_STREAM,
 	.examples = "  tcptop                 every 5 s, the 20 busiest connections\n"
 		    "  tcptop -C -i 1 --top 5 every second, the 5 busiest, no screen clearing\n"
 		    "  tcptop -p 1234 -d 10   process 1234 for 10 s\n"
 		    "  tcptop --json -i 10    JSON rows with exact tx_bytes and rx_bytes\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER,
-	.shortopts = SOCKIO_SHORTOPTS_TOP,
-	.longopts = SOCKIO_LONGOPTS_TOP,
-	.opt = sockio_opt,
-	.interval = 5,          /* DTrace's tcptop */
 };
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&st, &desc, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_TCP, 1, argc, argv);
 }

@@ -2,19 +2,16 @@
 /*
  * udpsnoop - one line per UDP send or receive call: the process, the
  * socket and the bytes the call moved (the DTrace udp provider's
- * udpsnoop). The engine is tools/common/sockio.c.
+ * udpsnoop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
-static struct sockio st = { .tool = "udpsnoop", .protocol = IPPROTO_UDP, .top = 0 };
-
 static const struct tool_desc desc = {
-	.name = "udpsnoop",
-	.synopsis = "udpsnoop [-B BACKEND] [-hHv46] [-d SECS] [-i SECS] [-p PID] [-P PORT] [-b KB] [--json]",
+	TOPSNOOP_DESC_SNOOP("udpsnoop"),
 	.about = "One line per UDP send or receive call that moved data: time, process,\n"
 		 "direction (TX, RX), socket and bytes. From the sock:sock_send_length/\n"
 		 "sock_recv_length tracepoints (the calling process) joined with\n"
@@ -22,18 +19,13 @@ static const struct tool_desc desc = {
 		 "is shown as \"-\".\n"
 		 "Before 6.3 (or with -B kprobe): kprobes on udp_sendmsg, udp_recvmsg and udpv6_*.\n"
 		 "Needs root.\n",
-	.options = SOCKIO_OPTIONS,
 	.examples = "  udpsnoop               every call until Ctrl-C\n"
 		    "  udpsnoop -p 1234       the calls of process 1234\n"
 		    "  udpsnoop -P 53   -d 10  sockets with port 53, for 10 s\n"
 		    "  udpsnoop --json        JSON lines\n",
-	.common = TOOL_OPT_DURATION | TOOL_OPT_INTERVAL | TOOL_OPT_NOHEADER | TOOL_OPT_VERBOSE |
-		  TOOL_OPT_JSON | TOOL_OPT_BUFFER,
-	.shortopts = SOCKIO_SHORTOPTS_SNOOP,
-	.opt = sockio_opt,
 };
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&st, &desc, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_UDP, 0, argc, argv);
 }

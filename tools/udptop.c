@@ -2,20 +2,16 @@
 /*
  * udptop - who is using the network over UDP: payload bytes sent and
  * received per process and socket each interval, largest first (the DTrace
- * udp provider's udptop). The engine is tools/common/sockio.c.
+ * udp provider's udptop). The engine is tools/common/topsnoop.c.
  */
 #include "ftnet.h"
 #include "common.h"
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 
-static struct sockio st = { .tool = "udptop", .protocol = IPPROTO_UDP, .top = 1 };
-
 static const struct tool_desc desc = {
-	.name = "udptop",
-	.synopsis = "udptop [-B BACKEND] [-ChHv46] [-i SECS] [-d SECS] [-p PID] [-P PORT] [-b KB] [--top N]\n"
-		    "              [--stream] [--json] [--prom FILE]",
+	TOPSNOOP_DESC_TOP("udptop"),
 	.about = "UDP payload bytes each process sent and received, every interval (default\n"
 		 "5 s), largest first, after a header with the load averages and the\n"
 		 "interval's totals: per (process, local, remote) for a connected socket, per\n"
@@ -26,19 +22,13 @@ static const struct tool_desc desc = {
 		 "Before 6.3 (or with -B kprobe): kprobes on udp_sendmsg, udp_recvmsg and udpv6_*.\n"
 		 "Summed in the kernel where it has hist triggers (not with --stream).\n"
 		 "Needs root.\n",
-	.options = SOCKIO_OPTIONS_TOP SOCKIO_OPTIONS SOCKIO_OPTIONS_STREAM,
 	.examples = "  udptop                 every 5 s, the 20 busiest sockets\n"
 		    "  udptop -C -i 1 --top 5 every second, the 5 busiest, no screen clearing\n"
 		    "  udptop -P 53 -d 10     DNS traffic for 10 s\n"
 		    "  udptop --json -i 10    JSON rows with exact tx_bytes and rx_bytes\n",
-	.common = TOOL_OPT_COMMON | TOOL_OPT_TOP | TOOL_OPT_BUFFER,
-	.shortopts = SOCKIO_SHORTOPTS_TOP,
-	.longopts = SOCKIO_LONGOPTS_TOP,
-	.opt = sockio_opt,
-	.interval = 5,          /* DTrace's tcptop */
 };
 
 int main(int argc, char **argv)
 {
-	return sockio_main(&st, &desc, argc, argv);
+	return topsnoop_main(&desc, IPPROTO_UDP, 1, argc, argv);
 }

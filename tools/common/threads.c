@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * threads.c - the process of a task gone before its event was read, for
- * the tools that name owners (the connection tools, sockio's): the
+ * the tools that name owners (the connection tools, topsnoop.c's): the
  * births and exits of threads read beside the tool's events
  * (lib/trace/threads.c), and the owner map told where to look; a connection
  * tool's are among its own events (tool_conn_threads).

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_call.c - a send or receive call of tcptop, udptop, tcpsnoop and
+ * topsnoop_call.c - a send or receive call of tcptop, udptop, tcpsnoop and
  * udpsnoop, from a record or a hist row: its owner (the calling task, in
  * process context), its socket (born during the run, else the resolver's
  * table of the caller's network namespace, else waiting for the batch
- * end's snapshot), then counted or printed (sockio_rows.c); and the
- * consumer's callbacks.
+ * end's snapshot), then counted or printed (topsnoop_rows.c); and the
+ * consumer's batch callback.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <netinet/in.h>
 #include <stdio.h>
@@ -46,14 +46,14 @@ static const char *comm_of(pid_t tid, const char *kc)
 }
 
 /* The resolver of another namespace (created on its first call, reading
- * /proc/TID/net of the calling task); -1 past SOCKIO_MAXNS or without
+ * /proc/TID/net of the calling task); -1 past TOPSNOOP_MAXNS or without
  * memory. */
-static int ns_index(struct sockio *st, uint64_t netns, pid_t tid)
+static int ns_index(struct topsnoop *st, uint64_t netns, pid_t tid)
 {
 	for (int i = 0; i < st->nns; i++)
 		if (st->ns[i].netns == netns)
 			return i;
-	if (st->nns == SOCKIO_MAXNS)
+	if (st->nns == TOPSNOOP_MAXNS)
 		return -1;
 	st->ns[st->nns].r = st->protocol == IPPROTO_UDP ? ftn_sockres_alloc_udp(NULL, tid, 1)
 							: ftn_sockres_alloc(NULL, tid, 1);
@@ -65,26 +65,26 @@ static int ns_index(struct sockio *st, uint64_t netns, pid_t tid)
 
 static void on_resolved(void *ctx, void *item, const struct ftn_event *ev, const struct ftn_sock *s)
 {
-	struct sockio *st = ctx;
-	const struct sockio_call *cl = item;
+	struct topsnoop *st = ctx;
+	const struct topsnoop_call *cl = item;
 
 	/* another namespace's call waited in our queue (for the order): its
 	 * own resolver's one snapshot of this batch end */
 	if (!cl->known && cl->ns >= 0)
 		s = ftn_sockres_lookup_sk(st->ns[cl->ns].r, cl->c.sk);
-	sockio_emit(st, cl, ev, cl->known ? &cl->sock : s);
+	topsnoop_rows_emit(st, cl, ev, cl->known ? &cl->sock : s);
 }
 
 /* End of a batch for every resolver: the other namespaces' first (their
  * waiting calls are in our queue and resolved through them), then ours. */
-void sockio_batch_end(struct sockio *st)
+void topsnoop_call_batch_end(struct topsnoop *st)
 {
 	for (int i = 0; i < st->nns; i++)
 		ftn_sockres_batch_end(st->ns[i].r, NULL, NULL);
 	ftn_sockres_batch_end(st->socks, on_resolved, st);
 }
 
-uint64_t sockio_snapshots(const struct sockio *st)
+uint64_t topsnoop_call_snapshots(const struct topsnoop *st)
 {
 	uint64_t n = ftn_sockres_snapshots(st->socks);
 
@@ -96,8 +96,8 @@ uint64_t sockio_snapshots(const struct sockio *st)
 /* A call of task tid (kcomm: the kernel's name for it) that moved bytes:
  * its owner, its socket, then counted or printed (ev: the record, for
  * snoop's time and order; NULL from the kernel's tables). */
-void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const char *kcomm,
-		    const struct ftn_event *ev)
+void topsnoop_call_join(struct topsnoop *st, struct topsnoop_call *cl, pid_t tid,
+			const char *kcomm, const struct ftn_event *ev)
 {
 	const struct ftn_sock *s;
 	int born;
@@ -114,7 +114,7 @@ void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const 
 	/* -p by set_event_pid: the processes it starts come too */
 	if (st->pid && !st->kpid && cl->own.pid > 0 && cl->own.pid != st->pid)
 		return;
-	if ((born = sockio_born_lookup(st, cl->c.sk, &s)) > 0) {
+	if ((born = topsnoop_born_lookup(st, cl->c.sk, &s)) > 0) {
 		st->born_hits++;        /* born during the run: its own tuple */
 	} else if (born < 0) {
 		;       /* closed since the last snapshot: the table's row may
@@ -130,7 +130,7 @@ void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const 
 		st->foreign_bytes += cl->c.bytes;
 		st->unknown_calls--;    /* said apart */
 		st->unknown_bytes -= cl->c.bytes;
-		sockio_emit(st, cl, ev, NULL);
+		topsnoop_rows_emit(st, cl, ev, NULL);
 		return;
 	} else {
 		s = ftn_sockres_lookup_sk(st->socks, cl->c.sk);
@@ -146,39 +146,20 @@ void sockio_on_call(struct sockio *st, struct sockio_call *cl, pid_t tid, const 
 	if (ftn_sockres_queue(st->socks, s != NULL, s || cl->ns >= 0 ? 0 : cl->c.sk, cl, sizeof(*cl),
 			      st->top ? NULL : ev, !st->top, on_resolved, st))
 		return;
-	sockio_emit(st, cl, ev, s);    /* (or no memory to wait: shown unresolved) */
+	topsnoop_rows_emit(st, cl, ev, s);  /* (or no memory to wait: shown unresolved) */
 }
 
-int sockio_on_event(void *ctx, const struct ftn_event *ev)
+int topsnoop_call_batch(void *ctx, int64_t now_wall)
 {
-	struct sockio *st = ctx;
-	struct sockio_call cl;
+	struct topsnoop *st = ctx;
 
-	if (tool_threads_event(st->threads, st->inst, ev))
-		return 0;
-	if (ev->name[0] == 'i') {       /* inet_sock_set_state */
-		sockio_on_state(st, ev);
-		return 0;
-	}
-	if ((st->kprobe ? ftn_sendrecv_probe_decode(st->pairs, ev, &cl.c) != 1
-			: ftn_sendrecv_decode(ev, &cl.c) != 0) ||
-	    cl.c.protocol != st->protocol || !cl.c.bytes)
-		return 0;
-	sockio_on_call(st, &cl, ev->pid, ev->comm ? ev->comm : "", ev);
-	return 0;
-}
-
-int sockio_on_batch(void *ctx, int64_t now_wall)
-{
-	struct sockio *st = ctx;
-
-	sockio_batch_end(st);
+	topsnoop_call_batch_end(st);
 	ftn_ownermap_batch_end(st->owners);
-	sockio_born_purge(st);
+	topsnoop_born_purge(st);
 	if (!st->top)
 		return tool_report_batch(st->r, now_wall);
 	if (now_wall >= st->next_wall) {
-		sockio_interval(st, now_wall);
+		topsnoop_rows_interval(st, now_wall);
 		st->next_wall += (int64_t)(st->o.interval * 1e9);
 		if (st->next_wall <= now_wall)
 			st->next_wall = now_wall + (int64_t)(st->o.interval * 1e9);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_born.c - TCP sockets born during the run, for tcptop and
+ * topsnoop_born.c - TCP sockets born during the run, for tcptop and
  * tcpsnoop: sock:inet_sock_set_state (-> ESTABLISHED) gives a socket's
  * pointer and tuple, kept in a small open-addressing map until -> CLOSE.
  * A closed pointer is marked until the next snapshot, so that a newer
  * socket reusing its memory is never named after the table's stale row
  * (its calls wait for the batch end's snapshot instead).
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 /* A TCP socket seen established (s.laddr.family != 0); a socket closed
  * since the last snapshot (family 0, state 7: a mark); or a free slot
  * that keeps its sk for the probing (family 0, state 0). */
-struct sockio_born {
+struct topsnoop_born {
 	uint64_t sk;            /* 0: never used */
 	uint64_t snap;          /* snapshots taken when it was established */
 	struct ftn_sock s;
@@ -30,7 +30,7 @@ static size_t born_hash(uint64_t sk, size_t mask)
 	return (size_t)sk & mask;
 }
 
-static struct sockio_born *born_find(const struct sockio *st, uint64_t sk)
+static struct topsnoop_born *born_find(const struct topsnoop *st, uint64_t sk)
 {
 	if (!st->born)
 		return NULL;
@@ -40,18 +40,18 @@ static struct sockio_born *born_find(const struct sockio *st, uint64_t sk)
 	return NULL;
 }
 
-static int born_live(const struct sockio_born *e)
+static int born_live(const struct topsnoop_born *e)
 {
 	return e->s.laddr.family != 0;
 }
 
 /* a mark, and no snapshot since the close */
-static int born_mark(const struct sockio_born *e)
+static int born_mark(const struct topsnoop_born *e)
 {
 	return !e->s.laddr.family && e->s.state == 7;
 }
 
-static int born_mark_current(const struct sockio *st, const struct sockio_born *e)
+static int born_mark_current(const struct topsnoop *st, const struct topsnoop_born *e)
 {
 	return born_mark(e) && e->snap == ftn_sockres_snapshots(st->socks);
 }
@@ -59,10 +59,10 @@ static int born_mark_current(const struct sockio *st, const struct sockio_born *
 /* Rehash the live entries (and the marks, or with drop_marks only those
  * no snapshot has followed yet) into a table at most a quarter full.
  * 0 or -ENOMEM. */
-static int born_rehash(struct sockio *st, int drop_marks)
+static int born_rehash(struct topsnoop *st, int drop_marks)
 {
 	size_t cap = 1024, n = 0, m = 0, j;
-	struct sockio_born *nb;
+	struct topsnoop_born *nb;
 
 	for (size_t i = 0; st->born && i <= st->born_mask; i++)
 		n += born_live(&st->born[i]) || (drop_marks ? born_mark_current(st, &st->born[i])
@@ -72,7 +72,7 @@ static int born_rehash(struct sockio *st, int drop_marks)
 	if (!(nb = calloc(cap, sizeof(*nb))))
 		return -ENOMEM;
 	for (size_t i = 0; st->born && i <= st->born_mask; i++) {
-		const struct sockio_born *e = &st->born[i];
+		const struct topsnoop_born *e = &st->born[i];
 
 		if (!born_live(e) && !(drop_marks ? born_mark_current(st, e) : born_mark(e)))
 			continue;
@@ -90,9 +90,9 @@ static int born_rehash(struct sockio *st, int drop_marks)
 }
 
 /* The slot of sk, a new one when absent (NULL: no memory). */
-static struct sockio_born *born_put(struct sockio *st, uint64_t sk)
+static struct topsnoop_born *born_put(struct topsnoop *st, uint64_t sk)
 {
-	struct sockio_born *e = born_find(st, sk);
+	struct topsnoop_born *e = born_find(st, sk);
 	size_t j;
 
 	if (e)
@@ -109,10 +109,10 @@ static struct sockio_born *born_put(struct sockio *st, uint64_t sk)
 }
 
 /* ESTABLISHED (s) or CLOSE (s NULL) of socket sk */
-static void born_set(struct sockio *st, uint64_t sk, const struct ftn_sock *s)
+static void born_set(struct topsnoop *st, uint64_t sk, const struct ftn_sock *s)
 {
 	uint64_t snaps = ftn_sockres_snapshots(st->socks);
-	struct sockio_born *e = s ? born_put(st, sk) : born_find(st, sk);
+	struct topsnoop_born *e = s ? born_put(st, sk) : born_find(st, sk);
 
 	if (s) {
 		if (!e)
@@ -136,7 +136,7 @@ static void born_set(struct sockio *st, uint64_t sk, const struct ftn_sock *s)
 	e->snap = snaps;
 }
 
-void sockio_on_state(struct sockio *st, const struct ftn_event *ev)
+void topsnoop_born_state(struct topsnoop *st, const struct ftn_event *ev)
 {
 	struct ftn_probe_sock t;
 	struct ftn_sock s;
@@ -160,9 +160,9 @@ void sockio_on_state(struct sockio *st, const struct ftn_event *ev)
 	born_set(st, sk, &s);
 }
 
-int sockio_born_lookup(const struct sockio *st, uint64_t sk, const struct ftn_sock **s)
+int topsnoop_born_lookup(const struct topsnoop *st, uint64_t sk, const struct ftn_sock **s)
 {
-	const struct sockio_born *b = born_find(st, sk);
+	const struct topsnoop_born *b = born_find(st, sk);
 
 	*s = NULL;
 	if (b && born_live(b)) {
@@ -172,7 +172,7 @@ int sockio_born_lookup(const struct sockio *st, uint64_t sk, const struct ftn_so
 	return b && born_mark_current(st, b) ? -1 : 0;
 }
 
-void sockio_born_purge(struct sockio *st)
+void topsnoop_born_purge(struct topsnoop *st)
 {
 	/* a snapshot newer than the closes: their marks are not needed */
 	if (ftn_sockres_snapshots(st->socks) != st->born_snap) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_diag_fin.c - for tcptop's diag back end (sockio_diag.c): the
+ * topsnoop_diag_fin.c - for tcptop's diag back end (topsnoop_diag.c): the
  * tuples of connections whose peer's FIN arrived (sock:inet_sock_set_state
  * -> CLOSE_WAIT or -> CLOSING), kept two reads, so that a socket's
  * received count can lose the FIN's sequence number once the program
  * read the end of stream. An open-addressing table rebuilt at each read.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -16,14 +16,14 @@
 #include <sys/socket.h>
 
 /* A connection's tuple as the socket sees it. */
-struct sockio_finkey {
+struct topsnoop_finkey {
 	int32_t family;
 	uint16_t lport, rport;
 	uint8_t l[16], r[16];
 	uint64_t gen;           /* 0: free */
 };
 
-static void fin_key(struct sockio_finkey *k, int family, const struct ftn_addr *l, uint16_t lport,
+static void fin_key(struct topsnoop_finkey *k, int family, const struct ftn_addr *l, uint16_t lport,
 		    const struct ftn_addr *r, uint16_t rport)
 {
 	size_t n = family == AF_INET6 ? 16 : 4;
@@ -36,29 +36,29 @@ static void fin_key(struct sockio_finkey *k, int family, const struct ftn_addr *
 	memcpy(k->r, family == AF_INET6 ? (const void *)&r->v6 : (const void *)&r->v4, n);
 }
 
-static size_t fin_slot(const struct sockio_finkey *k, size_t mask)
+static size_t fin_slot(const struct topsnoop_finkey *k, size_t mask)
 {
 	const unsigned char *p = (const unsigned char *)k;
 	uint64_t h = 1469598103934665603ULL;
 
-	for (size_t i = 0; i < offsetof(struct sockio_finkey, gen); i++)
+	for (size_t i = 0; i < offsetof(struct topsnoop_finkey, gen); i++)
 		h = (h ^ p[i]) * 1099511628211ULL;
 	return (size_t)(h >> 7) & mask;
 }
 
-static struct sockio_finkey *fin_find(struct sockio_finkey *t, size_t mask, const struct sockio_finkey *k)
+static struct topsnoop_finkey *fin_find(struct topsnoop_finkey *t, size_t mask, const struct topsnoop_finkey *k)
 {
 	for (size_t i = fin_slot(k, mask);; i = (i + 1) & mask)
-		if (!t[i].gen || !memcmp(&t[i], k, offsetof(struct sockio_finkey, gen)))
+		if (!t[i].gen || !memcmp(&t[i], k, offsetof(struct topsnoop_finkey, gen)))
 			return &t[i];
 }
 
 /* Keep the tuples of the last two reads' time (table rebuilt, doubled
  * when half full). 0 or -ENOMEM. */
-static int fin_rebuild(struct sockio_fins *d, size_t want)
+static int fin_rebuild(struct topsnoop_diag_fins *d, size_t want)
 {
 	size_t mask = 255;
-	struct sockio_finkey *t;
+	struct topsnoop_finkey *t;
 
 	while (mask < want * 2 + 1)
 		mask = mask * 2 + 1;
@@ -76,9 +76,9 @@ static int fin_rebuild(struct sockio_fins *d, size_t want)
 	return 0;
 }
 
-int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s)
+int topsnoop_diag_fin_known(const struct topsnoop_diag_fins *d, const struct ftn_sock *s)
 {
-	struct sockio_finkey k;
+	struct topsnoop_finkey k;
 
 	if (!d->t)
 		return 0;
@@ -86,20 +86,20 @@ int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s)
 	return fin_find(d->t, d->mask, &k)->gen != 0;
 }
 
-int sockio_fins_init(struct sockio_fins *d)
+int topsnoop_diag_fin_init(struct topsnoop_diag_fins *d)
 {
 	return fin_rebuild(d, 0);
 }
 
-int sockio_fins_next(struct sockio_fins *d)
+int topsnoop_diag_fin_next(struct topsnoop_diag_fins *d)
 {
 	d->gen++;
 	return fin_rebuild(d, d->n);
 }
 
-int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t)
+int topsnoop_diag_fin_add(struct topsnoop_diag_fins *d, const struct ftn_probe_sock *t)
 {
-	struct sockio_finkey k, *e;
+	struct topsnoop_finkey k, *e;
 
 	if (d->n * 2 >= d->mask && fin_rebuild(d, d->n + 1))
 		return -ENOMEM;
@@ -112,7 +112,7 @@ int sockio_fins_add(struct sockio_fins *d, const struct ftn_probe_sock *t)
 	return 0;
 }
 
-void sockio_fins_free(struct sockio_fins *d)
+void topsnoop_diag_fin_free(struct topsnoop_diag_fins *d)
 {
 	free(d->t);
 	d->t = NULL;

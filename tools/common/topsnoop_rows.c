@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_rows.c - the rows of tcptop, udptop, tcpsnoop and udpsnoop: the
+ * topsnoop_rows.c - the rows of tcptop, udptop, tcpsnoop and udpsnoop: the
  * columns, a call printed (snoop) or counted per process and connection
  * (top, and the diag back end's byte counts), an interval printed, and
  * the report with its --prom counters. Knows no back end.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -62,7 +62,7 @@ static const struct tool_col snoop_cols[] = {
 	{ "BYTES", "bytes", 7, TOOL_COL_UINT, 0, 0 },
 };
 
-const char *sockio_proto(const struct sockio *st)
+const char *topsnoop_rows_proto(const struct topsnoop *st)
 {
 	return st->protocol == IPPROTO_UDP ? "UDP" : "TCP";
 }
@@ -84,7 +84,7 @@ static int key_connected(const struct key *k)
 	return k->rport || memcmp(k->raddr, zero, sizeof(zero));
 }
 
-static void fill_key(struct key *k, const struct sockio_call *cl, const struct ftn_sock *s)
+static void fill_key(struct key *k, const struct topsnoop_call *cl, const struct ftn_sock *s)
 {
 	memset(k, 0, sizeof(*k));
 	k->netns = cl->own.netns;
@@ -123,8 +123,8 @@ static void print_tuple(struct tool_report *r, int first, const struct key *k)
 	conn ? tool_report_int(r, first + 4, k->rport) : tool_report_null(r, first + 4);
 }
 
-static void print_call(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
-		       const struct key *k)
+static void print_call(struct topsnoop *st, const struct topsnoop_call *cl,
+		       const struct ftn_event *ev, const struct key *k)
 {
 	struct tool_report *r = st->r;
 
@@ -143,7 +143,7 @@ static void print_call(struct sockio *st, const struct sockio_call *cl, const st
 	tool_report_row_end(r);
 }
 
-static void count_bytes(struct sockio *st, const struct key *k, uint64_t tx, uint64_t rx)
+static void count_bytes(struct topsnoop *st, const struct key *k, uint64_t tx, uint64_t rx)
 {
 	struct tool_counter_row *row;
 	char b[4][64];
@@ -171,17 +171,17 @@ static void count_bytes(struct sockio *st, const struct key *k, uint64_t tx, uin
 	tool_counter_set_label(st->prom, row, 5, b[3]);
 }
 
-static void count_call(struct sockio *st, const struct sockio_call *cl, const struct key *k)
+static void count_call(struct topsnoop *st, const struct topsnoop_call *cl, const struct key *k)
 {
 	uint64_t rx = cl->c.dir == 'R' ? cl->c.bytes : 0;
 
 	count_bytes(st, k, cl->c.bytes - rx, rx);
 }
 
-void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const struct ftn_sock *s,
-		  uint64_t tx, uint64_t rx)
+void topsnoop_rows_count(struct topsnoop *st, const struct ftn_sockowner *own,
+			 const struct ftn_sock *s, uint64_t tx, uint64_t rx)
 {
-	struct sockio_call cl;
+	struct topsnoop_call cl;
 	struct key k;
 
 	memset(&cl, 0, sizeof(cl));
@@ -190,8 +190,8 @@ void sockio_count(struct sockio *st, const struct ftn_sockowner *own, const stru
 	count_bytes(st, &k, tx, rx);
 }
 
-void sockio_emit(struct sockio *st, const struct sockio_call *cl, const struct ftn_event *ev,
-		 const struct ftn_sock *s)
+void topsnoop_rows_emit(struct topsnoop *st, const struct topsnoop_call *cl,
+			const struct ftn_event *ev, const struct ftn_sock *s)
 {
 	struct key k;
 
@@ -223,7 +223,7 @@ static void loadavg(char *buf, size_t size)
 }
 
 /* One interval of a top tool: header, rows largest first, the rest. */
-void sockio_interval(struct sockio *st, int64_t now_wall)
+void topsnoop_rows_interval(struct topsnoop *st, int64_t now_wall)
 {
 	struct tool_counter_row **rows;
 	uint64_t rest[2] = { 0, 0 }, all = tool_counter_sum(st->counts, 0);
@@ -244,8 +244,8 @@ void sockio_interval(struct sockio *st, int64_t now_wall)
 			fputs("\033[H\033[2J", f);
 		loadavg(la, sizeof(la));
 		fprintf(f, "%s  load: %s  %sin: %llu KB  %sout: %llu KB\n",
-			tool_time_hms(now_wall, t, sizeof(t)), la, sockio_proto(st),
-			(unsigned long long)(rx / 1024), sockio_proto(st),
+			tool_time_hms(now_wall, t, sizeof(t)), la, topsnoop_rows_proto(st),
+			(unsigned long long)(rx / 1024), topsnoop_rows_proto(st),
 			(unsigned long long)(tx / 1024));
 		if (n > 0 || rest[0]) {
 			putc('\n', f);
@@ -285,7 +285,7 @@ void sockio_interval(struct sockio *st, int64_t now_wall)
 	tool_counter_reset(st->counts);
 }
 
-int sockio_rows_open(struct sockio *st)
+int topsnoop_rows_open(struct topsnoop *st)
 {
 	struct tool_report_cfg cfg = {
 		.tool = st->tool, .unit = st->top ? "bytes" : "calls",

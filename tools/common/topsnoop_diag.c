@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_diag.c - tcptop's "diag" back end: TCP payload bytes per socket
+ * topsnoop_diag.c - tcptop's "diag" back end: TCP payload bytes per socket
  * from the kernel's own per-socket counters (struct tcp_info through
  * NETLINK_SOCK_DIAG), read once per interval, and from the destroy
  * broadcasts (SKNLGRP_INET(6)_TCP_DESTROY) for connections that close
@@ -28,11 +28,11 @@
  * closed between two reads is known only by its destroy message, which
  * has no inode: its bytes are counted under PID "-". Only our network
  * namespace is seen (sock_diag answers for the namespace of its socket).
- * Here: set-up, the destroy messages' queue, the run and its end; the
- * socket table and its reads are sockio_diag_tab.c, the tuples whose FIN
- * arrived sockio_diag_fin.c.
+ * Here: its ops table (topsnoop_diag_ops): set-up, the destroy messages'
+ * queue, the run and its end; the socket table and its reads are
+ * topsnoop_diag_tab.c, the tuples whose FIN arrived topsnoop_diag_fin.c.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -48,14 +48,14 @@
 /* A drained destroy message, queued behind the last batch's. */
 static int queue(void *ctx, const struct ftn_tcpbytes *b)
 {
-	struct sockio_diag *d = ((struct sockio *)ctx)->diag;
+	struct topsnoop_diag *d = ((struct topsnoop *)ctx)->diag;
 
 	if (d->npend == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 256;
 		struct ftn_tcpbytes *t = realloc(d->pend, cap * sizeof(*t));
 
 		if (!t) {
-			tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
+			tool_report_uncounted(((struct topsnoop *)ctx)->r, 1, "out of memory");
 			return 0;
 		}
 		d->pend = t;
@@ -68,31 +68,31 @@ static int queue(void *ctx, const struct ftn_tcpbytes *b)
 /* Destroy messages: the queued ones drained; those of the last batch
  * handled (their state events are read by now), the new ones kept for
  * the next (all handled when last). */
-static int destroys(struct sockio *st, int last)
+static int destroys(struct topsnoop *st, int last)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 	size_t old = d->npend;
 	int err = ftn_sockdiag_destroyed(d->destroy, queue, st, &d->overruns);
 
 	if (last)
 		old = d->npend;
 	for (size_t i = 0; i < old; i++)
-		sockio_diag_tab_destroyed(st, &d->pend[i]);
+		topsnoop_diag_tab_destroyed(st, &d->pend[i]);
 	if (old && d->npend > old)
 		memmove(d->pend, d->pend + old, (d->npend - old) * sizeof(*d->pend));
 	d->npend -= old;
 	return err ? tool_fail(err, "cannot read sock_diag's destroy messages: %s", strerror(-err)) : 0;
 }
 
-int sockio_diag_init(struct sockio *st)
+static int init(struct topsnoop *st)
 {
-	struct sockio_diag *d;
+	struct topsnoop_diag *d;
 	int err;
 
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
 	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
-	    !(st->counts = tool_counter_alloc(0, 0)) || sockio_fins_init(&d->fins) ||
+	    !(st->counts = tool_counter_alloc(0, 0)) || topsnoop_diag_fin_init(&d->fins) ||
 	    (st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
 	if (!(d->dump = ftn_sockdiag_open()))
@@ -114,8 +114,8 @@ int sockio_diag_init(struct sockio *st)
 		return tool_fail(-ENOTSUP, "back end 'diag' needs sock:inet_sock_set_state (4.16+)");
 	if (!(st->inst = tool_instance(st->tool)))
 		return -errno;
-	if ((st->diag_reader = tool_reader(st->inst, &st->o)) < 0)
-		return st->diag_reader;
+	if ((d->reader = tool_reader(st->inst, &st->o)) < 0)
+		return d->reader;
 	st->evs[0] = "sock/inet_sock_set_state";
 	tool_info("sock:inet_sock_set_state -> CLOSE_WAIT / CLOSING: the connections whose peer's "
 		  "FIN arrived (a FIN read as end of stream is no payload byte)");
@@ -128,55 +128,53 @@ static int on_fin(void *ctx, const struct ftn_event *ev)
 {
 	struct ftn_probe_sock t;
 
-	if (!ftn_sock_event_decode(ev, &t) && sockio_fins_add(&((struct sockio *)ctx)->diag->fins, &t))
-		tool_report_uncounted(((struct sockio *)ctx)->r, 1, "out of memory");
+	if (!ftn_sock_event_decode(ev, &t) && topsnoop_diag_fin_add(&((struct topsnoop *)ctx)->diag->fins, &t))
+		tool_report_uncounted(((struct topsnoop *)ctx)->r, 1, "out of memory");
 	return 0;
 }
 
 static int on_batch(void *ctx, int64_t now)
 {
-	struct sockio *st = ctx;
+	struct topsnoop *st = ctx;
 	int err;
 
 	if ((err = destroys(st, 0)))
 		return err;
 	if (now < st->next_wall)
 		return 0;
-	if ((err = sockio_diag_tab_read(st)))
+	if ((err = topsnoop_diag_tab_read(st)))
 		return err;
-	sockio_interval(st, now);
+	topsnoop_rows_interval(st, now);
 	st->next_wall += (int64_t)(st->o.interval * 1e9);
 	if (st->next_wall <= now)
 		st->next_wall = now + (int64_t)(st->o.interval * 1e9);
 	return 0;
 }
 
-int sockio_diag_start(struct sockio *st)
+static int start(struct topsnoop *st)
 {
 	int err;
 
 	/* the closes before the baseline moved nothing of ours */
-	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
+	return (err = destroys(st, 1)) ? err : topsnoop_diag_tab_read(st);
 }
 
-int sockio_diag_run(struct sockio *st)
+/* co: batches of at most 1 s (the destroy messages drained), the
+ * sockets read once per interval */
+static int run(struct topsnoop *st, const struct ftn_consumer_opts *co)
 {
-	struct ftn_consumer_opts co = {
-		.period_s = st->o.interval > 1 ? 1 : st->o.interval,
-		.duration_s = st->o.duration,
-	};
 	struct ftn_consumer_ops ops = { .event = on_fin, .batch = on_batch };
 	int err;
 
-	if ((err = tool_consume(st->inst, st->diag_reader, st->evs, &co, &ops, st, st->r)))
+	if ((err = tool_consume(st->inst, st->diag->reader, st->evs, co, &ops, st, st->r)))
 		return err;
 	/* the last, partial interval (printed by the caller) */
-	return (err = destroys(st, 1)) ? err : sockio_diag_tab_read(st);
+	return (err = destroys(st, 1)) ? err : topsnoop_diag_tab_read(st);
 }
 
-void sockio_diag_fini(struct sockio *st)
+static void fini(struct topsnoop *st)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 
 	if (!d)
 		return;
@@ -206,7 +204,16 @@ void sockio_diag_fini(struct sockio *st)
 	ftn_owners_free(d->owners);
 	free(d->tab);
 	free(d->pend);
-	sockio_fins_free(&d->fins);
+	topsnoop_diag_fin_free(&d->fins);
 	free(d);
 	st->diag = NULL;
 }
+
+const struct topsnoop_ops topsnoop_diag_ops = {
+	.name = "diag",
+	.tracing = "TCP payload bytes per process and socket each interval (tcp_info through sock_diag)",
+	.init = init,
+	.start = start,
+	.run = run,
+	.fini = fini,
+};

@@ -1,16 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_hist.c - tcptop's and udptop's counting in the kernel: a hist
- * trigger per event (keys=sk,common_pid, vals=ret), read once per second,
- * each (socket, task) row of a table's change handled as one call.
+ * topsnoop_hist.c - tcptop's and udptop's counting in the kernel, the feed
+ * of a traced back end's calls that sums them there (topsnoop_trace.c
+ * offers it first): a hist trigger per event (keys=sk,common_pid,
+ * vals=ret), read once per second, each (socket, task) row of a table's
+ * change handled as one call.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* One hist trigger per event, read once per second (its table's change
+ * since the last read). */
+struct topsnoop_hist {
+	int n;
+	unsigned int entries;   /* each table's size (hist_size) */
+	struct hist_table {
+		char sys[64], event[32];
+		int dir;                /* 'S', 'R' */
+		struct ftn_histtab *tab; /* the table (not the first event's:
+					   ftn_consume_hist keeps that) */
+		uint64_t notcounted;    /* calls seen but not counted, since the start */
+	} t[FTN_SENDRECV_MAXPROBES];
+	uint64_t dropped;       /* said so far */
+	int64_t end;            /* CLOCK_MONOTONIC end of -d (the last period) */
+};
 
 /* The size of each table: one entry per (socket, task) that moved bytes.
  * The library clears a table that is half full at a period's end
@@ -23,15 +42,15 @@
  * bytes of kernel memory an entry). TCP: the sockets allocated (sockstat's
  * "alloc", every namespace); UDP: those in use in ours (sockstat, sockstat6:
  * the kernel counts no more). 16384 when sockstat cannot be read. */
-#define SOCKIO_HIST_MIN 2048
-#define SOCKIO_HIST_MAX 65536
-#define SOCKIO_HIST_DEFAULT 16384
-static unsigned int hist_size(const struct sockio *st)
+#define TOPSNOOP_HIST_MIN 2048
+#define TOPSNOOP_HIST_MAX 65536
+#define TOPSNOOP_HIST_DEFAULT 16384
+static unsigned int hist_size(const struct topsnoop *st)
 {
 	struct ftn_netsnap *s = NULL;
 	const struct ftn_netctr *c;
 	uint64_t socks = 0;
-	unsigned int size = SOCKIO_HIST_MIN;
+	unsigned int size = TOPSNOOP_HIST_MIN;
 	int found = 0;
 
 	if (!ftn_netsnap_read(NULL, 0, FTN_NETSRC_SOCKSTAT | FTN_NETSRC_SOCKSTAT6, &s)) {
@@ -46,49 +65,55 @@ static unsigned int hist_size(const struct sockio *st)
 	}
 	ftn_netsnap_free(s);
 	if (!found)
-		return ftn_hist_size(SOCKIO_HIST_DEFAULT);
-	while (size < SOCKIO_HIST_MAX && size < 4 * socks)
+		return ftn_hist_size(TOPSNOOP_HIST_DEFAULT);
+	while (size < TOPSNOOP_HIST_MAX && size < 4 * socks)
 		size *= 2;
 	tool_info("hist tables of %u entries: %llu %s sockets (/proc/net/sockstat), four entries a socket",
-		  size, (unsigned long long)socks, sockio_proto(st));
+		  size, (unsigned long long)socks, topsnoop_rows_proto(st));
 	return ftn_hist_size(size);
 }
 
 /* Counting in the kernel: the top tools, unless --stream, where the
  * kernel has hist triggers and each call's record carries both its socket
  * and its bytes (the tracepoints; the kprobe back end's returns that read
- * the arguments, not entries paired with returns in user space). */
-int sockio_hist_wanted(struct sockio *st, const char *sys, const char *event)
+ * the arguments, not entries paired with returns in user space: nosum). */
+static int wanted(struct topsnoop *st, const struct topsnoop_ev *first)
 {
 	if (!st->top || st->stream)
 		return 0;
-	if (st->kprobe && st->kp.paired) {
-		tool_info("streaming every call: the kprobe back end pairs entries with returns "
-			  "here, which the kernel cannot sum");
+	if (st->nosum) {
+		tool_info("streaming every call: %s", st->nosum);
 		return 0;
 	}
-	if (!ftn_event_has_hist(sys, event)) {
+	if (!ftn_event_has_hist(first->sys, first->event)) {
 		tool_info("streaming every call: this kernel has no hist triggers");
 		return 0;
 	}
 	return 1;
 }
 
+static int init(struct topsnoop *st)
+{
+	return (st->hist = calloc(1, sizeof(*st->hist))) ? 0 : tool_fail(-ENOMEM, "out of memory");
+}
+
 /* "hist:keys=sk,common_pid:vals=ret:size=N if FILTER" on sys/event: the
  * bytes each task moved on each socket (the trigger soft-enables the
  * event: nothing goes to the ring buffer) */
-int sockio_hist_add(struct sockio *st, const char *sys, const char *event, const char *filter)
+
+static int add(struct topsnoop *st, const struct topsnoop_ev *e)
 {
-	struct sockio_hist *h = &st->hists[st->nhist];
+	const char *sys = e->sys, *event = e->event, *filter = e->filter;
+	struct hist_table *h = &st->hist->t[st->hist->n];
 	char trig[384];
 	int err;
 
-	if (st->nhist == FTN_SENDRECV_MAXPROBES)
+	if (st->hist->n == FTN_SENDRECV_MAXPROBES)
 		return tool_fail(-ENOSPC, "too many events to count");
-	if (!st->hist_entries)
-		st->hist_entries = hist_size(st);
+	if (!st->hist->entries)
+		st->hist->entries = hist_size(st);
 	snprintf(trig, sizeof(trig), "hist:keys=sk,common_pid:vals=ret:size=%u%s%s",
-		 st->hist_entries, filter && *filter ? " if " : "", filter ? filter : "");
+		 st->hist->entries, filter && *filter ? " if " : "", filter ? filter : "");
 	if ((err = ftn_event_add_trigger(st->inst, sys, event, trig)))
 		return tool_kfail(err, "cannot add the hist trigger to %s:%s", sys, event);
 	tool_info("counting in the kernel on %s:%s: %s", sys, event, trig);
@@ -99,17 +124,17 @@ int sockio_hist_add(struct sockio *st, const char *sys, const char *event, const
 	snprintf(h->sys, sizeof(h->sys), "%s", sys);
 	snprintf(h->event, sizeof(h->event), "%s", event);
 	h->dir = strstr(event, "send") ? 'S' : 'R';
-	st->nhist++;
+	st->hist->n++;
 	return 0;
 }
 
 /* The rows of one table's change: a call per (socket, task) with the sum */
-static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
+static void hist_rows(struct topsnoop *st, const struct ftn_hist *d, int dir)
 {
 	for (size_t i = 0; i < ftn_hist_count(d); i++) {
 		const struct ftn_hist_row *r = ftn_hist_at(d, i);
 		uint64_t sk, tid;
-		struct sockio_call cl;
+		struct topsnoop_call cl;
 		int v;
 
 		for (v = 0; v < r->nvals && strcmp(r->val_names[v], "ret"); v++)
@@ -122,7 +147,7 @@ static void hist_rows(struct sockio *st, const struct ftn_hist *d, int dir)
 		cl.c.dir = dir;
 		cl.c.protocol = st->protocol;
 		cl.c.bytes = cl.c.ret = (int64_t)r->vals[v];
-		sockio_on_call(st, &cl, (pid_t)tid, "", NULL);
+		topsnoop_call_join(st, &cl, (pid_t)tid, "", NULL);
 	}
 }
 
@@ -139,19 +164,20 @@ static int64_t mono_ns(void)
 static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, int full,
 		       int64_t now_wall)
 {
-	struct sockio *st = ctx;
+	struct topsnoop *st = ctx;
+	struct topsnoop_hist *hs = st->hist;
 	uint64_t all = dropped;
 
 	(void)full;
-	hist_rows(st, d, st->hists[0].dir);
-	for (int i = 1; i < st->nhist; i++) {
-		struct sockio_hist *h = &st->hists[i];
+	hist_rows(st, d, hs->t[0].dir);
+	for (int i = 1; i < hs->n; i++) {
+		struct hist_table *h = &hs->t[i];
 		struct ftn_hist *dd;
 		int err, f;
 
 		/* the last period: ftn_consume_histtab's ends by a signal or the
 		 * duration (a callback of ours never stops it) */
-		if ((err = ftn_histtab_next(h->tab, ftn_exiting() || mono_ns() >= st->hist_end, &dd,
+		if ((err = ftn_histtab_next(h->tab, ftn_exiting() || mono_ns() >= hs->end, &dd,
 					    &h->notcounted, &f)))
 			return tool_fail(err, "cannot read the hist of %s:%s: %s", h->sys, h->event,
 					 strerror(-err));
@@ -161,29 +187,39 @@ static int hist_period(void *ctx, const struct ftn_hist *d, uint64_t dropped, in
 	}
 	/* a full table, or calls while a table was being cleared: those
 	 * calls were seen, not counted */
-	if (all > st->hist_dropped)
+	if (all > hs->dropped)
 		tool_fail(0, "hist table full or being cleared: %llu more calls not counted",
-			  (unsigned long long)(all - st->hist_dropped));
-	st->hist_dropped = all;
-	return sockio_on_batch(st, now_wall);
+			  (unsigned long long)(all - hs->dropped));
+	hs->dropped = all;
+	return topsnoop_call_batch(st, now_wall);
 }
 
-int sockio_hist_run(struct sockio *st, const struct ftn_consumer_opts *co)
+static int run(struct topsnoop *st, const struct ftn_consumer_opts *co)
 {
+	struct hist_table *h = &st->hist->t[0];
 	int err;
 
 	/* the tables' bases were taken when their triggers were added
-	 * (sockio_hist_add); ftn_consume_histtab reads the first,
-	 * hist_period the others */
-	st->hist_end = st->o.duration > 0 ? mono_ns() + (int64_t)(st->o.duration * 1e9) : INT64_MAX;
-	if ((err = ftn_consume_histtab(st->hists[0].tab, co, hist_period, st)))
-		tool_fail(err, "cannot read the hist of %s:%s: %s", st->hists[0].sys,
-			  st->hists[0].event, strerror(-err));
+	 * (add); ftn_consume_histtab reads the first, hist_period the
+	 * others */
+	st->hist->end = st->o.duration > 0 ? mono_ns() + (int64_t)(st->o.duration * 1e9) : INT64_MAX;
+	if ((err = ftn_consume_histtab(h->tab, co, hist_period, st)))
+		tool_fail(err, "cannot read the hist of %s:%s: %s", h->sys, h->event, strerror(-err));
 	return err;
 }
 
-void sockio_hist_close(struct sockio *st)
+static void close_tables(struct topsnoop *st)
 {
-	for (int i = 0; i < st->nhist; i++)
-		ftn_histtab_close(st->hists[i].tab);
+	for (int i = 0; st->hist && i < st->hist->n; i++)
+		ftn_histtab_close(st->hist->t[i].tab);
+	free(st->hist);
+	st->hist = NULL;
 }
+
+const struct topsnoop_feed topsnoop_hist_feed = {
+	.wanted = wanted,
+	.init = init,
+	.add = add,
+	.run = run,
+	.close = close_tables,
+};

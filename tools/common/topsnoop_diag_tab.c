@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockio_diag_tab.c - for tcptop's diag back end (sockio_diag.c): the
+ * topsnoop_diag_tab.c - for tcptop's diag back end (topsnoop_diag.c): the
  * socket table, one entry per TCP socket by its cookie with its counts as
  * of the last read; each read of every socket through sock_diag rebuilds
  * it, counting each socket's change into the interval, and a destroy
  * message counts a socket's last change.
  */
-#include "common/sockio.h"
+#include "common/topsnoop.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ static size_t slot(uint64_t cookie, size_t mask)
 	return (size_t)((cookie * 0x9e3779b97f4a7c15ULL) >> 17) & mask;
 }
 
-static struct dsock *find(const struct sockio_diag *d, uint64_t cookie)
+static struct dsock *find(const struct topsnoop_diag *d, uint64_t cookie)
 {
 	if (!d->tab)
 		return NULL;
@@ -61,9 +61,9 @@ static void totals(const struct ftn_tcpbytes *b, int fin, uint64_t *tx, uint64_t
 }
 
 /* The change of one socket since it was counted: into the interval. */
-static void count(struct sockio *st, struct dsock *e, const struct ftn_tcpbytes *b)
+static void count(struct topsnoop *st, struct dsock *e, const struct ftn_tcpbytes *b)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 	uint64_t tx, rx, dtx, drx;
 
 	if (!b->info) {
@@ -93,12 +93,12 @@ static void count(struct sockio *st, struct dsock *e, const struct ftn_tcpbytes 
 		return;
 	if (st->port >= 0 && e->s.lport != st->port && e->s.rport != st->port)
 		return;
-	sockio_count(st, &e->own, &e->s, dtx, drx);
+	topsnoop_rows_count(st, &e->own, &e->s, dtx, drx);
 }
 
-static void owner(struct sockio *st, struct dsock *e)
+static void owner(struct topsnoop *st, struct dsock *e)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 
 	memset(&e->own, 0, sizeof(e->own));
 	e->own.netns = st->netns;
@@ -109,7 +109,7 @@ static void owner(struct sockio *st, struct dsock *e)
 }
 
 struct read_ctx {
-	struct sockio *st;
+	struct topsnoop *st;
 	struct dsock *tab;
 	size_t mask, n;
 	int err;
@@ -119,8 +119,8 @@ struct read_ctx {
 static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 {
 	struct read_ctx *c = ctx;
-	struct sockio *st = c->st;
-	struct sockio_diag *d = st->diag;
+	struct topsnoop *st = c->st;
+	struct topsnoop_diag *d = st->diag;
 	struct dsock *old = find(d, b->cookie), *e;
 
 	if (c->n * 2 >= c->mask) {      /* grow: rehash what is in */
@@ -157,7 +157,7 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 			return 0;
 		}
 	}
-	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || sockio_fins_known(&d->fins, &e->s))
+	if (b->s.state == 8 || b->s.state == 9 || b->s.state == 11 || topsnoop_diag_fin_known(&d->fins, &e->s))
 		e->fin = 1;     /* CLOSE_WAIT, LAST_ACK, CLOSING: the FIN is in */
 	count(st, e, b);
 	return 0;
@@ -165,9 +165,9 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 
 /* Destroyed: the last change of a known socket, or the whole of one born
  * and gone between two reads (its owner unknown: no inode then). */
-int sockio_diag_tab_destroyed(struct sockio *st, const struct ftn_tcpbytes *b)
+int topsnoop_diag_tab_destroyed(struct topsnoop *st, const struct ftn_tcpbytes *b)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 	struct dsock *e = find(d, b->cookie), tmp;
 
 	d->destroys++;
@@ -184,7 +184,7 @@ int sockio_diag_tab_destroyed(struct sockio *st, const struct ftn_tcpbytes *b)
 		if (b->sent || b->received)
 			d->unowned++;
 	}
-	if (sockio_fins_known(&d->fins, &e->s))
+	if (topsnoop_diag_fin_known(&d->fins, &e->s))
 		e->fin = 1;
 	count(st, e, b);
 	e->dead = 1;
@@ -193,9 +193,9 @@ int sockio_diag_tab_destroyed(struct sockio *st, const struct ftn_tcpbytes *b)
 
 /* One read of every socket; sockets missing from two reads in a row with
  * no destroy message seen are dropped (their last bytes unknown). */
-int sockio_diag_tab_read(struct sockio *st)
+int topsnoop_diag_tab_read(struct topsnoop *st)
 {
-	struct sockio_diag *d = st->diag;
+	struct topsnoop_diag *d = st->diag;
 	struct read_ctx c = { st, NULL, d->mask ? d->mask : 1023, 0, 0 };
 	int err;
 
@@ -211,7 +211,7 @@ int sockio_diag_tab_read(struct sockio *st)
 	for (size_t i = 0; d->tab && i <= d->mask; i++) {
 		struct dsock *o = &d->tab[i];
 
-		if (!o->cookie || o->dead || find(&(struct sockio_diag){ .tab = c.tab, .mask = c.mask },
+		if (!o->cookie || o->dead || find(&(struct topsnoop_diag){ .tab = c.tab, .mask = c.mask },
 						  o->cookie))
 			continue;
 		/* its destroy message may still be on its way: one more read */
@@ -228,7 +228,7 @@ int sockio_diag_tab_read(struct sockio *st)
 	d->n = c.n;
 	d->reads++;
 	d->started = 1;
-	if (sockio_fins_next(&d->fins))
+	if (topsnoop_diag_fin_next(&d->fins))
 		return tool_fail(-ENOMEM, "out of memory");
 	return 0;
 }
