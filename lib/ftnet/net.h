@@ -38,29 +38,13 @@ FTN_EXPORT const char *ftn_addr_str(const struct ftn_addr *a, char *buf, size_t 
 /* "127.0.0.1:5000" / "[::1]:5000" */
 FTN_EXPORT const char *ftn_endpoint_str(const struct ftn_addr *a, uint16_t port,
 			     char *buf, size_t size);
-/* Parse "127.0.0.1" or "::1" (or "::ffff:1.2.3.4"). 0 or -EINVAL. */
-FTN_EXPORT int ftn_addr_parse(const char *s, int family, struct ftn_addr *out);
 /* TCP state number <-> name without "TCP_" ("ESTABLISHED"); "UNKNOWN". */
 FTN_EXPORT const char *ftn_tcp_state_name(int state);
-FTN_EXPORT int ftn_tcp_state_parse(const char *s);   /* accepts with or without TCP_ */
 
 /* ------------------------------------------------------------------ */
 /* A socket's tuple from events and probes (sockprobe.c)              */
 /* ------------------------------------------------------------------ */
 
-struct ftn_btf;
-/*
- * Fetch args reading struct sock fields through base, a fetch arg holding
- * a struct sock * ("%di", "$arg1", "$retval"):
- *   daddr=+0(B):u32 saddr=+4(B):u32 dport=+12(B):u16 sport=+14(B):u16
- *   family=+16(B):u16 state=+18(B):u8
- * (offsets from btf when given, else these stable ones), and when btf
- * knows skc_v6_daddr / skc_v6_rcv_saddr, IPv6 addresses as four u32 words
- * each: daddr6_0..daddr6_3, saddr6_0..saddr6_3 (u32 works on every kprobe
- * kernel; arrays need 4.20, x32 4.17). Returns the length or -ENOSPC.
- */
-FTN_EXPORT int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
-			     char *buf, size_t size);
 /* The socket an event with those fields describes (local = saddr/sport). */
 struct ftn_probe_sock {
 	int family;
@@ -87,12 +71,9 @@ FTN_EXPORT int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *eve
  * text or binary records; state 0 when the event has none. 0 or -ENOENT. */
 struct ftn_probe_sock;
 FTN_EXPORT int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out);
-/* Fetch args for an skb argument of TCP: "skb=ARG:x64 pcount=+OFF(ARG):u16",
- * pcount being tcp_skb_pcount (offsets from BTF). Length or -errno. */
-FTN_EXPORT int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
 
 /* ------------------------------------------------------------------ */
-/* Socket tables: /proc/net/tcp(6), udp(6) snapshots (socktab.c)      */
+/* A socket: a row of /proc/net/tcp(6), udp(6) or of sock_diag        */
 /* ------------------------------------------------------------------ */
 
 struct ftn_sock {
@@ -107,35 +88,6 @@ struct ftn_sock {
 	unsigned int rx_queue;          /* LISTEN: connections waiting for accept() */
 };
 
-struct ftn_socktab;
-/*
- * Snapshot /proc/net/tcp and tcp6. proc_root: NULL for "/proc"; pid > 0
- * reads /proc/PID/net/... (the table of PID's network namespace). When
- * want_ptrs is set and kernel.kptr_restrict is 0 or 2, it is set to 1 for
- * the read and put back, so that the sk column holds real pointers.
- * FTNET_PROC overrides "/proc" (tests).
- */
-FTN_EXPORT struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
-					 int want_ptrs);
-/* The same of /proc/net/udp and udp6 (same row format: state 1
- * (ESTABLISHED) for a connected socket, 7 (CLOSE) with a zero remote
- * endpoint for an unconnected one); ftn_socktab_parse reads them too. */
-FTN_EXPORT struct ftn_socktab *ftn_socktab_snapshot_udp(const char *proc_root, pid_t pid,
-					     int want_ptrs);
-/* Parse tables already read (tests): either text may be NULL. */
-FTN_EXPORT struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6);
-FTN_EXPORT void ftn_socktab_free(struct ftn_socktab *tab);
-FTN_EXPORT size_t ftn_socktab_count(const struct ftn_socktab *tab);
-FTN_EXPORT const struct ftn_sock *ftn_socktab_at(const struct ftn_socktab *tab, size_t i);
-/* Exact 4-tuple lookup (local/remote as seen by the socket); NULL if none. */
-FTN_EXPORT const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
-					      const struct ftn_addr *laddr, uint16_t lport,
-					      const struct ftn_addr *raddr, uint16_t rport);
-/* Lookup by kernel sk pointer; NULL when absent or pointers not usable. */
-FTN_EXPORT const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk);
-/* Whether the snapshot's sk column held real pointers (not hashed/zero). */
-FTN_EXPORT int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
-
 /* ------------------------------------------------------------------ */
 /* Socket resolver: pointer or tuple to socket, per batch (sockres.c) */
 /* ------------------------------------------------------------------ */
@@ -148,12 +100,13 @@ FTN_EXPORT int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
  * sockets costs one read per batch, not one per event. An event whose
  * pointer is still unknown is deferred (its bytes copied) and resolved at
  * the end of the batch against one new snapshot; items deferred behind it
- * with sk 0 keep the event order. want_ptrs: see ftn_socktab_snapshot
- * (kptr_restrict is lifted for the read and put back).
+ * with sk 0 keep the event order. want_ptrs: when kernel.kptr_restrict
+ * is 0 or 2 it is set to 1 for the read and put back, so that the sk
+ * column holds real pointers.
  */
 struct ftn_sockres;
 FTN_EXPORT struct ftn_sockres *ftn_sockres_alloc(const char *proc_root, pid_t pid, int want_ptrs);
-/* The same over /proc/net/udp(6) (ftn_socktab_snapshot_udp). */
+/* The same over /proc/net/udp(6). */
 FTN_EXPORT struct ftn_sockres *ftn_sockres_alloc_udp(const char *proc_root, pid_t pid,
 					  int want_ptrs);
 FTN_EXPORT void ftn_sockres_free(struct ftn_sockres *r);
@@ -162,16 +115,6 @@ FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_sk(struct ftn_sockres *r, u
 FTN_EXPORT const struct ftn_sock *ftn_sockres_lookup_tuple(struct ftn_sockres *r,
 						const struct ftn_addr *laddr, uint16_t lport,
 						const struct ftn_addr *raddr, uint16_t rport);
-/* Queue len bytes of item (copied) for the batch end, and when ev is
- * given a copy of the event's head, comm and stack (its fields are not
- * kept): 0 or -ENOMEM (the caller then reports the event unresolved, never
- * drops it). At most FTN_SOCKRES_MAX_WAIT items wait (memory stays bounded
- * whatever the event rate): -ENOSPC beyond; the caller then resolves the
- * queue now (ftn_sockres_flush) and queues again. */
-#define FTN_SOCKRES_MAX_WAIT 4096
-FTN_EXPORT int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
-		      const struct ftn_event *ev);
-FTN_EXPORT size_t ftn_sockres_pending(const struct ftn_sockres *r);
 /* What a tool does with each event: queue it (ftn_sockres_defer, sk its
  * pointer, 0 when known or resolved elsewhere) when its socket is not
  * known, or, with keep_order, when items wait already; a full queue is
@@ -192,14 +135,6 @@ FTN_EXPORT size_t ftn_sockres_batch_end(struct ftn_sockres *r,
 			     void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
 					const struct ftn_sock *s),
 			     void *ctx);
-/* The waiting items to fn now, in order, as ftn_sockres_batch_end does
- * but within the batch: against a new snapshot when this batch's one
- * refresh is not spent yet, else against the table held (a socket still
- * unknown is handed back with NULL). Returns how many. */
-FTN_EXPORT size_t ftn_sockres_flush(struct ftn_sockres *r,
-			 void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
-				    const struct ftn_sock *s),
-			 void *ctx);
 /* 0 when the snapshot showed hashed or zero pointers (kptr_restrict could
  * not be lifted: not root): pointer lookups cannot match. */
 FTN_EXPORT int ftn_sockres_ptrs_valid(const struct ftn_sockres *r);
@@ -221,31 +156,6 @@ struct ftn_sockdiag;
 /* NULL and errno (EPROTONOSUPPORT: no sock_diag in this kernel). */
 FTN_EXPORT struct ftn_sockdiag *ftn_sockdiag_open(void);
 FTN_EXPORT void ftn_sockdiag_close(struct ftn_sockdiag *d);
-/* Every socket of protocol (IPPROTO_TCP or IPPROTO_UDP) and family
- * (AF_INET, AF_INET6, 0 both) in states (a mask of 1 << TCP_* state; 0
- * all): fn for each (non-zero stops the dump: returned when negative,
- * else -ECANCELED). The number of sockets, or -errno. */
-FTN_EXPORT int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
-		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
-		      void *ctx);
-/* The socket with this exact tuple (local, remote, as the socket sees
- * them; one family), and when cookie is not 0 only if it is that socket:
- * 0 with *out (and *cookie_out) filled, -ENOENT when there is none (or
- * it is another socket than cookie), -errno. With no connection of that
- * tuple the kernel answers with the listener on its local port, if any:
- * the caller compares the tuple. */
-FTN_EXPORT int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol,
-			const struct ftn_addr *laddr, uint16_t lport,
-			const struct ftn_addr *raddr, uint16_t rport, uint64_t cookie,
-			struct ftn_sock *out, uint64_t *cookie_out);
-/* One received datagram of a reply to request seq (tests feed captured
- * ones): fn for each socket message. 1 at the dump's end (NLMSG_DONE), 0
- * when more is to come or after an exact lookup's one answer, -errno for
- * the kernel's error (NLMSG_ERROR) or -EBADMSG for a malformed message;
- * messages of other requests are skipped. */
-FTN_EXPORT int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
-		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
-		       void *ctx);
 
 /*
  * TCP payload bytes per socket from sock_diag's tcp_info (no tracing: a
@@ -284,21 +194,16 @@ FTN_EXPORT struct ftn_sockdiag *ftn_sockdiag_open_destroy(int family);
 FTN_EXPORT int ftn_sockdiag_destroyed(struct ftn_sockdiag *d,
 			   int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx,
 			   uint64_t *overruns);
-/* One datagram of a tcpbytes dump (reply to seq) or of destroy broadcasts
- * (seq 0): as ftn_sockdiag_parse. */
-FTN_EXPORT int ftn_sockdiag_parse_tcpbytes(const void *buf, size_t len, uint32_t seq,
-				int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx);
 
 /* ------------------------------------------------------------------ */
 /* Owners of sockets (owners.c, owner.c)                              */
 /* ------------------------------------------------------------------ */
 
-/* Owner of a socket inode: scans /proc/[pid]/fd once per call to
- * ftn_owners_refresh and caches inode -> pid/comm. */
+/* Owner of a socket inode: scans /proc/[pid]/fd (once more on a lookup's
+ * miss) and caches inode -> pid/comm. */
 struct ftn_owners;
 FTN_EXPORT struct ftn_owners *ftn_owners_alloc(const char *proc_root);
 FTN_EXPORT void ftn_owners_free(struct ftn_owners *o);
-FTN_EXPORT int ftn_owners_refresh(struct ftn_owners *o);
 /* 0 and pid/comm filled, or -ENOENT (refreshes once on a miss). */
 FTN_EXPORT int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		      char *comm, size_t comm_size);
@@ -553,7 +458,6 @@ struct ftn_conn_sk {
 struct ftn_conntab;
 FTN_EXPORT struct ftn_conntab *ftn_conntab_alloc(void);
 FTN_EXPORT void ftn_conntab_free(struct ftn_conntab *t);
-FTN_EXPORT size_t ftn_conntab_count(const struct ftn_conntab *t);
 /* The entry of sk; with create a zeroed new one when absent. NULL + errno
  * (ENOENT, ENOMEM, EINVAL for sk 0). Valid until the next get/remove. */
 FTN_EXPORT struct ftn_conn_sk *ftn_conntab_get(struct ftn_conntab *t, uint64_t sk, int create);

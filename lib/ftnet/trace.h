@@ -39,17 +39,15 @@ FTN_EXPORT void ftn_log(enum ftn_log_level lvl, const char *fmt, ...)
 /* tracefs                                                            */
 /* ------------------------------------------------------------------ */
 
-
 /*
- * Root of tracefs. Resolution order: ftn_tracefs_set_root(), the
- * environment variable FTNET_TRACEFS, the first tracefs mount in
- * /proc/mounts, the first debugfs mount + "/tracing", and finally (as
- * root) mounting tracefs at /sys/kernel/tracing. Returns NULL + errno
- * (ENODEV: no tracefs; EACCES/EPERM: not allowed).
+ * Root of tracefs. Resolution order: a root set by the tests
+ * (ftn_tracefs_set_root, lib/ftnet_int.h), the environment variable
+ * FTNET_TRACEFS, the first tracefs mount in /proc/mounts, the first
+ * debugfs mount + "/tracing", and finally (as root) mounting tracefs at
+ * /sys/kernel/tracing. Returns NULL + errno (ENODEV: no tracefs;
+ * EACCES/EPERM: not allowed).
  */
 FTN_EXPORT const char *ftn_tracefs_root(void);
-/* Override the root (a fake tree in tests). NULL returns to detection. */
-FTN_EXPORT int ftn_tracefs_set_root(const char *path);
 
 /* Read a file below the tracefs root (or an instance when inst != NULL)
  * into buf (NUL terminated). Returns bytes read or -errno. */
@@ -70,9 +68,6 @@ FTN_EXPORT int ftn_tracefs_write(const struct ftn_instance *inst, const char *re
 		      const char *str, int append);
 /* Does this file exist below the root/instance? */
 FTN_EXPORT int ftn_tracefs_exists(const struct ftn_instance *inst, const char *rel);
-/* Full path of a file below the root/instance into buf. */
-FTN_EXPORT int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel,
-		     char *buf, size_t size);
 
 /* The last error_log text the kernel gave for a failed write of ours, or ""
  * when it gave none; or why a text was refused before any write (which
@@ -89,7 +84,6 @@ FTN_EXPORT int ftn_tracefs_readme_has(const char *token);
 /* ------------------------------------------------------------------ */
 /* Instances, their events, reaping stale runs                        */
 /* ------------------------------------------------------------------ */
-
 
 /*
  * A private ring buffer: instances/ftnet-<tool>-<pid>-n<pidns>-t<start>
@@ -113,15 +107,12 @@ FTN_EXPORT int64_t ftn_instance_to_wall(const struct ftn_instance *inst, uint64_
 
 /* Events in the instance. sys/event as in events/SYS/EVENT. */
 FTN_EXPORT int ftn_event_enable(struct ftn_instance *inst, const char *sys, const char *event);
-FTN_EXPORT int ftn_event_disable(struct ftn_instance *inst, const char *sys, const char *event);
 /* Set (or with NULL/"" clear) the event's filter in the instance. */
 FTN_EXPORT int ftn_event_set_filter(struct ftn_instance *inst, const char *sys,
 			 const char *event, const char *filter);
 /* Add / remove a trigger such as "stacktrace" (removed at destroy). */
 FTN_EXPORT int ftn_event_add_trigger(struct ftn_instance *inst, const char *sys,
 			  const char *event, const char *trigger);
-FTN_EXPORT int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
-			     const char *event, const char *trigger);
 
 /* Remove instances named ftnet-* and probe groups ftnet_* of runs that are
  * certainly gone: same PID namespace and the PID dead or reused (start
@@ -134,7 +125,6 @@ FTN_EXPORT int ftn_reap_stale(void);
 /* ------------------------------------------------------------------ */
 /* Cleanup and signals                                                */
 /* ------------------------------------------------------------------ */
-
 
 /* The library installs no signal handler. Ask every consumer to return:
  * async-signal-safe (one store to a volatile sig_atomic_t), meant to be
@@ -161,7 +151,6 @@ FTN_EXPORT int ftn_exiting(void);
 /* ------------------------------------------------------------------ */
 /* Events as delivered to tools, the trace_pipe line parser           */
 /* ------------------------------------------------------------------ */
-
 
 #define FTN_MAX_FIELDS 48
 #define FTN_MAX_FRAMES 64
@@ -207,34 +196,6 @@ struct ftn_event {
 FTN_EXPORT const char *ftn_event_str(const struct ftn_event *ev, const char *name);
 FTN_EXPORT int ftn_event_u64(const struct ftn_event *ev, const char *name, uint64_t *out);
 
-/*
- * Parse one trace_pipe text line (without the newline) in place: line is
- * modified (NULs written) and ev points into it. The buffer must hold
- * len + 1 writable bytes: the parser terminates the line by writing a NUL
- * at line[len] (or where its trailing blanks start), so that every string
- * it returns ends inside the buffer; it reads nothing past line[len]. A NUL
- * among the len bytes is allowed (it cuts the field it falls in short).
- * Returns:
- *  FTN_LINE_EVENT   an event;
- *  FTN_LINE_STACK   a "<stack trace>" record head (ev has the header);
- *  FTN_LINE_FRAME   a " => frame" line (ev->frames[0] is the frame);
- *  FTN_LINE_LOST    "CPU:N [LOST M EVENTS]" (ev->cpu, *lost = M);
- *  FTN_LINE_OTHER   blank, or a '#' comment line;
- *  -EINVAL          anything else: an event line must have the kernel's
- *                   layout, the task name in the first 16 bytes (right-
- *                   aligned, any bytes) and the '-' before the PID at
- *                   column 16; nothing in a name can move the PID, CPU,
- *                   time or event name read. The padding hides a name's
- *                   leading blanks: ev->comm has none.
- * (ftn_consume joins the pieces of a line a newline in a task name cut,
- * and counts every line that is neither blank nor understood.)
- */
-enum ftn_line_kind {
-	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
-	FTN_LINE_LOST,
-};
-FTN_EXPORT int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost);
-
 /* ------------------------------------------------------------------ */
 /* Event lists and format files (events.c)                            */
 /* ------------------------------------------------------------------ */
@@ -274,18 +235,12 @@ struct ftn_format_field {
 };
 
 struct ftn_format;
-/* Parse the text of a format file. NULL + errno (EINVAL: no fields). */
-FTN_EXPORT struct ftn_format *ftn_format_parse(const char *text);
 /* Read and parse events/SYS/EVENT/format of inst (NULL = top level). */
 FTN_EXPORT struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
 				   const char *sys, const char *event);
 FTN_EXPORT void ftn_format_free(struct ftn_format *fmt);
 FTN_EXPORT const char *ftn_format_name(const struct ftn_format *fmt);
 FTN_EXPORT const char *ftn_format_system(const struct ftn_format *fmt); /* "" if parsed */
-FTN_EXPORT int ftn_format_id(const struct ftn_format *fmt);             /* -1 if none */
-FTN_EXPORT const char *ftn_format_print_fmt(const struct ftn_format *fmt); /* "" if none */
-FTN_EXPORT int ftn_format_nfields(const struct ftn_format *fmt);
-FTN_EXPORT const struct ftn_format_field *ftn_format_field_at(const struct ftn_format *fmt, int i);
 /* NULL (errno ENOENT) when the event has no such field. */
 FTN_EXPORT const struct ftn_format_field *ftn_format_field(const struct ftn_format *fmt,
 						const char *name);
@@ -308,21 +263,10 @@ FTN_EXPORT int ftn_format_symbol_value(const struct ftn_format *fmt, const char 
  * that is not an integer. */
 FTN_EXPORT int ftn_field_u64(const struct ftn_format_field *f, const void *rec,
 		  size_t reclen, uint64_t *out);
-/* Bytes of a fixed array (addresses) or of a __data_loc/__rel_loc payload. */
-FTN_EXPORT int ftn_field_bytes(const struct ftn_format_field *f, const void *rec,
-		    size_t reclen, const void **data, size_t *len);
-/* A string field (__data_loc char[] or char NAME[N]): pointer into rec and
- * its length up to the first NUL (not NUL-terminated when the array is full). */
-FTN_EXPORT int ftn_field_str(const struct ftn_format_field *f, const void *rec,
-		  size_t reclen, const char **s, size_t *len);
-/* By field name: -ENOENT when fmt has no such field. */
-FTN_EXPORT int ftn_format_get_u64(const struct ftn_format *fmt, const char *field,
-		       const void *rec, size_t reclen, uint64_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Consumer: trace_pipe in timed batches                              */
 /* ------------------------------------------------------------------ */
-
 
 struct ftn_consumer_ops {
 	/* One event, stack attached when a trigger produced one. Return
@@ -381,134 +325,18 @@ FTN_EXPORT int ftn_consume(struct ftn_instance *inst, const struct ftn_consumer_
 FTN_EXPORT uint64_t ftn_instance_lost(const struct ftn_instance *inst);
 
 /* ------------------------------------------------------------------ */
-/* Binary ring buffer (ringbuf.c)                                     */
-/* ------------------------------------------------------------------ */
-
-/* Sub-buffer ("page") layout from events/header_page. */
-struct ftn_page_layout {
-	unsigned int ts_offset, ts_size;         /* page timestamp (u64) */
-	unsigned int commit_offset, commit_size; /* data bytes + flag bits */
-	unsigned int data_offset;                /* first event */
-	unsigned int data_size;                  /* as header_page says */
-	size_t page_size;       /* bytes per read: buffer_subbuf_size_kb when
-				   known, else data_offset + data_size */
-};
-FTN_EXPORT int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl);
-/* header_page of inst (top level when inst is NULL or lacks it) plus the
- * instance's buffer_subbuf_size_kb (kernel 6.8+). */
-FTN_EXPORT int ftn_page_layout_load(const struct ftn_instance *inst, struct ftn_page_layout *pl);
-
-/*
- * Binary ring buffer (per_cpu/cpuN/trace_pipe_raw). ftn_rbpage_* decodes one
- * sub-buffer without any kernel (unit-testable); ftn_ringbuf_* reads every
- * CPU of an instance and merges the records in timestamp order.
- */
-#define FTN_RB_COMMIT_MISSED  (1u << 31)     /* events lost before this page */
-#define FTN_RB_COMMIT_STORED  (1u << 30)     /* lost count stored after data */
-
-struct ftn_rbpage {
-	/* filled by ftn_rbpage_begin */
-	uint64_t page_ts;
-	size_t commit;          /* data bytes (flags removed) */
-	int missed;             /* events were lost before this page */
-	uint64_t missed_count;  /* when stored by the kernel, else 0 */
-	/* iterator state */
-	const unsigned char *data;
-	size_t pos;
-	uint64_t ts;            /* running timestamp */
-};
-struct ftn_rbrec {
-	uint64_t ts;            /* ns in the instance clock */
-	const void *data;       /* payload: starts with common_type */
-	size_t len;             /* payload bytes (may include alignment) */
-};
-/* Start decoding one sub-buffer of len bytes. -EINVAL when the commit does
- * not fit. */
-FTN_EXPORT int ftn_rbpage_begin(struct ftn_rbpage *it, const struct ftn_page_layout *pl,
-		     const void *page, size_t len);
-/* Next data record: 1 and *rec, 0 at the end, -EINVAL on a corrupt page. */
-FTN_EXPORT int ftn_rbpage_next(struct ftn_rbpage *it, struct ftn_rbrec *rec);
-
-/* Per-CPU reader of an instance: per_cpu/cpuN/trace_pipe_raw of every
- * online CPU, merged in timestamp order. */
-struct ftn_ringbuf;
-FTN_EXPORT struct ftn_ringbuf *ftn_ringbuf_open(const struct ftn_instance *inst);
-/* Same over already open files (captured pages in tests): fds[i] holds
- * pages of CPU cpus[i]; the reader takes ownership of the fds. */
-FTN_EXPORT struct ftn_ringbuf *ftn_ringbuf_open_fds(const struct ftn_page_layout *pl,
-					 int n, const int *fds, const int *cpus);
-FTN_EXPORT void ftn_ringbuf_close(struct ftn_ringbuf *rb);
-FTN_EXPORT const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb);
-
-struct ftn_rbevent {
-	int cpu;
-	uint64_t ts;
-	const void *data;
-	size_t len;
-};
-struct ftn_ringbuf_ops {
-	/* One record; nonzero stops the read (the rest of the batch is kept
-	 * for the next call). */
-	int (*event)(void *ctx, const struct ftn_rbevent *ev);
-	/* Lost events on a CPU. When the kernel flagged a loss without
-	 * storing a count, count is 1 ("at least one"). */
-	void (*lost)(void *ctx, int cpu, uint64_t count);
-	/* Optional: every record read in this call, before the first is
-	 * delivered, to gather what delivering them needs (the binary
-	 * consumer queues the code addresses to name, so that kallsyms is
-	 * read once per batch, not once per new address). Records of a CPU
-	 * whose delivery a stop interrupted may be seen again. */
-	void (*peek)(void *ctx, const struct ftn_rbevent *ev);
-};
-/* Read every page available now on every CPU (never blocks; at most 256
- * pages a CPU a call), then deliver the records in timestamp order.
- * Returns records delivered or -errno when a CPU's file could not be read
- * (the records of the other CPUs are delivered all the same; each error
- * is returned once). Order holds across calls: when a CPU had more pages
- * than one call takes, the other CPUs' records later than its last one
- * read stay pending for the next call (ftn_ringbuf_pending). */
-FTN_EXPORT int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
-		     void *ctx);
-/* 1 when records read are still to deliver, else 0. */
-FTN_EXPORT int ftn_ringbuf_pending(const struct ftn_ringbuf *rb);
-/* Deliver across reads in time order too: records stamped after a read
- * began wait for the next read (CPUs are read one after another, so a
- * CPU read first may still hold earlier records than a later CPU's).
- * trace_clock is the instance's ("boot" or "mono", the clocks user space
- * reads too); -ENOTSUP for another clock, which keeps reads as they are. */
-FTN_EXPORT int ftn_ringbuf_order(struct ftn_ringbuf *rb, const char *trace_clock);
-/* At the end: deliver the pending records in order without reading more.
- * Returns records delivered. */
-FTN_EXPORT int ftn_ringbuf_flush(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
-		      void *ctx);
-/* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
- * -errno (-EINTR on a signal). */
-FTN_EXPORT int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms);
-/* Events reported lost so far on a CPU (-1 = all); unknown counts as 1. */
-FTN_EXPORT uint64_t ftn_ringbuf_lost(const struct ftn_ringbuf *rb, int cpu);
-
-/* ------------------------------------------------------------------ */
 /* Kernel symbols (ksyms.c)                                           */
 /* ------------------------------------------------------------------ */
 
 /*
- * Kernel symbols from /proc/kallsyms (or FTNET_KALLSYMS, or path).
+ * Kernel symbols from /proc/kallsyms (or FTNET_KALLSYMS): the binary
+ * consumer's table, ftn_ksyms_shared (below).
  */
 struct ftn_ksyms;
-/* NULL + errno; EPERM when every address reads as zero (kptr_restrict):
- * print raw addresses instead. */
-FTN_EXPORT struct ftn_ksyms *ftn_ksyms_load(const char *path);
-FTN_EXPORT void ftn_ksyms_free(struct ftn_ksyms *ks);
-FTN_EXPORT size_t ftn_ksyms_count(const struct ftn_ksyms *ks);
 /* Highest text symbol at or below addr, within 1 MiB: its name (and
  * module or NULL, and offset). NULL + ENOENT otherwise. */
 FTN_EXPORT const char *ftn_ksyms_find(const struct ftn_ksyms *ks, uint64_t addr,
 			   uint64_t *off, const char **module);
-/* "sym+0xoff" or "sym+0xoff [mod]"; "0x<addr>" when unknown. Returns buf. */
-FTN_EXPORT const char *ftn_ksyms_str(const struct ftn_ksyms *ks, uint64_t addr,
-			  char *buf, size_t size);
-/* Address of a symbol by name (first match): 0 / -ENOENT. */
-FTN_EXPORT int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr);
 
 /* ------------------------------------------------------------------ */
 /* Binary consumer (consume_raw.c)                                    */
@@ -548,10 +376,6 @@ FTN_EXPORT int ftn_consume_raw_available(const struct ftn_instance *inst);
  * records of one event: look it up once per ev->rawdesc, then
  * ftn_field_u64 / ftn_field_bytes on ev->rec. */
 FTN_EXPORT const struct ftn_format_field *ftn_raw_event_field(const struct ftn_event *ev, const char *name);
-/* The bytes of an array field (addresses) of a binary event, without
- * rendering them: 0, -ENOENT, or as ftn_field_bytes. */
-FTN_EXPORT int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
-			const void **data, size_t *len);
 /* Kernel symbols used by every binary consumer of this process: loaded on
  * first need from FTNET_KALLSYMS or /proc/kallsyms. When every address
  * reads as zero (kptr_restrict) it warns once and returns NULL: addresses
@@ -589,24 +413,12 @@ struct ftn_hist_row {
 struct ftn_hist;
 /* Does the kernel have hist triggers for this event (events/SYS/EVENT/hist)? */
 FTN_EXPORT int ftn_event_has_hist(const char *sys, const char *event);
-/* Parse the text of a hist file. NULL + errno (EINVAL: not a hist file). */
-FTN_EXPORT struct ftn_hist *ftn_hist_parse(const char *text);
-/* Read and parse events/SYS/EVENT/hist of inst. */
-FTN_EXPORT struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
-			       const char *event);
 FTN_EXPORT void ftn_hist_free(struct ftn_hist *h);
 FTN_EXPORT size_t ftn_hist_count(const struct ftn_hist *h);
 FTN_EXPORT const struct ftn_hist_row *ftn_hist_at(const struct ftn_hist *h, size_t i);
-/* "Totals: Dropped:" - events the kernel could not count (map full). */
-FTN_EXPORT uint64_t ftn_hist_dropped(const struct ftn_hist *h);
 /* Value of a key of a row by name; -ENOENT when the row has no such key. */
 FTN_EXPORT int ftn_hist_row_key(const struct ftn_hist_row *r, const char *name,
 		     uint64_t *val, const char **sym);
-/* The per-period change: rows of cur with hitcount (and vals) minus those
- * of the row with the same key numbers in prev (prev may be NULL); rows
- * that did not change are left out. Counters that went down (the hist was
- * cleared) count from zero. NULL + errno. */
-FTN_EXPORT struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
 
 /*
  * One hist table read once per period and cleared when it fills (what
@@ -636,27 +448,6 @@ FTN_EXPORT int ftn_consume_histtab(struct ftn_histtab *t, const struct ftn_consu
  * $FTNET_TEST_HIST_SIZE replaces want (tests: a table they fill). */
 FTN_EXPORT unsigned ftn_hist_size(unsigned want);
 
-/*
- * Count in the kernel: read events/SYS/EVENT/hist of inst once per period
- * (same timed loop, signal handling and duration as ftn_consume) and hand
- * the rows that changed since the previous read to period(). dropped is
- * the number of events the kernel saw but did not count since the start
- * (its "Totals: Dropped:" while the table was full, and those it missed
- * while the table was cleared: ftn_histtab); full is nonzero when the
- * table is full (its entries reached the trigger's size=N, or the kernel
- * dropped an entry). A nonzero return from period stops (a negative one
- * is returned). When a stop request (ftn_stop) ends the loop, period() is
- * called once more with what was counted since the last period. The
- * table read at the start is the base. 0 or -errno (-ENOENT: no hist
- * file).
- */
-FTN_EXPORT int ftn_consume_hist(struct ftn_instance *inst, const char *sys,
-		     const char *event, const struct ftn_consumer_opts *opts,
-		     int (*period)(void *ctx, const struct ftn_hist *delta,
-				   uint64_t dropped, int full,
-				   int64_t now_wall_ns),
-		     void *ctx);
-
 /* ------------------------------------------------------------------ */
 /* Function tracer in an instance (ftrace.c)                          */
 /* ------------------------------------------------------------------ */
@@ -681,14 +472,10 @@ FTN_EXPORT int ftn_ftrace_filter_add(struct ftn_instance *inst, const char *glob
  * filter is set: the tracer would trace every function. Recorded:
  * ftn_instance_destroy sets nop. 0 or -errno. */
 FTN_EXPORT int ftn_ftrace_tracer_set(struct ftn_instance *inst, const char *tracer);
-/* Undo in order: tracer nop, filter cleared. ftn_instance_destroy calls
- * it first; idempotent. 0 or the first -errno. */
-FTN_EXPORT int ftn_ftrace_reset(struct ftn_instance *inst);
 
 /* ------------------------------------------------------------------ */
 /* Threads: the process of a traced task (threads.c)                  */
 /* ------------------------------------------------------------------ */
-
 
 /*
  * Threads (threads.c): the process (tgid) of a traced task, also once the
@@ -711,8 +498,6 @@ FTN_EXPORT int ftn_threads_event(struct ftn_threads *t, const struct ftn_event *
 FTN_EXPORT void ftn_threads_lost(struct ftn_threads *t);
 /* The process of task tid, 0 when it cannot be known. */
 FTN_EXPORT pid_t ftn_threads_tgid(const struct ftn_threads *t, pid_t tid);
-FTN_EXPORT int ftn_threads_complete(const struct ftn_threads *t);
-FTN_EXPORT size_t ftn_threads_count(const struct ftn_threads *t);
 
 /* ------------------------------------------------------------------ */
 /* Dynamic probes (probe.c)                                           */
@@ -738,10 +523,6 @@ FTN_EXPORT int ftn_kprobe_create(struct ftn_instance *inst, const char *event,
  * (ftn_probe_arg_reg), not $argN. */
 FTN_EXPORT int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
-/* Disable the probe's event in the instance, remove the probe, forget the
- * record. -ENOENT when it is not a probe of this instance; -EBUSY when
- * something else holds it (it stays recorded for destroy). */
-FTN_EXPORT int ftn_probe_destroy(struct ftn_instance *inst, const char *event);
 /* Group name of the instance's probes (events/GROUP/EVENT). */
 FTN_EXPORT const char *ftn_probe_group(const struct ftn_instance *inst);
 /* Hits of the instance's kprobes that the kernel missed (kprobe_profile
@@ -754,18 +535,8 @@ FTN_EXPORT uint64_t ftn_probe_missed(const struct ftn_instance *inst);
 /* Probe arguments, values and architecture (probe.c, arch.c)         */
 /* ------------------------------------------------------------------ */
 
-/* Fetch arg of function argument n (1-based) into buf: "$argN" when the
- * kernel's tracefs README lists "$arg<N>", else the register of the
- * kernel's calling convention ("%di" on x86_64). -ERANGE when the argument
- * is on the stack and $argN is unavailable; -EOPNOTSUPP: unknown arch. */
-FTN_EXPORT int ftn_probe_arg(int n, char *buf, size_t size);
 /* Always the register (uprobes; kernels without $argN). */
 FTN_EXPORT int ftn_probe_arg_reg(int n, char *buf, size_t size);
-/* Architecture used for registers: "x86_64", "i386", "arm64", "arm",
- * "ppc64", "s390x", "riscv64", "mips" (o32), "mips64" (n64),
- * "loongarch". Detected from uname (the kernel's, not the build's), with
- * the build target as fallback; NULL when unknown. */
-FTN_EXPORT const char *ftn_probe_arch(void);
 
 /* Parse a value a probe printed: decimal (4.17+ u/s types, may be
  * negative), "0x" hex (x types), or, when bare_hex is set (kernels before
@@ -791,10 +562,6 @@ FTN_EXPORT int ftn_probe_value_u64(const char *s, int bare_hex, uint64_t *out);
  * (>= 0), -EINVAL (not a regular file), -ENXIO (/proc/self/fd does not
  * lead back to the file: no procfs at /proc), -ENAMETOOLONG or -errno. */
 FTN_EXPORT int ftn_elf_open(const char *path, char *kpath, size_t size);
-/* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
- * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
- * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
-FTN_EXPORT int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
 
 /* A defined symbol of an ELF file (elf.c). name points into a read
  * buffer: valid during the callback only. */
@@ -827,15 +594,6 @@ FTN_EXPORT int ftn_elf_symbols(const char *path, unsigned int flags,
  * -ENOENT or as ftn_elf_symbols. out->dynsym says where it was found. */
 FTN_EXPORT int ftn_elf_symbol_find(const char *path, const char *sym,
 			struct ftn_elf_sym *out, unsigned int *tables);
-/* Where a uprobe sees a system call's result inside a libc wrapper: the
- * file offsets of the instructions right after each "syscall" of function
- * sym that makes system call nr (x86_64: %ax then holds the return value
- * and the argument registers still hold the arguments). Up to max offsets
- * into offs; the count (0: none found), -ENOENT (no such symbol), -ENOTSUP
- * (not x86_64), -ERANGE (no code, or more than 64 KiB of it), -ENOSPC
- * (more than max), or as ftn_elf_symbols. */
-FTN_EXPORT int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
-				     uint64_t *offs, int max);
 /* The file a uprobe PATH names: a name with a '/' as is (it must exist;
  * a relative one made absolute); else, for a library name ("libc", "c",
  * "libc.so.6", "libssl.so"), the first file mapped by process pid
@@ -849,40 +607,6 @@ FTN_EXPORT int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
  * -ENOENT, -ENAMETOOLONG or -errno. */
 FTN_EXPORT int ftn_elf_resolve(const char *name, pid_t pid, char *out, size_t size,
 		    const char **how);
-
-/* ------------------------------------------------------------------ */
-/* BTF (btf.c)                                                        */
-/* ------------------------------------------------------------------ */
-
-struct ftn_btf;
-/*
- * BTF reader (no libbpf). Load path, or when NULL $FTNET_BTF, else
- * /sys/kernel/btf/vmlinux; the file is read once. NULL + errno (ENOENT:
- * no BTF; EPROTO: malformed; ENOTSUP: other byte order).
- */
-FTN_EXPORT struct ftn_btf *ftn_btf_load(const char *path);
-/* Same from memory (copied). */
-FTN_EXPORT struct ftn_btf *ftn_btf_parse(const void *data, size_t size);
-FTN_EXPORT void ftn_btf_free(struct ftn_btf *btf);
-/* Type id of a struct or union by name ("sock", "struct sock", "union
- * x"), or -ENOENT. The name index is built on the first call. */
-FTN_EXPORT int ftn_btf_find_struct(const struct ftn_btf *btf, const char *name);
-struct ftn_btf_member {
-	unsigned int bit_off;   /* from the start of the outer struct */
-	unsigned int bit_size;  /* bitfield width, 0 for a plain member */
-	unsigned int size;      /* bytes of the member's type, 0 unknown */
-	uint32_t type_id;
-};
-/* Find a member: "a.b.c" follows named members exactly; a single name is
- * also searched for inside named struct/union members, depth first
- * ("skc_v6_daddr" in "sock" finds __sk_common.skc_v6_daddr). Anonymous
- * struct/union members are transparent in both. 0, -ENOENT, -EINVAL. */
-FTN_EXPORT int ftn_btf_member_find(const struct ftn_btf *btf, const char *struct_name,
-			const char *member_path, struct ftn_btf_member *out);
-/* Byte offset of a member (for a bitfield, of the byte holding its
- * first bit: use ftn_btf_member_find for the bits). */
-FTN_EXPORT int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
-			  const char *member_path, unsigned int *byte_off);
 
 #ifdef __cplusplus
 }
