@@ -6,7 +6,7 @@
 #   make fuzz       build the libFuzzer harnesses (clang) and run each for
 #                   FUZZ_SECONDS (default 20; FUZZ_SECONDS=600 for long runs)
 #   make install    PREFIX=/usr/local DESTDIR= (tools, man pages, library,
-#                   header, pkg-config file, examples/ under DOCDIR)
+#                   headers, pkg-config file, examples/ under DOCDIR)
 #   make help
 #
 # Knobs: V=1 (show commands), CFLAGS= (yours; required flags are added
@@ -66,6 +66,11 @@ SO_NAME   := libftnet.so.$(SO_MAJOR)
 LIB_SO    := $(B)/libftnet.so.$(SO_VER)
 LIB_PIC   := $(patsubst lib/%.c,$(B)/pic/%.o,$(LIB_SRC))
 LIB_PC    := $(B)/ftnet.pc
+# The public headers: lib/ftnet.h, the one include, and the per-layer
+# headers it includes (lib/ftnet/*.h: the tracing engine's, the network
+# layer's), installed as INCDIR/ftnet.h and INCDIR/ftnet/*.h.
+PUB_SUB   := $(sort $(wildcard lib/ftnet/*.h))
+PUB_H     := lib/ftnet.h $(PUB_SUB)
 # The tools module (tools/common.h + tools/common/*.c): tool policy shared
 # by every bin/ tool, linked in from its own archive.
 TC_SRC    := $(sort $(wildcard tools/common/*.c))
@@ -120,7 +125,7 @@ examples: $(EXAMPLES)
 # of libftnet.so (tests/offline/layers.sh compares nm with the header).
 LIB_CFLAGS := -fvisibility=hidden
 
-$(B)/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+$(B)/lib/%.o: lib/%.c $(PUB_H) $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -129,7 +134,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+$(B)/pic/%.o: lib/%.c $(PUB_H) $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
@@ -141,7 +146,7 @@ $(LIB_SO): $(LIB_PIC)
 
 # pkg-config file for the installed library (paths as installed: made
 # again whenever PREFIX/LIBDIR/INCDIR differ from the last make).
-$(LIB_PC): lib/ftnet.pc.in lib/ftnet.h FORCE
+$(LIB_PC): lib/ftnet.pc.in $(PUB_H) FORCE
 	@mkdir -p $(B)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(SO_VER)|g' $< > $@.tmp
@@ -149,7 +154,7 @@ $(LIB_PC): lib/ftnet.pc.in lib/ftnet.h FORCE
 
 FORCE:
 
-$(B)/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h
+$(B)/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) $(PUB_H)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -c -o $@ $<
@@ -208,7 +213,7 @@ $(B)/bench/%: tests/bench/%.c $(LIB_A)
 
 test-bins: $(UNITS) $(HELPERS) $(FAKEINST) $(FAILALLOC)
 
-build/fuzz/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+build/fuzz/lib/%.o: lib/%.c $(PUB_H) $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -217,7 +222,7 @@ build/fuzz/libftnet.a: $(FUZZ_LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/fuzz/tools/%.o: tools/common/%.c lib/ftnet.h $(wildcard tools/*.h tools/common/*.h)
+build/fuzz/tools/%.o: tools/common/%.c $(PUB_H) $(wildcard tools/*.h tools/common/*.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -227,7 +232,7 @@ build/fuzz/libftntools.a: $(FUZZ_TOOL_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libftnet.a $(FUZZ_TOOL_A) \
-		   tools/common.h $(wildcard tools/common/*.h)
+		   tools/common.h $(wildcard tools/common/*.h) $(PUB_H) $(wildcard lib/*_int.h)
 	$(call quiet,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_TOOL_A) build/fuzz/libftnet.a
@@ -283,6 +288,8 @@ install: all
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libftnet.so
 	install -m 0644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/ftnet.h $(DESTDIR)$(INCDIR)/
+	install -d $(DESTDIR)$(INCDIR)/ftnet
+	install -m 0644 $(PUB_SUB) $(DESTDIR)$(INCDIR)/ftnet/
 	$(Q)$(MAKE) --no-print-directory install-examples
 
 # examples/ (cron, systemd, logrotate, node_exporter, count_events.c:
@@ -304,6 +311,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard man/*.7)))
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.a $(DESTDIR)$(INCDIR)/ftnet.h
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/ftnet/,$(notdir $(PUB_SUB)))
+	-rmdir $(DESTDIR)$(INCDIR)/ftnet 2>/dev/null
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.so $(DESTDIR)$(LIBDIR)/pkgconfig/ftnet.pc
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EX_FILES))

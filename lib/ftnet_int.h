@@ -7,6 +7,484 @@
 #include <limits.h>
 #include <time.h>
 
+/* ================================================================== */
+/*
+ * The library's functions that no tool (tools/, tools/common/) and no
+ * example (examples/) calls: what lib/ itself and the tests use. They are
+ * not exported (the public API is what tools and examples need), and
+ * are grouped by object as in lib/ftnet/trace.h, then lib/ftnet/net.h.
+ */
+
+/* ------------------------------------------------------------------ */
+/* tracefs (tracefs.c)                                                */
+/* ------------------------------------------------------------------ */
+
+/* Override the root (a fake tree in tests). NULL returns to detection. */
+int ftn_tracefs_set_root(const char *path);
+/* Full path of a file below the root/instance into buf. */
+int ftn_tracefs_path(const struct ftn_instance *inst, const char *rel,
+		     char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Instances and their events (instance.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* Disable an event ftn_event_enable enabled (also done at destroy). */
+int ftn_event_disable(struct ftn_instance *inst, const char *sys, const char *event);
+/* Remove a trigger ftn_event_add_trigger added (also done at destroy). */
+int ftn_event_remove_trigger(struct ftn_instance *inst, const char *sys,
+			     const char *event, const char *trigger);
+
+/* ------------------------------------------------------------------ */
+/* The trace_pipe line parser (parse.c)                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Parse one trace_pipe text line (without the newline) in place: line is
+ * modified (NULs written) and ev points into it. The buffer must hold
+ * len + 1 writable bytes: the parser terminates the line by writing a NUL
+ * at line[len] (or where its trailing blanks start), so that every string
+ * it returns ends inside the buffer; it reads nothing past line[len]. A NUL
+ * among the len bytes is allowed (it cuts the field it falls in short).
+ * Returns:
+ *  FTN_LINE_EVENT   an event;
+ *  FTN_LINE_STACK   a "<stack trace>" record head (ev has the header);
+ *  FTN_LINE_FRAME   a " => frame" line (ev->frames[0] is the frame);
+ *  FTN_LINE_LOST    "CPU:N [LOST M EVENTS]" (ev->cpu, *lost = M);
+ *  FTN_LINE_OTHER   blank, or a '#' comment line;
+ *  -EINVAL          anything else: an event line must have the kernel's
+ *                   layout, the task name in the first 16 bytes (right-
+ *                   aligned, any bytes) and the '-' before the PID at
+ *                   column 16; nothing in a name can move the PID, CPU,
+ *                   time or event name read. The padding hides a name's
+ *                   leading blanks: ev->comm has none.
+ * (ftn_consume joins the pieces of a line a newline in a task name cut,
+ * and counts every line that is neither blank nor understood.)
+ */
+enum ftn_line_kind {
+	FTN_LINE_OTHER = 0, FTN_LINE_EVENT, FTN_LINE_STACK, FTN_LINE_FRAME,
+	FTN_LINE_LOST,
+};
+int ftn_parse_line(char *line, size_t len, struct ftn_event *ev, uint64_t *lost);
+
+/* ------------------------------------------------------------------ */
+/* Event formats (format.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/* Parse the text of a format file. NULL + errno (EINVAL: no fields). */
+struct ftn_format *ftn_format_parse(const char *text);
+int ftn_format_id(const struct ftn_format *fmt);             /* -1 if none */
+const char *ftn_format_print_fmt(const struct ftn_format *fmt); /* "" if none */
+int ftn_format_nfields(const struct ftn_format *fmt);
+const struct ftn_format_field *ftn_format_field_at(const struct ftn_format *fmt, int i);
+/* Bytes of a fixed array (addresses) or of a __data_loc/__rel_loc payload. */
+int ftn_field_bytes(const struct ftn_format_field *f, const void *rec,
+		    size_t reclen, const void **data, size_t *len);
+/* A string field (__data_loc char[] or char NAME[N]): pointer into rec and
+ * its length up to the first NUL (not NUL-terminated when the array is full). */
+int ftn_field_str(const struct ftn_format_field *f, const void *rec,
+		  size_t reclen, const char **s, size_t *len);
+/* By field name: -ENOENT when fmt has no such field. */
+int ftn_format_get_u64(const struct ftn_format *fmt, const char *field,
+		       const void *rec, size_t reclen, uint64_t *out);
+
+/* ------------------------------------------------------------------ */
+/* Binary ring buffer (ringbuf.c)                                     */
+/* ------------------------------------------------------------------ */
+
+/* Sub-buffer ("page") layout from events/header_page. */
+struct ftn_page_layout {
+	unsigned int ts_offset, ts_size;         /* page timestamp (u64) */
+	unsigned int commit_offset, commit_size; /* data bytes + flag bits */
+	unsigned int data_offset;                /* first event */
+	unsigned int data_size;                  /* as header_page says */
+	size_t page_size;       /* bytes per read: buffer_subbuf_size_kb when
+				   known, else data_offset + data_size */
+};
+int ftn_page_layout_parse(const char *header_page, struct ftn_page_layout *pl);
+/* header_page of inst (top level when inst is NULL or lacks it) plus the
+ * instance's buffer_subbuf_size_kb (kernel 6.8+). */
+int ftn_page_layout_load(const struct ftn_instance *inst, struct ftn_page_layout *pl);
+
+/*
+ * Binary ring buffer (per_cpu/cpuN/trace_pipe_raw). ftn_rbpage_* decodes one
+ * sub-buffer without any kernel (unit-testable); ftn_ringbuf_* reads every
+ * CPU of an instance and merges the records in timestamp order.
+ */
+#define FTN_RB_COMMIT_MISSED  (1u << 31)     /* events lost before this page */
+#define FTN_RB_COMMIT_STORED  (1u << 30)     /* lost count stored after data */
+
+struct ftn_rbpage {
+	/* filled by ftn_rbpage_begin */
+	uint64_t page_ts;
+	size_t commit;          /* data bytes (flags removed) */
+	int missed;             /* events were lost before this page */
+	uint64_t missed_count;  /* when stored by the kernel, else 0 */
+	/* iterator state */
+	const unsigned char *data;
+	size_t pos;
+	uint64_t ts;            /* running timestamp */
+};
+struct ftn_rbrec {
+	uint64_t ts;            /* ns in the instance clock */
+	const void *data;       /* payload: starts with common_type */
+	size_t len;             /* payload bytes (may include alignment) */
+};
+/* Start decoding one sub-buffer of len bytes. -EINVAL when the commit does
+ * not fit. */
+int ftn_rbpage_begin(struct ftn_rbpage *it, const struct ftn_page_layout *pl,
+		     const void *page, size_t len);
+/* Next data record: 1 and *rec, 0 at the end, -EINVAL on a corrupt page. */
+int ftn_rbpage_next(struct ftn_rbpage *it, struct ftn_rbrec *rec);
+
+/* Per-CPU reader of an instance: per_cpu/cpuN/trace_pipe_raw of every
+ * online CPU, merged in timestamp order. */
+struct ftn_ringbuf;
+struct ftn_ringbuf *ftn_ringbuf_open(const struct ftn_instance *inst);
+/* Same over already open files (captured pages in tests): fds[i] holds
+ * pages of CPU cpus[i]; the reader takes ownership of the fds. */
+struct ftn_ringbuf *ftn_ringbuf_open_fds(const struct ftn_page_layout *pl,
+					 int n, const int *fds, const int *cpus);
+void ftn_ringbuf_close(struct ftn_ringbuf *rb);
+const struct ftn_page_layout *ftn_ringbuf_layout(const struct ftn_ringbuf *rb);
+
+struct ftn_rbevent {
+	int cpu;
+	uint64_t ts;
+	const void *data;
+	size_t len;
+};
+struct ftn_ringbuf_ops {
+	/* One record; nonzero stops the read (the rest of the batch is kept
+	 * for the next call). */
+	int (*event)(void *ctx, const struct ftn_rbevent *ev);
+	/* Lost events on a CPU. When the kernel flagged a loss without
+	 * storing a count, count is 1 ("at least one"). */
+	void (*lost)(void *ctx, int cpu, uint64_t count);
+	/* Optional: every record read in this call, before the first is
+	 * delivered, to gather what delivering them needs (the binary
+	 * consumer queues the code addresses to name, so that kallsyms is
+	 * read once per batch, not once per new address). Records of a CPU
+	 * whose delivery a stop interrupted may be seen again. */
+	void (*peek)(void *ctx, const struct ftn_rbevent *ev);
+};
+/* Read every page available now on every CPU (never blocks; at most 256
+ * pages a CPU a call), then deliver the records in timestamp order.
+ * Returns records delivered or -errno when a CPU's file could not be read
+ * (the records of the other CPUs are delivered all the same; each error
+ * is returned once). Order holds across calls: when a CPU had more pages
+ * than one call takes, the other CPUs' records later than its last one
+ * read stay pending for the next call (ftn_ringbuf_pending). */
+int ftn_ringbuf_read(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+		     void *ctx);
+/* 1 when records read are still to deliver, else 0. */
+int ftn_ringbuf_pending(const struct ftn_ringbuf *rb);
+/* Deliver across reads in time order too: records stamped after a read
+ * began wait for the next read (CPUs are read one after another, so a
+ * CPU read first may still hold earlier records than a later CPU's).
+ * trace_clock is the instance's ("boot" or "mono", the clocks user space
+ * reads too); -ENOTSUP for another clock, which keeps reads as they are. */
+int ftn_ringbuf_order(struct ftn_ringbuf *rb, const char *trace_clock);
+/* At the end: deliver the pending records in order without reading more.
+ * Returns records delivered. */
+int ftn_ringbuf_flush(struct ftn_ringbuf *rb, const struct ftn_ringbuf_ops *ops,
+		      void *ctx);
+/* poll() the CPU files up to timeout_ms: 1 data may be ready, 0 timeout,
+ * -errno (-EINTR on a signal). */
+int ftn_ringbuf_wait(struct ftn_ringbuf *rb, int timeout_ms);
+/* Events reported lost so far on a CPU (-1 = all); unknown counts as 1. */
+uint64_t ftn_ringbuf_lost(const struct ftn_ringbuf *rb, int cpu);
+
+/* ------------------------------------------------------------------ */
+/* Kernel symbols (ksyms.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/* The symbols of path (NULL: $FTNET_KALLSYMS, else /proc/kallsyms).
+ * NULL + errno; EPERM when every address reads as zero (kptr_restrict):
+ * print raw addresses instead. */
+struct ftn_ksyms *ftn_ksyms_load(const char *path);
+void ftn_ksyms_free(struct ftn_ksyms *ks);
+size_t ftn_ksyms_count(const struct ftn_ksyms *ks);
+/* "sym+0xoff" or "sym+0xoff [mod]"; "0x<addr>" when unknown. Returns buf. */
+const char *ftn_ksyms_str(const struct ftn_ksyms *ks, uint64_t addr,
+			  char *buf, size_t size);
+/* Address of a symbol by name (first match): 0 / -ENOENT. */
+int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr);
+
+/* ------------------------------------------------------------------ */
+/* Binary consumer (consume_raw.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/* The bytes of an array field (addresses) of a binary event, without
+ * rendering them: 0, -ENOENT, or as ftn_field_bytes. */
+int ftn_raw_event_bytes(const struct ftn_event *ev, const char *name,
+			const void **data, size_t *len);
+
+/* ------------------------------------------------------------------ */
+/* Hist triggers (hist.c)                                             */
+/* ------------------------------------------------------------------ */
+
+/* Parse the text of a hist file. NULL + errno (EINVAL: not a hist file). */
+struct ftn_hist *ftn_hist_parse(const char *text);
+/* Read and parse events/SYS/EVENT/hist of inst. */
+struct ftn_hist *ftn_hist_read(const struct ftn_instance *inst, const char *sys,
+			       const char *event);
+/* "Totals: Dropped:" - events the kernel could not count (map full). */
+uint64_t ftn_hist_dropped(const struct ftn_hist *h);
+/* The per-period change: rows of cur with hitcount (and vals) minus those
+ * of the row with the same key numbers in prev (prev may be NULL); rows
+ * that did not change are left out. Counters that went down (the hist was
+ * cleared) count from zero. NULL + errno. */
+struct ftn_hist *ftn_hist_delta(const struct ftn_hist *cur, const struct ftn_hist *prev);
+/*
+ * Count in the kernel: read events/SYS/EVENT/hist of inst once per period
+ * (same timed loop, signal handling and duration as ftn_consume) and hand
+ * the rows that changed since the previous read to period(). dropped is
+ * the number of events the kernel saw but did not count since the start
+ * (its "Totals: Dropped:" while the table was full, and those it missed
+ * while the table was cleared: ftn_histtab); full is nonzero when the
+ * table is full (its entries reached the trigger's size=N, or the kernel
+ * dropped an entry). A nonzero return from period stops (a negative one
+ * is returned). When a stop request (ftn_stop) ends the loop, period() is
+ * called once more with what was counted since the last period. The
+ * table read at the start is the base. 0 or -errno (-ENOENT: no hist
+ * file).
+ */
+int ftn_consume_hist(struct ftn_instance *inst, const char *sys,
+		     const char *event, const struct ftn_consumer_opts *opts,
+		     int (*period)(void *ctx, const struct ftn_hist *delta,
+				   uint64_t dropped, int full,
+				   int64_t now_wall_ns),
+		     void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Function tracer in an instance (ftrace.c)                          */
+/* ------------------------------------------------------------------ */
+
+/* Undo in order: tracer nop, filter cleared. ftn_instance_destroy calls
+ * it first; idempotent. 0 or the first -errno. */
+int ftn_ftrace_reset(struct ftn_instance *inst);
+
+/* ------------------------------------------------------------------ */
+/* Threads (threads.c)                                                */
+/* ------------------------------------------------------------------ */
+
+/* The map is complete (no event lost, never full); threads it holds. */
+int ftn_threads_complete(const struct ftn_threads *t);
+size_t ftn_threads_count(const struct ftn_threads *t);
+
+/* ------------------------------------------------------------------ */
+/* Dynamic probes (probe.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/* Disable the probe's event in the instance, remove the probe, forget the
+ * record. -ENOENT when it is not a probe of this instance; -EBUSY when
+ * something else holds it (it stays recorded for destroy). */
+int ftn_probe_destroy(struct ftn_instance *inst, const char *event);
+
+/* ------------------------------------------------------------------ */
+/* Probe arguments and architecture (probe.c, arch.c)                 */
+/* ------------------------------------------------------------------ */
+
+/* Fetch arg of function argument n (1-based) into buf: "$argN" when the
+ * kernel's tracefs README lists "$arg<N>", else the register of the
+ * kernel's calling convention ("%di" on x86_64). -ERANGE when the argument
+ * is on the stack and $argN is unavailable; -EOPNOTSUPP: unknown arch. */
+int ftn_probe_arg(int n, char *buf, size_t size);
+/* Architecture used for registers: "x86_64", "i386", "arm64", "arm",
+ * "ppc64", "s390x", "riscv64", "mips" (o32), "mips64" (n64),
+ * "loongarch". Detected from uname (the kernel's, not the build's), with
+ * the build target as fallback; NULL when unknown. */
+const char *ftn_probe_arch(void);
+
+/* ------------------------------------------------------------------ */
+/* ELF files (elf.c)                                                  */
+/* ------------------------------------------------------------------ */
+
+/* File offset of symbol sym (.symtab, else .dynsym) in an ELF file of this
+ * machine, for uprobe definitions. 0, -ENOENT (no such symbol), -ENOEXEC
+ * (not ELF), -ENOTSUP (foreign byte order) or -errno. */
+int ftn_elf_symbol_offset(const char *path, const char *sym, uint64_t *off);
+/* Where a uprobe sees a system call's result inside a libc wrapper: the
+ * file offsets of the instructions right after each "syscall" of function
+ * sym that makes system call nr (x86_64: %ax then holds the return value
+ * and the argument registers still hold the arguments). Up to max offsets
+ * into offs; the count (0: none found), -ENOENT (no such symbol), -ENOTSUP
+ * (not x86_64), -ERANGE (no code, or more than 64 KiB of it), -ENOSPC
+ * (more than max), or as ftn_elf_symbols. */
+int ftn_elf_syscall_sites(const char *path, const char *sym, long nr,
+				     uint64_t *offs, int max);
+
+/* ------------------------------------------------------------------ */
+/* BTF (btf.c)                                                        */
+/* ------------------------------------------------------------------ */
+
+struct ftn_btf;
+/*
+ * BTF reader (no libbpf). Load path, or when NULL $FTNET_BTF, else
+ * /sys/kernel/btf/vmlinux; the file is read once. NULL + errno (ENOENT:
+ * no BTF; EPROTO: malformed; ENOTSUP: other byte order).
+ */
+struct ftn_btf *ftn_btf_load(const char *path);
+/* Same from memory (copied). */
+struct ftn_btf *ftn_btf_parse(const void *data, size_t size);
+void ftn_btf_free(struct ftn_btf *btf);
+/* Type id of a struct or union by name ("sock", "struct sock", "union
+ * x"), or -ENOENT. The name index is built on the first call. */
+int ftn_btf_find_struct(const struct ftn_btf *btf, const char *name);
+struct ftn_btf_member {
+	unsigned int bit_off;   /* from the start of the outer struct */
+	unsigned int bit_size;  /* bitfield width, 0 for a plain member */
+	unsigned int size;      /* bytes of the member's type, 0 unknown */
+	uint32_t type_id;
+};
+/* Find a member: "a.b.c" follows named members exactly; a single name is
+ * also searched for inside named struct/union members, depth first
+ * ("skc_v6_daddr" in "sock" finds __sk_common.skc_v6_daddr). Anonymous
+ * struct/union members are transparent in both. 0, -ENOENT, -EINVAL. */
+int ftn_btf_member_find(const struct ftn_btf *btf, const char *struct_name,
+			const char *member_path, struct ftn_btf_member *out);
+/* Byte offset of a member (for a bitfield, of the byte holding its
+ * first bit: use ftn_btf_member_find for the bits). */
+int ftn_btf_member_offset(const struct ftn_btf *btf, const char *struct_name,
+			  const char *member_path, unsigned int *byte_off);
+
+/* ------------------------------------------------------------------ */
+/* Addresses and TCP states (util.c)                                  */
+/* ------------------------------------------------------------------ */
+
+/* Parse "127.0.0.1" or "::1" (or "::ffff:1.2.3.4"). 0 or -EINVAL. */
+int ftn_addr_parse(const char *s, int family, struct ftn_addr *out);
+/* TCP state name to number. */
+int ftn_tcp_state_parse(const char *s);   /* accepts with or without TCP_ */
+
+/* ------------------------------------------------------------------ */
+/* A socket's tuple from events and probes (sockprobe.c)              */
+/* ------------------------------------------------------------------ */
+
+struct ftn_btf;
+/*
+ * Fetch args reading struct sock fields through base, a fetch arg holding
+ * a struct sock * ("%di", "$arg1", "$retval"):
+ *   daddr=+0(B):u32 saddr=+4(B):u32 dport=+12(B):u16 sport=+14(B):u16
+ *   family=+16(B):u16 state=+18(B):u8
+ * (offsets from btf when given, else these stable ones), and when btf
+ * knows skc_v6_daddr / skc_v6_rcv_saddr, IPv6 addresses as four u32 words
+ * each: daddr6_0..daddr6_3, saddr6_0..saddr6_3 (u32 works on every kprobe
+ * kernel; arrays need 4.20, x32 4.17). Returns the length or -ENOSPC.
+ */
+int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
+			     char *buf, size_t size);
+/* Fetch args for an skb argument of TCP: "skb=ARG:x64 pcount=+OFF(ARG):u16",
+ * pcount being tcp_skb_pcount (offsets from BTF). Length or -errno. */
+int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Socket tables: /proc/net/tcp(6), udp(6) snapshots (socktab.c)      */
+/* ------------------------------------------------------------------ */
+
+struct ftn_socktab;
+/*
+ * Snapshot /proc/net/tcp and tcp6. proc_root: NULL for "/proc"; pid > 0
+ * reads /proc/PID/net/... (the table of PID's network namespace). When
+ * want_ptrs is set and kernel.kptr_restrict is 0 or 2, it is set to 1 for
+ * the read and put back, so that the sk column holds real pointers.
+ * FTNET_PROC overrides "/proc" (tests).
+ */
+struct ftn_socktab *ftn_socktab_snapshot(const char *proc_root, pid_t pid,
+					 int want_ptrs);
+/* The same of /proc/net/udp and udp6 (same row format: state 1
+ * (ESTABLISHED) for a connected socket, 7 (CLOSE) with a zero remote
+ * endpoint for an unconnected one); ftn_socktab_parse reads them too. */
+struct ftn_socktab *ftn_socktab_snapshot_udp(const char *proc_root, pid_t pid,
+					     int want_ptrs);
+/* Parse tables already read (tests): either text may be NULL. */
+struct ftn_socktab *ftn_socktab_parse(const char *tcp, const char *tcp6);
+void ftn_socktab_free(struct ftn_socktab *tab);
+size_t ftn_socktab_count(const struct ftn_socktab *tab);
+const struct ftn_sock *ftn_socktab_at(const struct ftn_socktab *tab, size_t i);
+/* Exact 4-tuple lookup (local/remote as seen by the socket); NULL if none. */
+const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
+					      const struct ftn_addr *laddr, uint16_t lport,
+					      const struct ftn_addr *raddr, uint16_t rport);
+/* Lookup by kernel sk pointer; NULL when absent or pointers not usable. */
+const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk);
+/* Whether the snapshot's sk column held real pointers (not hashed/zero). */
+int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab);
+
+/* ------------------------------------------------------------------ */
+/* Socket resolver (sockres.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/* Queue len bytes of item (copied) for the batch end, and when ev is
+ * given a copy of the event's head, comm and stack (its fields are not
+ * kept): 0 or -ENOMEM (the caller then reports the event unresolved, never
+ * drops it). At most FTN_SOCKRES_MAX_WAIT items wait (memory stays bounded
+ * whatever the event rate): -ENOSPC beyond; the caller then resolves the
+ * queue now (ftn_sockres_flush) and queues again. */
+#define FTN_SOCKRES_MAX_WAIT 4096
+int ftn_sockres_defer(struct ftn_sockres *r, uint64_t sk, const void *item, size_t len,
+		      const struct ftn_event *ev);
+size_t ftn_sockres_pending(const struct ftn_sockres *r);
+/* The waiting items to fn now, in order, as ftn_sockres_batch_end does
+ * but within the batch: against a new snapshot when this batch's one
+ * refresh is not spent yet, else against the table held (a socket still
+ * unknown is handed back with NULL). Returns how many. */
+size_t ftn_sockres_flush(struct ftn_sockres *r,
+			 void (*fn)(void *ctx, void *item, const struct ftn_event *ev,
+				    const struct ftn_sock *s),
+			 void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* sock_diag (sockdiag.c)                                             */
+/* ------------------------------------------------------------------ */
+
+/* Every socket of protocol (IPPROTO_TCP or IPPROTO_UDP) and family
+ * (AF_INET, AF_INET6, 0 both) in states (a mask of 1 << TCP_* state; 0
+ * all): fn for each (non-zero stops the dump: returned when negative,
+ * else -ECANCELED). The number of sockets, or -errno. */
+int ftn_sockdiag_dump(struct ftn_sockdiag *d, int protocol, int family, uint32_t states,
+		      int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
+		      void *ctx);
+/* The socket with this exact tuple (local, remote, as the socket sees
+ * them; one family), and when cookie is not 0 only if it is that socket:
+ * 0 with *out (and *cookie_out) filled, -ENOENT when there is none (or
+ * it is another socket than cookie), -errno. With no connection of that
+ * tuple the kernel answers with the listener on its local port, if any:
+ * the caller compares the tuple. */
+int ftn_sockdiag_lookup(struct ftn_sockdiag *d, int protocol,
+			const struct ftn_addr *laddr, uint16_t lport,
+			const struct ftn_addr *raddr, uint16_t rport, uint64_t cookie,
+			struct ftn_sock *out, uint64_t *cookie_out);
+/* One received datagram of a reply to request seq (tests feed captured
+ * ones): fn for each socket message. 1 at the dump's end (NLMSG_DONE), 0
+ * when more is to come or after an exact lookup's one answer, -errno for
+ * the kernel's error (NLMSG_ERROR) or -EBADMSG for a malformed message;
+ * messages of other requests are skipped. */
+int ftn_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
+		       int (*fn)(void *ctx, const struct ftn_sock *s, uint64_t cookie),
+		       void *ctx);
+/* One datagram of a tcpbytes dump (reply to seq) or of destroy broadcasts
+ * (seq 0): as ftn_sockdiag_parse. */
+int ftn_sockdiag_parse_tcpbytes(const void *buf, size_t len, uint32_t seq,
+				int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Owners of socket inodes (owners.c)                                 */
+/* ------------------------------------------------------------------ */
+
+/* Scan /proc/[pid]/fd again. 0 or -errno. */
+int ftn_owners_refresh(struct ftn_owners *o);
+
+/* ------------------------------------------------------------------ */
+/* Connections (conn.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/* Entries in the table. */
+size_t ftn_conntab_count(const struct ftn_conntab *t);
+
+/* ================================================================== */
+
 #define FTN_NAME_MAX 128
 
 /* Something this instance did to the kernel that destroy must undo. */

@@ -14,7 +14,7 @@
  * table of the sockets seen, keyed by pointer, for times spent in states
  * and connection lifetimes.
  */
-#include "ftnet.h"
+#include "ftnet_int.h"
 
 #include <errno.h>
 #include <stdio.h>

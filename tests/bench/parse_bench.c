@@ -1,7 +1,7 @@
 /* parse_bench.c - text parser throughput: read a trace_pipe text file,
  * parse every line and look up two fields the way tcpretrans does.
  * Prints "lines=N seconds=S lines_per_sec=R" (CPU time of the process). */
-#include "ftnet.h"
+#include "ftnet_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

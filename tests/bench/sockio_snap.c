@@ -19,7 +19,7 @@
  * must be the one /proc shows for that tuple (checked, said).
  * Exit 0, 1 when something failed.
  */
-#include "ftnet.h"
+#include "ftnet_int.h"
 
 #include <errno.h>
 #include <netinet/in.h>

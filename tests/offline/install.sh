@@ -3,7 +3,7 @@
 # puts where, as a list:
 #  - the installed files are exactly: every tool of tools/*.c in sbin,
 #    every man/*.8 and man/*.7, the library (static, shared, two links),
-#    ftnet.h, ftnet.pc, and every file of examples/ under
+#    ftnet.h and ftnet/*.h, ftnet.pc, and every file of examples/ under
 #    share/doc/ftnet/examples (the same relative path), nothing else;
 #  - the examples name installed paths: no /usr/local/sbin left with
 #    PREFIX=/usr, and every ftnet tool an example runs ($BINDIR/TOOL) is a

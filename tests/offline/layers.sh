@@ -9,7 +9,7 @@
 #    a scratch copy with a planted call; any cycle fails and is printed,
 #    in lib/ and in the tools module (build/tools: tools/common);
 #  - install: `make install DESTDIR=...` puts the static and the shared
-#    library (soname, symlinks), the header and ftnet.pc in place, and
+#    library (soname, symlinks), the headers and ftnet.pc in place, and
 #    examples/count_events.c builds against the installed copy with
 #    `cc $(pkg-config --cflags --libs ftnet)`, links libftnet.so.0, and runs
 #    with LD_LIBRARY_PATH against a fake tracefs tree; `make uninstall`

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 /* ---- a tiny BTF writer ------------------------------------------------ */

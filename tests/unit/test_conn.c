@@ -4,7 +4,7 @@
  * inet_sock_set_state text line, the event context, which transitions
  * name the owner, lifetimes and the payload bytes of a client and of an
  * orphaned server socket, the tracepoint filter. */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
  * kptr_restrict fallback is checked by tests/offline/tcpdrop.sh: the
  * symbols are loaded once per process).
  */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* test_format - tracefs event format files (6.1 and 6.18 fixtures),
  * __print_symbolic tables, field readers and header_page. */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

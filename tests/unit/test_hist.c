@@ -8,7 +8,7 @@
  * " }" then " hitcount: %10llu", more vals "  %s: %10llu"; the "Totals:"
  * trailer) as 6.1 prints them; the VM tier reads a live one.
  */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

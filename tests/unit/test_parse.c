@@ -1,6 +1,6 @@
 /* test_parse.c - the trace_pipe text parser over captured fixtures and
  * every line form of the tracefs reference. */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

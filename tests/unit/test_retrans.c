@@ -6,7 +6,7 @@
  * retransmit: the probes' caller and congestion state, the tracepoint's
  * stack and the congestion states tcp:tcp_cong_state_set showed (6.18's
  * text form). */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* test_ringbuf - binary ring buffer pages: hand-built pages for every record
  * type, the per-CPU merge, and real pages captured from a 6.18 kernel
  * (tests/fixtures/raw) compared with the kernel's own text rendering. */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * unconnected sockets), a UDP snapshot and resolver over a fake /proc, the
  * in-kernel filter text, and what the decoder refuses. The binary decoding
  * itself runs over real pages in tests/offline/sockio.sh. */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <arpa/inet.h>

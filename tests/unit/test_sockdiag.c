@@ -10,7 +10,7 @@
  * answering from it without a /proc snapshot.
  */
 #include "tap.h"
-#include "ftnet.h"
+#include "ftnet_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * without CLONE_THREAD (text lines, clone_flags in hex), exits, a lost
  * event or a full map making what it does not know unknown, and the owner
  * map taking a gone task's process from it. */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "tap.h"
 
 #include <errno.h>

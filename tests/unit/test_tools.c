@@ -3,7 +3,7 @@
  * keyed counter, Prometheus exposition, report rows in text and JSON,
  * option values, whole-or-nothing filters, spec parsers, and the event
  * printer reading only what the event holds (defect 8). */
-#include "ftnet.h"
+#include "ftnet_int.h"
 #include "common.h"
 #include "tap.h"
 
