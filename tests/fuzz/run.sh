@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/fuzz/run.sh [SECONDS] - build the libFuzzer harnesses and run each
-# for SECONDS (default $FTNET_FUZZ_SECONDS, else 20), one after the other
-# (one fuzzer process at a time). One TAP line per harness: ok, or not ok
+# for SECONDS (default $FTNET_FUZZ_SECONDS, else 20), as many at once as
+# the machine has CPUs (FTNET_FUZZ_JOBS; each harness is one process, so a
+# 2-CPU machine runs them in pairs: half the tier's time, the same fuzzing
+# per harness). One TAP line per harness, in name order: ok, or not ok
 # with the file that reproduces the crash or timeout. SKIP (with why) when
 # clang cannot build a libFuzzer program; SECONDS=0 skips.
 #
@@ -46,11 +48,12 @@ if ! $make -s FUZZ_CC="$cc" fuzz-bins >$out/logs/build.log 2>&1; then
 	exit 1
 fi
 
-fail=0
-for bin in $out/fuzz_*; do
-	[ -x "$bin" ] || continue
-	name=${bin##*/fuzz_}
-	n=$((n + 1))
+jobs=${FTNET_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
+# run_one BIN: one harness; its TAP line (without the number) and its
+# frames go to logs/NAME.tap, the first line "ok" or "not ok"
+run_one() {
+	bin=$1 name=${1##*/fuzz_}
 	mkdir -p $out/corpus/$name
 	rm -f $out/artifacts/$name-*
 	log=$out/logs/$name.log
@@ -66,14 +69,39 @@ for bin in $out/fuzz_*; do
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	art=$(ls -t $out/artifacts/$name-* 2>/dev/null | head -1)
 	if [ $rc -eq 0 ] && [ -z "$art" ]; then
-		echo "ok $n - fuzz/$name: ${secs} s, ${runs:-?} inputs, no finding"
+		echo "ok|fuzz/$name: ${secs} s, ${runs:-?} inputs, no finding" >$out/logs/$name.tap
 	else
-		fail=1
 		what=$(grep -m1 -E 'ERROR: (AddressSanitizer|libFuzzer)|runtime error|ALARM|Timeout' "$log" | head -c 200)
-		echo "not ok $n - fuzz/$name: ${art:-exit status $rc} (${what:-see $log})"
-		# the frames in our sources say where
-		grep -E '^ *#[0-9]+ .* in .*(lib|tests)/' "$log" | head -8 | sed 's/^/#   /'
+		{
+			echo "not ok|fuzz/$name: ${art:-exit status $rc} (${what:-see $log})"
+			# the frames in our sources say where
+			grep -E '^ *#[0-9]+ .* in .*(lib|tests)/' "$log" | head -8 | sed 's/^/#   /'
+		} >$out/logs/$name.tap
 	fi
+}
+
+fail=0 running=0 names=
+for bin in $out/fuzz_*; do
+	[ -x "$bin" ] || continue
+	name=${bin##*/fuzz_}
+	names="$names $name"
+	echo "not ok|fuzz/$name: the harness's run did not finish" >$out/logs/$name.tap
+	run_one "$bin" &
+	running=$((running + 1))
+	# every harness runs for the same time: waiting for the whole batch
+	# loses little
+	if [ $running -ge "$jobs" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+for name in $names; do
+	n=$((n + 1))
+	IFS= read -r first <$out/logs/$name.tap
+	case $first in "not ok"*) fail=1 ;; esac
+	echo "${first%%|*} $n - ${first#*|}"
+	tail -n +2 $out/logs/$name.tap
 done
 [ $n -gt 0 ] || { echo "not ok 1 - fuzz: no harness built"; n=1; fail=1; }
 echo "1..$n"
