@@ -120,7 +120,7 @@ examples: $(EXAMPLES)
 # of libftnet.so (tests/offline/layers.sh compares nm with the header).
 LIB_CFLAGS := -fvisibility=hidden
 
-$(B)/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+$(B)/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/ftnet/*.h) $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -c -o $@ $<
@@ -129,7 +129,7 @@ $(LIB_A): $(LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+$(B)/pic/%.o: lib/%.c lib/ftnet.h $(wildcard lib/ftnet/*.h) $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) $(LIB_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
@@ -149,7 +149,7 @@ $(LIB_PC): lib/ftnet.pc.in lib/ftnet.h FORCE
 
 FORCE:
 
-$(B)/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h
+$(B)/tools/%.o: tools/common/%.c tools/common.h $(wildcard tools/common/*.h) lib/ftnet.h $(wildcard lib/ftnet/*.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -c -o $@ $<
@@ -208,7 +208,7 @@ $(B)/bench/%: tests/bench/%.c $(LIB_A)
 
 test-bins: $(UNITS) $(HELPERS) $(FAKEINST) $(FAILALLOC)
 
-build/fuzz/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/*_int.h)
+build/fuzz/lib/%.o: lib/%.c lib/ftnet.h $(wildcard lib/ftnet/*.h) $(wildcard lib/*_int.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -217,7 +217,7 @@ build/fuzz/libftnet.a: $(FUZZ_LIB_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/fuzz/tools/%.o: tools/common/%.c lib/ftnet.h $(wildcard tools/*.h tools/common/*.h)
+build/fuzz/tools/%.o: tools/common/%.c lib/ftnet.h $(wildcard lib/ftnet/*.h) $(wildcard tools/*.h tools/common/*.h)
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZCC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Itools -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -283,6 +283,8 @@ install: all
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libftnet.so
 	install -m 0644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/ftnet.h $(DESTDIR)$(INCDIR)/
+	install -d $(DESTDIR)$(INCDIR)/ftnet
+	install -m 0644 $(wildcard lib/ftnet/*.h) $(DESTDIR)$(INCDIR)/ftnet/
 	$(Q)$(MAKE) --no-print-directory install-examples
 
 # examples/ (cron, systemd, logrotate, node_exporter, count_events.c:
@@ -304,6 +306,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard man/*.7)))
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.a $(DESTDIR)$(INCDIR)/ftnet.h
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/ftnet/,$(notdir $(wildcard lib/ftnet/*.h)))
+	-rmdir $(DESTDIR)$(INCDIR)/ftnet 2>/dev/null
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	rm -f $(DESTDIR)$(LIBDIR)/libftnet.so $(DESTDIR)$(LIBDIR)/pkgconfig/ftnet.pc
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(EX_FILES))

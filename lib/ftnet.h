@@ -39,6 +39,8 @@
 extern "C" {
 #endif
 
+#include "ftnet/map.h"      /* the hash map */
+
 #define FTNET_VERSION "0.1.0"
 
 /* ------------------------------------------------------------------ */
