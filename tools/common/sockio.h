@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct sockio_born;
 struct sockio_diag;
 /* The socket tables of another network namespace, read through
  * /proc/TID/net of a task seen calling from it. */
@@ -75,8 +74,9 @@ struct sockio {
 	struct tool_counter *prom;      /* --prom: n = tx, n2 = rx, kept */
 	struct tool_report *r;
 	int states;                     /* TCP: inet_sock_set_state enabled */
-	struct sockio_born *born;       /* TCP: sockets seen established */
-	size_t nborn, nclosed, born_mask;
+	struct ftn_map *born;           /* TCP: sockets seen established, by
+					   pointer (struct sockio_born) */
+	size_t nclosed;
 	uint64_t born_snap;             /* snapshot count at the last purge */
 	uint64_t born_hits;             /* calls joined through it (-v) */
 	int clear, warned;
