@@ -137,12 +137,11 @@ int sockio_fins_known(const struct sockio_fins *d, const struct ftn_sock *s);
 void sockio_fins_free(struct sockio_fins *d);
 /* The diag back end's state (sockio_diag.c), its socket table
  * (sockio_diag_tab.c) among it. */
-struct dsock;
 struct sockio_diag {
 	struct ftn_sockdiag *dump, *destroy;
 	struct ftn_owners *owners;
-	struct dsock *tab;      /* open addressing by cookie, no deletion: */
-	size_t mask, n;         /* rebuilt from each read */
+	struct ftn_map *tab;    /* cookie -> struct dsock, rebuilt from
+				   each read */
 	int started;            /* the first read (the baseline) is done */
 	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo, eofs;
 	/* destroy messages drained at the last batch, handled at the next */

@@ -204,7 +204,7 @@ void sockio_diag_fini(struct sockio *st)
 	ftn_sockdiag_close(d->dump);
 	ftn_sockdiag_close(d->destroy);
 	ftn_owners_free(d->owners);
-	free(d->tab);
+	ftn_map_free(d->tab);
 	free(d->pend);
 	sockio_fins_free(&d->fins);
 	free(d);
