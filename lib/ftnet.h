@@ -37,7 +37,9 @@
 
 #define FTNET_VERSION "0.1.0"
 
-/* The API by layer: the tracing engine, then the network layer on it. */
+/* The API by layer: the tracing engine (with the hash map both layers and
+ * the tools keep their tables in), then the network layer on it. */
+#include "ftnet/map.h"
 #include "ftnet/trace.h"
 #include "ftnet/net.h"
 

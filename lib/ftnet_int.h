@@ -638,6 +638,9 @@ static inline uint64_t ftn__mix64(uint64_t x)
  * offset (a bitfield); its length, -ENOENT without BTF or the kernel's
  * bitfield type, -ENOSPC. */
 int ftn__probe_ca_fetcharg(int argn, char *buf, size_t size);
+/* map.c: the home slot of key in m's slots now (tests pick colliding
+ * keys with it) */
+size_t ftn__map_home(const struct ftn_map *m, uint64_t key);
 /* util.c: the process's random hash key, for tables keyed by data remote
  * peers choose (never 0, the same for the process's life) */
 uint64_t ftn__hash_key(void);

@@ -271,114 +271,59 @@ int ftn_conn_by_owner(const struct ftn_conn_event *c)
 /* ------------------------------------------------------------------ */
 
 struct ftn_conntab {
-	struct ftn_conn_sk *slot;       /* open addressing, sk 0 = empty */
-	size_t cap, n;
+	struct ftn_map *m;      /* sk -> struct ftn_conn_sk, unbounded */
 };
 
 struct ftn_conntab *ftn_conntab_alloc(void)
 {
-	return calloc(1, sizeof(struct ftn_conntab));
+	struct ftn_conntab *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->m = ftn_map_alloc(sizeof(struct ftn_conn_sk), 0, SIZE_MAX))) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
 }
 
 void ftn_conntab_free(struct ftn_conntab *t)
 {
 	if (t)
-		free(t->slot);
+		ftn_map_free(t->m);
 	free(t);
 }
 
 size_t ftn_conntab_count(const struct ftn_conntab *t)
 {
-	return t ? t->n : 0;
-}
-
-static size_t hash_sk(uint64_t sk, size_t cap)
-{
-	sk ^= sk >> 29;
-	sk *= 0xbf58476d1ce4e5b9ULL;
-	sk ^= sk >> 32;
-	return (size_t)sk & (cap - 1);
-}
-
-static int grow(struct ftn_conntab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 256;
-	struct ftn_conn_sk *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->slot[i].sk)
-			continue;
-		for (j = hash_sk(t->slot[i].sk, cap); s[j].sk; j = (j + 1) & (cap - 1))
-			;
-		s[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = s;
-	t->cap = cap;
-	return 0;
+	return t ? ftn_map_count(t->m) : 0;
 }
 
 struct ftn_conn_sk *ftn_conntab_get(struct ftn_conntab *t, uint64_t sk, int create)
 {
-	size_t i;
+	struct ftn_conn_sk *s;
 
 	if (!t || !sk) {
 		errno = EINVAL;
 		return NULL;
 	}
-	for (i = t->cap ? hash_sk(sk, t->cap) : 0; t->cap && t->slot[i].sk; i = (i + 1) & (t->cap - 1))
-		if (t->slot[i].sk == sk)
-			return &t->slot[i];
+	if ((s = ftn_map_get(t->m, sk)))
+		return s;
 	if (!create) {
 		errno = ENOENT;
 		return NULL;
 	}
-	if ((t->n + 1) * 4 > t->cap * 3) {      /* at most 3/4 full */
-		if (grow(t)) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		for (i = hash_sk(sk, t->cap); t->slot[i].sk; i = (i + 1) & (t->cap - 1))
-			;
+	if (!(s = ftn_map_put(t->m, sk, NULL))) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	memset(&t->slot[i], 0, sizeof(t->slot[i]));
-	t->slot[i].sk = sk;
-	t->n++;
-	return &t->slot[i];
+	s->sk = sk;
+	return s;
 }
 
 void ftn_conntab_remove(struct ftn_conntab *t, uint64_t sk)
 {
-	size_t i, j, k;
-
-	if (!t || !sk || !t->cap)
-		return;
-	for (i = hash_sk(sk, t->cap); t->slot[i].sk && t->slot[i].sk != sk; i = (i + 1) & (t->cap - 1))
-		;
-	if (!t->slot[i].sk)
-		return;
-	/* backward-shift deletion: no tombstones */
-	for (j = i;;) {
-		t->slot[i].sk = 0;
-		for (;;) {
-			j = (j + 1) & (t->cap - 1);
-			if (!t->slot[j].sk)
-				goto done;
-			k = hash_sk(t->slot[j].sk, t->cap);
-			/* k cyclically in (i, j]: the entry stays */
-			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-				continue;
-			break;
-		}
-		t->slot[i] = t->slot[j];
-		i = j;
-	}
-done:
-	t->n--;
+	if (t && sk)
+		ftn_map_del(t->m, sk);
 }
 
 int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_event *c, uint64_t ts,

@@ -26,14 +26,11 @@
  * of its sockets cannot grow without bound. */
 #define OWNERMAP_MAX (1u << 20)
 
-struct owner_ent {
-	uint64_t sk;            /* 0: free slot */
-	struct ftn_sockowner o;
-};
+/* Tasks come and go; past this many the task cache starts over. */
+#define TASKS_MAX 32768
 
 /* tid -> (tgid, netns): one /proc read per task, not per event. */
 struct task_ent {
-	pid_t tid;              /* 0: free slot */
 	pid_t tgid;
 	uint64_t netns;
 	int64_t read_ns;        /* when /proc was read: pids are reused and
@@ -48,10 +45,8 @@ struct ftn_ownermap {
 	char root[PATH_MAX - 64];       /* room for "/PID/status" */
 	pid_t nspid;
 	uint64_t nsino;         /* netns of nspid's table, 0 unknown */
-	struct owner_ent *slot;
-	size_t n, mask;
-	struct task_ent *task;
-	size_t ntask, task_mask;
+	struct ftn_map *ents;   /* sk -> struct ftn_sockowner */
+	struct ftn_map *tasks;  /* tid -> struct task_ent */
 	struct ftn_sockres *res;
 	struct ftn_owners *owners;
 	const struct ftn_threads *threads;      /* not owned */
@@ -111,7 +106,9 @@ struct ftn_ownermap *ftn_ownermap_alloc(const char *proc_root, pid_t nspid)
 	m->nspid = nspid;
 	m->res = ftn_sockres_alloc(m->root, nspid, 1);
 	m->owners = ftn_owners_alloc(m->root);
-	if (!m->res || !m->owners) {
+	m->ents = ftn_map_alloc(sizeof(struct ftn_sockowner), 0, OWNERMAP_MAX);
+	m->tasks = ftn_map_alloc(sizeof(struct task_ent), 0, TASKS_MAX);
+	if (!m->res || !m->owners || !m->ents || !m->tasks) {
 		ftn_ownermap_free(m);
 		errno = ENOMEM;
 		return NULL;
@@ -127,84 +124,28 @@ void ftn_ownermap_free(struct ftn_ownermap *m)
 		return;
 	ftn_sockres_free(m->res);
 	ftn_owners_free(m->owners);
-	free(m->slot);
-	free(m->task);
+	ftn_map_free(m->ents);
+	ftn_map_free(m->tasks);
 	free(m);
 }
 
-static struct owner_ent *ent_find(const struct ftn_ownermap *m, uint64_t sk)
+/* The entry of sk, made (zeroed) when it is not in; a full map starts
+ * over. NULL when out of memory. */
+static struct ftn_sockowner *ent_put(struct ftn_ownermap *m, uint64_t sk)
 {
-	size_t j;
+	struct ftn_sockowner *e = ftn_map_put(m->ents, sk, NULL);
 
-	if (!m->slot || !sk)
-		return NULL;
-	for (j = ftn__mix64(sk) & m->mask; m->slot[j].sk; j = (j + 1) & m->mask)
-		if (m->slot[j].sk == sk)
-			return &m->slot[j];
-	return NULL;
-}
-
-static int ent_grow(struct ftn_ownermap *m)
-{
-	size_t cap = m->slot ? (m->mask + 1) * 2 : 1024, i, j;
-	struct owner_ent *ns = calloc(cap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; m->slot && i <= m->mask; i++) {
-		if (!m->slot[i].sk)
-			continue;
-		for (j = ftn__mix64(m->slot[i].sk) & (cap - 1); ns[j].sk; j = (j + 1) & (cap - 1))
-			;
-		ns[j] = m->slot[i];
+	if (!e && errno == ENOSPC) {
+		ftn_map_clear(m->ents);
+		e = ftn_map_put(m->ents, sk, NULL);
 	}
-	free(m->slot);
-	m->slot = ns;
-	m->mask = cap - 1;
-	return 0;
-}
-
-static struct owner_ent *ent_put(struct ftn_ownermap *m, uint64_t sk)
-{
-	struct owner_ent *e = ent_find(m, sk);
-	size_t j;
-
-	if (e)
-		return e;
-	if (m->n >= OWNERMAP_MAX) {
-		memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
-		m->n = 0;
-	}
-	if ((!m->slot || (m->n + 1) * 2 > m->mask + 1) && ent_grow(m))
-		return NULL;
-	for (j = ftn__mix64(sk) & m->mask; m->slot[j].sk; j = (j + 1) & m->mask)
-		;
-	m->n++;
-	m->slot[j].sk = sk;
-	memset(&m->slot[j].o, 0, sizeof(m->slot[j].o));
-	return &m->slot[j];
+	return e;
 }
 
 void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk)
 {
-	struct owner_ent *e;
-	size_t i, j, k;
-
-	if (!m || !(e = ent_find(m, sk)))
-		return;
-	/* Linear probing without tombstones: shift back the entries that
-	 * would no longer be reachable across the hole. */
-	i = (size_t)(e - m->slot);
-	m->slot[i].sk = 0;
-	m->n--;
-	for (j = (i + 1) & m->mask; m->slot[j].sk; j = (j + 1) & m->mask) {
-		k = ftn__mix64(m->slot[j].sk) & m->mask;
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			m->slot[i] = m->slot[j];
-			m->slot[j].sk = 0;
-			i = j;
-		}
-	}
+	if (m)
+		ftn_map_del(m->ents, sk);
 }
 
 #define TASK_TTL_NS (1000LL * 1000 * 1000)
@@ -214,8 +155,7 @@ void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk)
 static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
 {
 	char path[PATH_MAX], buf[4096], *p;
-	struct task_ent *t = NULL, *nt;
-	size_t j, cap, i;
+	struct task_ent *t;
 	int64_t now;
 	long tgid;
 
@@ -225,53 +165,25 @@ static const struct task_ent *task_info(struct ftn_ownermap *m, pid_t tid)
 	 * for a 1 s TTL) costs a memory read, not a clock read (in a VM
 	 * that was a sixth of tcptop's CPU at 100k calls/s) */
 	now = ftn__clock_ns(CLOCK_MONOTONIC_COARSE);
-	if (m->task)
-		for (j = ftn__mix64((uint64_t)tid) & m->task_mask; m->task[j].tid;
-		     j = (j + 1) & m->task_mask)
-			if (m->task[j].tid == tid) {
-				t = &m->task[j];
-				if (now - t->read_ns < TASK_TTL_NS)
-					return t;
-				break;
-			}
+	t = ftn_map_get(m->tasks, (uint64_t)tid);
+	if (t && now - t->read_ns < TASK_TTL_NS)
+		return t;
 	snprintf(path, sizeof(path), "%s/%d/status", m->root, (int)tid);
 	if (ftn__read_file(path, buf, sizeof(buf)) <= 0)
 		return NULL;
 	p = strstr(buf, "\nTgid:");
 	if (!p || (tgid = strtol(p + 6, NULL, 10)) <= 0)
 		return NULL;
-	if (t)                  /* stale entry: read again in place */
-		goto fill;
-	/* Tasks come and go; a full table starts over rather than grow. */
-	if (!m->task || (m->ntask + 1) * 2 > m->task_mask + 1) {
-		cap = m->task ? (m->task_mask + 1) * 2 : 256;
-		if (cap > 65536) {
-			cap = 65536;
-			memset(m->task, 0, cap * sizeof(*m->task));
-			m->ntask = 0;
-		} else {
-			nt = calloc(cap, sizeof(*nt));
-			if (!nt)
-				return NULL;
-			for (i = 0; m->task && i <= m->task_mask; i++) {
-				if (!m->task[i].tid)
-					continue;
-				for (j = ftn__mix64((uint64_t)m->task[i].tid) & (cap - 1); nt[j].tid;
-				     j = (j + 1) & (cap - 1))
-					;
-				nt[j] = m->task[i];
-			}
-			free(m->task);
-			m->task = nt;
-			m->task_mask = cap - 1;
+	if (!t) {               /* else a stale entry: read again in place */
+		/* a full cache starts over rather than grow */
+		t = ftn_map_put(m->tasks, (uint64_t)tid, NULL);
+		if (!t && errno == ENOSPC) {
+			ftn_map_clear(m->tasks);
+			t = ftn_map_put(m->tasks, (uint64_t)tid, NULL);
 		}
+		if (!t)
+			return NULL;
 	}
-	for (j = ftn__mix64((uint64_t)tid) & m->task_mask; m->task[j].tid; j = (j + 1) & m->task_mask)
-		;
-	t = &m->task[j];
-	m->ntask++;
-fill:
-	t->tid = tid;
 	t->tgid = (pid_t)tgid;
 	t->read_ns = now;
 	t->comm[0] = '\0';
@@ -284,7 +196,7 @@ fill:
 void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const char *comm)
 {
 	const struct task_ent *t;
-	struct owner_ent *e;
+	struct ftn_sockowner *e;
 	size_t n;
 	pid_t pid;
 	int same;
@@ -294,14 +206,14 @@ void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const cha
 	e = ent_put(m, sk);
 	if (!e)
 		return;         /* out of memory: lookups fall back to /proc */
-	same = e->o.tid == tid;
-	e->o.tid = tid;
+	same = e->tid == tid;
+	e->tid = tid;
 	/* per event: a bounded copy, not snprintf's format machinery (an
 	 * empty name keeps the one this task had) */
-	n = strnlen(comm ? comm : "", sizeof(e->o.comm) - 1);
+	n = strnlen(comm ? comm : "", sizeof(e->comm) - 1);
 	if (n || !same) {
-		memcpy(e->o.comm, comm ? comm : "", n);
-		e->o.comm[n] = '\0';
+		memcpy(e->comm, comm ? comm : "", n);
+		e->comm[n] = '\0';
 	}
 	t = task_info(m, tid);
 	/* A task gone before the batch was read (a short-lived client) has
@@ -310,12 +222,12 @@ void ftn_ownermap_note(struct ftn_ownermap *m, uint64_t sk, pid_t tid, const cha
 	 * thread's ID is not its process's). */
 	pid = t ? t->tgid : m->threads ? ftn_threads_tgid(m->threads, tid) : 0;
 	if (!pid && same)
-		pid = e->o.pid;
-	e->o.pid = pid;
+		pid = e->pid;
+	e->pid = pid;
 	if (t || !same)
-		e->o.netns = t ? t->netns : 0;
+		e->netns = t ? t->netns : 0;
 	if (t && t->comm[0])
-		memcpy(e->o.comm, t->comm, sizeof(e->o.comm));
+		memcpy(e->comm, t->comm, sizeof(e->comm));
 }
 
 void ftn_ownermap_set_threads(struct ftn_ownermap *m, const struct ftn_threads *t)
@@ -328,15 +240,15 @@ int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
 			const struct ftn_probe_sock *t, struct ftn_sockowner *out)
 {
 	const struct ftn_sock *s = NULL;
-	struct owner_ent *e;
+	struct ftn_sockowner *e;
 	struct ftn_sockowner o;
 	pid_t pid;
 
 	if (!m || !out)
 		return -EINVAL;
-	e = ent_find(m, sk);
-	if (e && e->o.pid) {
-		*out = e->o;
+	e = ftn_map_get(m->ents, sk);
+	if (e && e->pid) {
+		*out = *e;
 		return 0;
 	}
 	/* The tuple needs no kernel pointers (kptr_restrict); the pointer
@@ -355,7 +267,7 @@ int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
 	o.tid = pid;
 	o.netns = m->nsino;
 	if (sk && (e = ent_put(m, sk)))
-		e->o = o;
+		*e = o;
 	*out = o;
 	return 0;
 }

@@ -19,8 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define mix64 ftn__mix64
-
 static const char *proc_root_of(const char *proc_root)
 {
 	return proc_root && *proc_root ? proc_root : ftn__proc_root();
@@ -37,15 +35,16 @@ static const char *proc_root_of(const char *proc_root)
  * so a closed socket looked up on every event costs no scans. */
 #define OWN_NEG_TTL_NS (1000LL * 1000 * 1000)
 
-struct own_ent {
-	unsigned long inode;    /* 0 = empty slot (socket inodes are never 0) */
+/* Inodes missed kept at most: a full negative cache is forgotten. */
+#define OWN_NEG_MAX 512
+
+struct own_ent {                /* by inode (socket inodes are never 0) */
 	pid_t pid;
 	uint32_t comm;          /* offset into the comm pool */
 };
 
 struct own_map {
-	struct own_ent *slot;
-	size_t mask, n;
+	struct ftn_map *ents;   /* inode -> struct own_ent */
 	char *pool;             /* NUL-separated comm strings */
 	size_t pool_len, pool_cap;
 };
@@ -53,9 +52,8 @@ struct own_map {
 struct ftn_owners {
 	char root[PATH_MAX];
 	struct own_map map;
-	/* Inodes a scan of the current generation did not find. */
-	unsigned long *neg;
-	size_t neg_mask, neg_n;
+	/* Inodes a scan of the current generation did not find (a set). */
+	struct ftn_map *neg;
 	int64_t last_scan_ns;   /* CLOCK_MONOTONIC; 0 = never scanned */
 };
 
@@ -66,46 +64,14 @@ static int64_t mono_ns(void)
 
 static void own_map_free(struct own_map *m)
 {
-	free(m->slot);
+	ftn_map_free(m->ents);
 	free(m->pool);
 	memset(m, 0, sizeof(*m));
 }
 
 static struct own_ent *own_map_find(const struct own_map *m, unsigned long inode)
 {
-	size_t j;
-
-	if (!m->slot)
-		return NULL;
-	j = mix64(inode) & m->mask;
-	while (m->slot[j].inode) {
-		if (m->slot[j].inode == inode)
-			return &m->slot[j];
-		j = (j + 1) & m->mask;
-	}
-	return NULL;
-}
-
-static int own_map_grow(struct own_map *m)
-{
-	size_t ncap = m->slot ? (m->mask + 1) * 2 : 256, i, j;
-	struct own_ent *ns;
-
-	ns = calloc(ncap, sizeof(*ns));
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; m->slot && i <= m->mask; i++) {
-		if (!m->slot[i].inode)
-			continue;
-		j = mix64(m->slot[i].inode) & (ncap - 1);
-		while (ns[j].inode)
-			j = (j + 1) & (ncap - 1);
-		ns[j] = m->slot[i];
-	}
-	free(m->slot);
-	m->slot = ns;
-	m->mask = ncap - 1;
-	return 0;
+	return ftn_map_get(m->ents, inode);
 }
 
 static int own_pool_add(struct own_map *m, const char *s, uint32_t *off)
@@ -136,23 +102,16 @@ static int own_pool_add(struct own_map *m, const char *s, uint32_t *off)
 static int own_map_add(struct own_map *m, unsigned long inode, pid_t pid,
 		       uint32_t comm)
 {
-	size_t j;
-	int err;
+	struct own_ent *e;
+	int added;
 
-	if (own_map_find(m, inode))
-		return 0;
-	if (!m->slot || (m->n + 1) * 2 > m->mask + 1) {
-		err = own_map_grow(m);
-		if (err)
-			return err;
+	e = ftn_map_put(m->ents, inode, &added);
+	if (!e)
+		return -ENOMEM;
+	if (added) {
+		e->pid = pid;
+		e->comm = comm;
 	}
-	j = mix64(inode) & m->mask;
-	while (m->slot[j].inode)
-		j = (j + 1) & m->mask;
-	m->slot[j].inode = inode;
-	m->slot[j].pid = pid;
-	m->slot[j].comm = comm;
-	m->n++;
 	return 0;
 }
 
@@ -215,49 +174,12 @@ static int scan_pid(struct own_map *m, const char *root, const char *pidstr)
 	return err;
 }
 
-static void neg_clear(struct ftn_owners *o)
-{
-	if (o->neg)
-		memset(o->neg, 0, (o->neg_mask + 1) * sizeof(*o->neg));
-	o->neg_n = 0;
-}
-
-static int neg_has(const struct ftn_owners *o, unsigned long inode)
-{
-	size_t j;
-
-	if (!o->neg)
-		return 0;
-	j = mix64(inode) & o->neg_mask;
-	while (o->neg[j]) {
-		if (o->neg[j] == inode)
-			return 1;
-		j = (j + 1) & o->neg_mask;
-	}
-	return 0;
-}
-
 static void neg_add(struct ftn_owners *o, unsigned long inode)
 {
-	size_t j;
-
 	/* A full negative cache is just forgotten: it only saves scans. */
-	if (!o->neg || (o->neg_n + 1) * 2 > o->neg_mask + 1)
-		neg_clear(o);
-	if (!o->neg) {
-		o->neg = calloc(1024, sizeof(*o->neg));
-		if (!o->neg)
-			return;
-		o->neg_mask = 1023;
-	}
-	j = mix64(inode) & o->neg_mask;
-	while (o->neg[j]) {
-		if (o->neg[j] == inode)
-			return;
-		j = (j + 1) & o->neg_mask;
-	}
-	o->neg[j] = inode;
-	o->neg_n++;
+	if (ftn_map_count(o->neg) >= OWN_NEG_MAX)
+		ftn_map_clear(o->neg);
+	ftn_map_put(o->neg, inode, NULL);
 }
 
 struct ftn_owners *ftn_owners_alloc(const char *proc_root)
@@ -270,7 +192,8 @@ struct ftn_owners *ftn_owners_alloc(const char *proc_root)
 		return NULL;
 	}
 	o = calloc(1, sizeof(*o));
-	if (!o) {
+	if (!o || !(o->neg = ftn_map_alloc(0, OWN_NEG_MAX, OWN_NEG_MAX))) {
+		free(o);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -283,7 +206,7 @@ void ftn_owners_free(struct ftn_owners *o)
 	if (!o)
 		return;
 	own_map_free(&o->map);
-	free(o->neg);
+	ftn_map_free(o->neg);
 	free(o);
 }
 
@@ -300,6 +223,10 @@ int ftn_owners_refresh(struct ftn_owners *o)
 	d = opendir(o->root);
 	if (!d)
 		return -errno;
+	if (!(m.ents = ftn_map_alloc(sizeof(struct own_ent), 0, SIZE_MAX))) {
+		closedir(d);
+		return -ENOMEM;
+	}
 	while ((de = readdir(d))) {
 		for (c = de->d_name; *c >= '0' && *c <= '9'; c++)
 			;
@@ -317,9 +244,9 @@ int ftn_owners_refresh(struct ftn_owners *o)
 	}
 	own_map_free(&o->map);
 	o->map = m;
-	neg_clear(o);
+	ftn_map_clear(o->neg);
 	o->last_scan_ns = mono_ns();
-	return (int)(m.n > INT32_MAX ? INT32_MAX : m.n);
+	return (int)(ftn_map_count(m.ents) > INT32_MAX ? INT32_MAX : ftn_map_count(m.ents));
 }
 
 int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
@@ -338,7 +265,7 @@ int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		age = now - o->last_scan_ns;
 		if (o->last_scan_ns &&
 		    (age < OWN_RESCAN_NS ||
-		     (neg_has(o, inode) && age < OWN_NEG_TTL_NS)))
+		     (ftn_map_get(o->neg, inode) && age < OWN_NEG_TTL_NS)))
 			return -ENOENT;
 		if (ftn_owners_refresh(o) < 0)
 			return -ENOENT;

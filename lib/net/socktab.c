@@ -48,12 +48,13 @@ static size_t pow2_at_least(size_t n)
 struct ftn_socktab {
 	struct ftn_sock *socks;
 	size_t n, cap;
-	/* Open addressing, linear probing; a slot holds row index + 1 and 0
-	 * means empty. Masks are capacity - 1 (capacities are powers of 2). */
+	/* by tuple: open addressing, linear probing (duplicates kept); a
+	 * slot holds row index + 1 and 0 means empty; the mask is capacity
+	 * - 1 (a power of 2). By pointer: the first row of each, in the map
+	 * (sk -> row index, uint32_t). */
 	uint32_t *by_tuple;
 	size_t tuple_mask;
-	uint32_t *by_sk;
-	size_t sk_mask;
+	struct ftn_map *by_sk;
 	int ptrs_valid;
 };
 
@@ -304,12 +305,14 @@ static int socktab_index(struct ftn_socktab *t)
 {
 	size_t cap = pow2_at_least(t->n * 2), i, j, nreal = 0, nnonzero = 0;
 	const struct ftn_sock *s;
+	uint32_t *row;
+	int added;
 
 	t->by_tuple = calloc(cap, sizeof(*t->by_tuple));
-	t->by_sk = calloc(cap, sizeof(*t->by_sk));
+	t->by_sk = ftn_map_alloc(sizeof(uint32_t), t->n, t->n ? t->n : 1);
 	if (!t->by_tuple || !t->by_sk)
 		return -ENOMEM;
-	t->tuple_mask = t->sk_mask = cap - 1;
+	t->tuple_mask = cap - 1;
 	for (i = 0; i < t->n; i++) {
 		s = &t->socks[i];
 		/* Duplicates (SO_REUSEPORT listeners) probe past each other;
@@ -323,10 +326,10 @@ static int socktab_index(struct ftn_socktab *t)
 		nnonzero++;
 		if (sk_looks_real(s->sk))
 			nreal++;
-		j = mix64(s->sk) & t->sk_mask;
-		while (t->by_sk[j])
-			j = (j + 1) & t->sk_mask;
-		t->by_sk[j] = (uint32_t)(i + 1);
+		if (!(row = ftn_map_put(t->by_sk, s->sk, &added)))
+			return -ENOMEM;
+		if (added)      /* listed twice: lookups return the first row */
+			*row = (uint32_t)i;
 	}
 	/* One hashed value means the whole table was printed under a
 	 * kptr_restrict that hides pointers: trust all or nothing. */
@@ -363,7 +366,7 @@ void ftn_socktab_free(struct ftn_socktab *tab)
 		return;
 	free(tab->socks);
 	free(tab->by_tuple);
-	free(tab->by_sk);
+	ftn_map_free(tab->by_sk);
 	free(tab);
 }
 
@@ -443,22 +446,13 @@ const struct ftn_sock *ftn_socktab_find_tuple(const struct ftn_socktab *tab,
 
 const struct ftn_sock *ftn_socktab_find_sk(const struct ftn_socktab *tab, uint64_t sk)
 {
-	const struct ftn_sock *s;
-	size_t j;
+	const uint32_t *row;
 
-	if (!tab || !tab->ptrs_valid || !sk) {
+	if (!tab || !tab->ptrs_valid || !sk || !(row = ftn_map_get(tab->by_sk, sk))) {
 		errno = ENOENT;
 		return NULL;
 	}
-	j = mix64(sk) & tab->sk_mask;
-	while (tab->by_sk[j]) {
-		s = &tab->socks[tab->by_sk[j] - 1];
-		if (s->sk == sk)
-			return s;
-		j = (j + 1) & tab->sk_mask;
-	}
-	errno = ENOENT;
-	return NULL;
+	return &tab->socks[*row];
 }
 
 int ftn_socktab_ptrs_valid(const struct ftn_socktab *tab)

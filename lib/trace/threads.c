@@ -34,15 +34,9 @@
 
 #define THREADS_CLONE_THREAD 0x00010000ull      /* uapi sched.h */
 
-struct thread_ent {
-	pid_t tid;              /* 0: free slot */
-	pid_t tgid;
-};
-
 struct ftn_threads {
 	char root[PATH_MAX - 64];
-	struct thread_ent *slot;
-	size_t n, mask, cap;
+	struct ftn_map *map;    /* tid -> tgid (pid_t), at most cap entries */
 	int complete;           /* every non-leader task is in the map */
 	uint64_t births;        /* thread births seen */
 };
@@ -60,7 +54,11 @@ struct ftn_threads *ftn_threads_alloc(const char *proc_root, size_t cap)
 		return NULL;
 	}
 	strcpy(t->root, root);
-	t->cap = cap ? cap : FTN_THREADS_MAX;
+	if (!(t->map = ftn_map_alloc(sizeof(pid_t), 0, cap ? cap : FTN_THREADS_MAX))) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return t;
 }
 
@@ -68,86 +66,24 @@ void ftn_threads_free(struct ftn_threads *t)
 {
 	if (!t)
 		return;
-	free(t->slot);
+	ftn_map_free(t->map);
 	free(t);
 }
 
-static struct thread_ent *find(const struct ftn_threads *t, pid_t tid)
+static pid_t *find(const struct ftn_threads *t, pid_t tid)
 {
-	if (!t->slot)
-		return NULL;
-	for (size_t j = ftn__mix64((uint64_t)tid) & t->mask; t->slot[j].tid; j = (j + 1) & t->mask)
-		if (t->slot[j].tid == tid)
-			return &t->slot[j];
-	return NULL;
-}
-
-/* open addressing: a removal moves the run's later entries back */
-static void del(struct ftn_threads *t, struct thread_ent *e)
-{
-	size_t i = (size_t)(e - t->slot), j = i;
-
-	t->slot[i].tid = 0;
-	t->n--;
-	for (;;) {
-		size_t k;
-
-		j = (j + 1) & t->mask;
-		if (!t->slot[j].tid)
-			return;
-		k = ftn__mix64((uint64_t)t->slot[j].tid) & t->mask;
-		/* k cyclically in (i, j]: the entry stays */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		t->slot[i] = t->slot[j];
-		t->slot[j].tid = 0;
-		i = j;
-	}
-}
-
-static int grow(struct ftn_threads *t)
-{
-	size_t cap = t->slot ? (t->mask + 1) * 2 : 256;
-	struct thread_ent *ns = calloc(cap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		size_t j;
-
-		if (!t->slot[i].tid)
-			continue;
-		for (j = ftn__mix64((uint64_t)t->slot[i].tid) & (cap - 1); ns[j].tid; j = (j + 1) & (cap - 1))
-			;
-		ns[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = ns;
-	t->mask = cap - 1;
-	return 0;
+	return ftn_map_get(t->map, (uint64_t)tid);
 }
 
 static void put(struct ftn_threads *t, pid_t tid, pid_t tgid)
 {
-	struct thread_ent *e = find(t, tid);
-	size_t j;
+	pid_t *e = ftn_map_put(t->map, (uint64_t)tid, NULL);
 
-	if (e) {
-		e->tgid = tgid;
-		return;
-	}
-	if (t->n >= t->cap) {
+	if (!e) {
 		t->complete = 0;        /* full: this one is not known */
 		return;
 	}
-	if ((t->n + 1) * 4 > (t->slot ? t->mask + 1 : 0) * 3 && grow(t)) {
-		t->complete = 0;
-		return;
-	}
-	for (j = ftn__mix64((uint64_t)tid) & t->mask; t->slot[j].tid; j = (j + 1) & t->mask)
-		;
-	t->slot[j] = (struct thread_ent){ .tid = tid, .tgid = tgid };
-	t->n++;
+	*e = tgid;
 }
 
 int ftn_threads_scan(struct ftn_threads *t)
@@ -199,14 +135,14 @@ static int clone_flags(const struct ftn_event *ev, uint64_t *v)
 
 int ftn_threads_event(struct ftn_threads *t, const struct ftn_event *ev)
 {
-	struct thread_ent *e;
+	const pid_t *e;
 	uint64_t child, flags;
 
 	if (!t || !ev || !ev->name)
 		return 0;
 	if (!strcmp(ev->name, "sched_process_exit")) {
-		if (!ftn_event_u64(ev, "pid", &child) && (e = find(t, (pid_t)child)))
-			del(t, e);
+		if (!ftn_event_u64(ev, "pid", &child))
+			ftn_map_del(t->map, (uint64_t)(pid_t)child);
 		return 1;
 	}
 	if (strcmp(ev->name, "task_newtask"))
@@ -217,13 +153,12 @@ int ftn_threads_event(struct ftn_threads *t, const struct ftn_event *ev)
 	}
 	if (!(flags & THREADS_CLONE_THREAD)) {
 		/* a new process: its leader's ID may have been a thread's */
-		if ((e = find(t, (pid_t)child)))
-			del(t, e);
+		ftn_map_del(t->map, (uint64_t)(pid_t)child);
 		return 1;
 	}
 	/* the parent is a thread of the same process: a leader, or in the map */
 	e = find(t, ev->pid);
-	put(t, (pid_t)child, e ? e->tgid : ev->pid);
+	put(t, (pid_t)child, e ? *e : ev->pid);
 	t->births++;
 	return 1;
 }
@@ -236,12 +171,12 @@ void ftn_threads_lost(struct ftn_threads *t)
 
 pid_t ftn_threads_tgid(const struct ftn_threads *t, pid_t tid)
 {
-	const struct thread_ent *e;
+	const pid_t *e;
 
 	if (!t || tid <= 0)
 		return 0;
 	if ((e = find(t, tid)))
-		return e->tgid;
+		return *e;
 	return t->complete ? tid : 0;
 }
 
@@ -252,5 +187,5 @@ int ftn_threads_complete(const struct ftn_threads *t)
 
 size_t ftn_threads_count(const struct ftn_threads *t)
 {
-	return t ? t->n : 0;
+	return t ? ftn_map_count(t->map) : 0;
 }

@@ -165,7 +165,7 @@ static int fini(struct topsnoop *st, int err)
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);
 	tool_counter_free(st->prom);
-	free(st->born);
+	ftn_map_free(st->born);
 	ftn_sockres_free(st->socks);
 	for (int i = 0; i < st->nns; i++)
 		ftn_sockres_free(st->ns[i].r);

@@ -22,7 +22,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct topsnoop_born;
 struct topsnoop_diag;
 struct topsnoop_hist;
 struct topsnoop_kp_state;
@@ -127,8 +126,9 @@ struct topsnoop {
 	struct tool_counter *prom;      /* --prom: n = tx, n2 = rx, kept */
 	struct tool_report *r;
 	int states;                     /* TCP: inet_sock_set_state enabled */
-	struct topsnoop_born *born;     /* TCP: sockets seen established */
-	size_t nborn, nclosed, born_mask;
+	struct ftn_map *born;           /* TCP: sockets seen established, by
+					   pointer (struct topsnoop_born) */
+	size_t nclosed;
 	uint64_t born_snap;             /* snapshot count at the last purge */
 	uint64_t born_hits;             /* calls joined through it (-v) */
 	int clear, warned;
@@ -211,12 +211,11 @@ int topsnoop_diag_fin_known(const struct topsnoop_diag_fins *d, const struct ftn
 void topsnoop_diag_fin_free(struct topsnoop_diag_fins *d);
 /* The diag back end's state (topsnoop_diag.c), its socket table
  * (topsnoop_diag_tab.c) among it. */
-struct dsock;
 struct topsnoop_diag {
 	struct ftn_sockdiag *dump, *destroy;
 	struct ftn_owners *owners;
-	struct dsock *tab;      /* open addressing by cookie, no deletion: */
-	size_t mask, n;         /* rebuilt from each read */
+	struct ftn_map *tab;    /* cookie -> struct dsock, rebuilt from
+				   each read */
 	int started;            /* the first read (the baseline) is done */
 	uint64_t reads, overruns, destroys, unowned, zeroed, vanished, noinfo, eofs;
 	/* destroy messages drained at the last batch, handled at the next */

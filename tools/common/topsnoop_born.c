@@ -2,7 +2,7 @@
 /*
  * topsnoop_born.c - TCP sockets born during the run, for tcptop and
  * tcpsnoop: sock:inet_sock_set_state (-> ESTABLISHED) gives a socket's
- * pointer and tuple, kept in a small open-addressing map until -> CLOSE.
+ * pointer and tuple, kept in a map (ftn_map, by pointer) until -> CLOSE.
  * A closed pointer is marked until the next snapshot, so that a newer
  * socket reusing its memory is never named after the table's stale row
  * (its calls wait for the batch end's snapshot instead).
@@ -13,31 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A TCP socket seen established (s.laddr.family != 0); a socket closed
- * since the last snapshot (family 0, state 7: a mark); or a free slot
- * that keeps its sk for the probing (family 0, state 0). */
+/* A TCP socket seen established (s.laddr.family != 0), or a socket
+ * closed since the last snapshot (family 0, state 7: a mark). */
 struct topsnoop_born {
-	uint64_t sk;            /* 0: never used */
 	uint64_t snap;          /* snapshots taken when it was established */
 	struct ftn_sock s;
 };
 
-static size_t born_hash(uint64_t sk, size_t mask)
-{
-	sk ^= sk >> 33;
-	sk *= 0xff51afd7ed558ccdULL;
-	sk ^= sk >> 33;
-	return (size_t)sk & mask;
-}
-
 static struct topsnoop_born *born_find(const struct topsnoop *st, uint64_t sk)
 {
-	if (!st->born)
-		return NULL;
-	for (size_t j = born_hash(sk, st->born_mask); st->born[j].sk; j = (j + 1) & st->born_mask)
-		if (st->born[j].sk == sk)
-			return &st->born[j];
-	return NULL;
+	return ftn_map_get(st->born, sk);
 }
 
 static int born_live(const struct topsnoop_born *e)
@@ -56,56 +41,12 @@ static int born_mark_current(const struct topsnoop *st, const struct topsnoop_bo
 	return born_mark(e) && e->snap == ftn_sockres_snapshots(st->socks);
 }
 
-/* Rehash the live entries (and the marks, or with drop_marks only those
- * no snapshot has followed yet) into a table at most a quarter full.
- * 0 or -ENOMEM. */
-static int born_rehash(struct topsnoop *st, int drop_marks)
-{
-	size_t cap = 1024, n = 0, m = 0, j;
-	struct topsnoop_born *nb;
-
-	for (size_t i = 0; st->born && i <= st->born_mask; i++)
-		n += born_live(&st->born[i]) || (drop_marks ? born_mark_current(st, &st->born[i])
-							    : born_mark(&st->born[i]));
-	while (cap < (n + 1) * 4)
-		cap *= 2;
-	if (!(nb = calloc(cap, sizeof(*nb))))
-		return -ENOMEM;
-	for (size_t i = 0; st->born && i <= st->born_mask; i++) {
-		const struct topsnoop_born *e = &st->born[i];
-
-		if (!born_live(e) && !(drop_marks ? born_mark_current(st, e) : born_mark(e)))
-			continue;
-		for (j = born_hash(e->sk, cap - 1); nb[j].sk; j = (j + 1) & (cap - 1))
-			;
-		nb[j] = *e;
-		m += born_mark(e);
-	}
-	free(st->born);
-	st->born = nb;
-	st->born_mask = cap - 1;
-	st->nborn = n;
-	st->nclosed = m;
-	return 0;
-}
-
-/* The slot of sk, a new one when absent (NULL: no memory). */
+/* The entry of sk, a new one when absent (NULL: no memory). */
 static struct topsnoop_born *born_put(struct topsnoop *st, uint64_t sk)
 {
-	struct topsnoop_born *e = born_find(st, sk);
-	size_t j;
-
-	if (e)
-		return e;
-	if ((!st->born || (st->nborn + 1) * 2 > st->born_mask + 1) && born_rehash(st, 0))
+	if (!st->born && !(st->born = ftn_map_alloc(sizeof(struct topsnoop_born), 0, SIZE_MAX)))
 		return NULL;    /* no memory: the snapshot path still works */
-	for (j = born_hash(sk, st->born_mask); st->born[j].sk; j = (j + 1) & st->born_mask)
-		;
-	st->nborn++;
-	e = &st->born[j];
-	memset(e, 0, sizeof(*e));
-	e->sk = sk;
-	return e;
+	return ftn_map_put(st->born, sk, NULL);
 }
 
 /* ESTABLISHED (s) or CLOSE (s NULL) of socket sk */
@@ -125,7 +66,7 @@ static void born_set(struct topsnoop *st, uint64_t sk, const struct ftn_sock *s)
 	/* closed: no snapshot can hold its row (none since it was born, or
 	 * none at all): forget it; else mark it until the next snapshot */
 	if (e && born_live(e) && e->snap == snaps) {
-		memset(&e->s, 0, sizeof(e->s));
+		ftn_map_del(st->born, sk);
 		return;
 	}
 	if (!snaps || !(e = born_put(st, sk)))
@@ -174,10 +115,22 @@ int topsnoop_born_lookup(const struct topsnoop *st, uint64_t sk, const struct ft
 
 void topsnoop_born_purge(struct topsnoop *st)
 {
+	struct ftn_map_iter it;
+	struct topsnoop_born *e;
+
 	/* a snapshot newer than the closes: their marks are not needed */
 	if (ftn_sockres_snapshots(st->socks) != st->born_snap) {
-		if (st->nclosed)
-			born_rehash(st, 1);
+		if (st->nclosed) {
+			st->nclosed = 0;
+			for (ftn_map_iter_init(&it, st->born); (e = ftn_map_iter_next(&it, st->born, NULL));) {
+				if (born_live(e))
+					continue;
+				if (born_mark_current(st, e))
+					st->nclosed++;
+				else
+					ftn_map_iter_del(&it, st->born);
+			}
+		}
 		st->born_snap = ftn_sockres_snapshots(st->socks);
 	}
 }

@@ -202,7 +202,7 @@ static void fini(struct topsnoop *st)
 	ftn_sockdiag_close(d->dump);
 	ftn_sockdiag_close(d->destroy);
 	ftn_owners_free(d->owners);
-	free(d->tab);
+	ftn_map_free(d->tab);
 	free(d->pend);
 	topsnoop_diag_fin_free(&d->fins);
 	free(d);

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One socket: its counts as of the last read (what was counted so far). */
+/* One socket, by its cookie: its counts as of the last read (what was
+ * counted so far). */
 struct dsock {
-	uint64_t cookie;        /* 0: free slot */
 	uint64_t tx, rx;
 	struct ftn_sock s;
 	struct ftn_sockowner own;
@@ -23,33 +23,6 @@ struct dsock {
 	uint8_t dead;           /* its destroy message came */
 	uint8_t missed;         /* reads that did not list it */
 };
-
-static size_t slot(uint64_t cookie, size_t mask)
-{
-	return (size_t)((cookie * 0x9e3779b97f4a7c15ULL) >> 17) & mask;
-}
-
-static struct dsock *find(const struct topsnoop_diag *d, uint64_t cookie)
-{
-	if (!d->tab)
-		return NULL;
-	for (size_t i = slot(cookie, d->mask);; i = (i + 1) & d->mask) {
-		if (d->tab[i].cookie == cookie)
-			return &d->tab[i];
-		if (!d->tab[i].cookie)
-			return NULL;
-	}
-}
-
-/* A slot for cookie in tab (never full: at most half used). */
-static struct dsock *put(struct dsock *tab, size_t mask, uint64_t cookie)
-{
-	size_t i = slot(cookie, mask);
-
-	while (tab[i].cookie && tab[i].cookie != cookie)
-		i = (i + 1) & mask;
-	return &tab[i];
-}
 
 static void totals(const struct ftn_tcpbytes *b, int fin, uint64_t *tx, uint64_t *rx)
 {
@@ -110,8 +83,7 @@ static void owner(struct topsnoop *st, struct dsock *e)
 
 struct read_ctx {
 	struct topsnoop *st;
-	struct dsock *tab;
-	size_t mask, n;
+	struct ftn_map *tab;    /* the table this read builds */
 	int err;
 };
 
@@ -121,24 +93,14 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 	struct read_ctx *c = ctx;
 	struct topsnoop *st = c->st;
 	struct topsnoop_diag *d = st->diag;
-	struct dsock *old = find(d, b->cookie), *e;
+	struct dsock *old = ftn_map_get(d->tab, b->cookie), *e;
 
-	if (c->n * 2 >= c->mask) {      /* grow: rehash what is in */
-		size_t mask = c->mask * 2 + 1;
-		struct dsock *t = calloc(mask + 1, sizeof(*t));
-
-		if (!t) {
-			c->err = -ENOMEM;
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i <= c->mask; i++)
-			if (c->tab[i].cookie)
-				*put(t, mask, c->tab[i].cookie) = c->tab[i];
-		free(c->tab);
-		c->tab = t;
-		c->mask = mask;
+	if (!b->cookie)         /* none: the kernel's cookies start at 1 */
+		return 0;
+	if (!(e = ftn_map_put(c->tab, b->cookie, NULL))) {
+		c->err = -ENOMEM;
+		return -ENOMEM;
 	}
-	e = put(c->tab, c->mask, b->cookie);
 	if (old && !old->dead) {
 		*e = *old;
 		e->missed = 0;
@@ -148,10 +110,8 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 		e->s.inode = e->s.inode ? e->s.inode : old->s.inode;
 	} else {
 		memset(e, 0, sizeof(*e));
-		e->cookie = b->cookie;
 		e->s = b->s;
 		owner(st, e);
-		c->n++;
 		if (!d->started) {      /* the baseline: what moved before us */
 			totals(b, 0, &e->tx, &e->rx);
 			return 0;
@@ -168,7 +128,7 @@ static int on_sock(void *ctx, const struct ftn_tcpbytes *b)
 int topsnoop_diag_tab_destroyed(struct topsnoop *st, const struct ftn_tcpbytes *b)
 {
 	struct topsnoop_diag *d = st->diag;
-	struct dsock *e = find(d, b->cookie), tmp;
+	struct dsock *e = ftn_map_get(d->tab, b->cookie), tmp;
 
 	d->destroys++;
 	if (!d->started)
@@ -196,36 +156,37 @@ int topsnoop_diag_tab_destroyed(struct topsnoop *st, const struct ftn_tcpbytes *
 int topsnoop_diag_tab_read(struct topsnoop *st)
 {
 	struct topsnoop_diag *d = st->diag;
-	struct read_ctx c = { st, NULL, d->mask ? d->mask : 1023, 0, 0 };
+	struct read_ctx c = { st, NULL, 0 };
+	struct ftn_map_iter it;
+	struct dsock *o, *e;
+	uint64_t cookie;
 	int err;
 
-	if (!(c.tab = calloc(c.mask + 1, sizeof(*c.tab))))
+	if (!(c.tab = ftn_map_alloc(sizeof(struct dsock), ftn_map_count(d->tab), SIZE_MAX)))
 		return tool_fail(-ENOMEM, "out of memory");
 	err = ftn_sockdiag_tcpbytes(d->dump, st->family, on_sock, &c);
 	if (c.err)
 		err = c.err;
 	if (err) {
-		free(c.tab);
+		ftn_map_free(c.tab);
 		return tool_fail(err, "cannot read the TCP sockets through sock_diag: %s", strerror(-err));
 	}
-	for (size_t i = 0; d->tab && i <= d->mask; i++) {
-		struct dsock *o = &d->tab[i];
-
-		if (!o->cookie || o->dead || find(&(struct topsnoop_diag){ .tab = c.tab, .mask = c.mask },
-						  o->cookie))
+	for (ftn_map_iter_init(&it, d->tab); (o = ftn_map_iter_next(&it, d->tab, &cookie));) {
+		if (o->dead || ftn_map_get(c.tab, cookie))
 			continue;
 		/* its destroy message may still be on its way: one more read */
 		if (o->missed++) {
 			d->vanished++;
 			continue;
 		}
-		*put(c.tab, c.mask, o->cookie) = *o;
-		c.n++;
+		if (!(e = ftn_map_put(c.tab, cookie, NULL))) {
+			ftn_map_free(c.tab);
+			return tool_fail(-ENOMEM, "out of memory");
+		}
+		*e = *o;
 	}
-	free(d->tab);
+	ftn_map_free(d->tab);
 	d->tab = c.tab;
-	d->mask = c.mask;
-	d->n = c.n;
 	d->reads++;
 	d->started = 1;
 	if (topsnoop_diag_fin_next(&d->fins))
