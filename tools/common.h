@@ -1415,6 +1415,11 @@ struct tool_section_env {
 	int nevs;
 	int perm;                       /* a section is missing for lack of privileges */
 	uint64_t uncounted;             /* events no row could take (out of memory) */
+	uint64_t lost;                  /* events lost (ring buffer, unread, unparsed) */
+	/* the run's sections: an event goes to each in turn until one takes
+	 * it (the last may take every event the others did not) */
+	struct tool_section *sec[4];
+	size_t nsec;
 	/* the run's delta of a counter's key, *found set (sections that
 	 * compare their counts with the kernel's) */
 	int64_t (*delta)(const void *ctx, const char *key, int *found);
@@ -1456,6 +1461,13 @@ struct tool_section {
 	void *priv;                     /* ops->priv_size bytes */
 };
 extern const struct tool_section_ops tool_section_retrans, tool_section_drops, tool_section_resets;
+/* The run's sections set up in one instance of tool's (none with no_trace;
+ * not permitted: each missing, and the error when require) */
+int tool_sections_setup(struct tool_section_env *e, const char *tool, const struct tool_opts *o,
+			int no_trace, int require);
+/* The run: its sections traced for duration seconds (slept through when
+ * none is traced), then each told the end. 0 or the error, said. */
+int tool_sections_run(struct tool_section_env *e, double duration);
 /* A section of ops over env: NULL (errno ENOMEM). Free with tool_section_free. */
 struct tool_section *tool_section_alloc(const struct tool_section_ops *ops, struct tool_section_env *env);
 void tool_section_free(struct tool_section *s);

@@ -43,7 +43,6 @@ struct state {
 
 	struct tool_section_env env;
 	struct tool_section *sec[S_N];
-	uint64_t lost;
 	struct tool_counter *ctrs;
 
 	struct ftn_netsnap *s0, *s1;
@@ -106,7 +105,7 @@ static int value_of(const struct state *st, const char *name, double *v)
 			return 0;
 		}
 	if (!strcmp(name, "lost")) {
-		*v = (double)(st->lost + st->env.uncounted);
+		*v = (double)(st->env.lost + st->env.uncounted);
 		return 0;
 	}
 	for (size_t i = 0; i < st->nd; i++) {
@@ -134,103 +133,12 @@ static int64_t delta_of(const void *ctx, const char *key, int *found)
 	return 0;
 }
 
-/* ---- events ---- */
-
-static int on_event(void *ctx, const struct ftn_event *ev)
-{
-	/* the drops', the retransmits', else the resets' (its decoder keeps
-	 * what is its own) */
-	static const int order[S_N] = { S_DROPS, S_RETRANS, S_RESETS };
-	struct state *st = ctx;
-
-	for (int i = 0; i < S_N; i++)
-		if (st->sec[order[i]]->ops->event(st->sec[order[i]], ev))
-			break;
-	return 0;
-}
-
-static void on_lost(void *ctx, int cpu, uint64_t n)
-{
-	struct state *st = ctx;
-
-	st->lost += n;
-	tool_fail(0, "lost %llu events on CPU %d (ring buffer full)", (unsigned long long)n, cpu);
-}
-
-static void on_unread(void *ctx, int cpu, uint64_t n)
-{
-	struct state *st = ctx;
-
-	st->lost += n;
-	tool_fail(0, "%llu events on CPU %d were still in the ring buffer at the end, not read: lost",
-		  (unsigned long long)n, cpu);
-}
-
-/* -C text: lines not understood may each have been an event: counted in
- * the cross-check's lost, said with their own cause (not a ring buffer) */
-static void on_unparsed(void *ctx, uint64_t n)
-{
-	struct state *st = ctx;
-
-	st->lost += n;
-	tool_fail(0, "trace_pipe lines not parsed: %llu events not counted", (unsigned long long)n);
-}
-
-static int on_batch(void *ctx, int64_t now_wall)
-{
-	struct state *st = ctx;
-
-	for (int s = S_N - 1; s >= 0; s--)
-		if (st->sec[s]->ops->batch)
-			st->sec[s]->ops->batch(st->sec[s]);
-	return 0;
-}
-
-/* ---- set-up: each section on its own; a missing one says why ---- */
-
-static int trace_setup(struct state *st)
-{
-	struct tool_section_env *e = &st->env;
-	int err;
-
-	for (int s = 0; s < S_N; s++)
-		st->sec[s]->have = 0;
-	if (st->no_trace) {
-		for (int s = 0; s < S_N; s++)
-			tool_section_missing(st->sec[s], 0, "not traced (-n)");
-		return 0;
-	}
-	/* not root: tool_tracefs says so in one line */
-	if ((err = tool_tracefs()) || !(e->inst = tool_instance(TOOL))) {
-		err = err ? err : -errno;
-		for (int s = 0; s < S_N; s++)
-			tool_section_missing(st->sec[s], err, err == -EACCES || err == -EPERM ?
-					     "tracing needs root" : "no tracing instance");
-		/* -R: the line said it all; else the report goes on */
-		return st->require || err == -ENOMEM ? err : 0;
-	}
-	if ((e->reader = tool_reader(e->inst, &st->o)) < 0)
-		return e->reader;
-	for (int s = 0; s < S_N; s++)
-		if ((err = st->sec[s]->ops->setup(st->sec[s])))
-			return err;
-	return 0;
-}
-
 /* ---- the run ---- */
 
 static int sample(struct state *st)
 {
-	struct ftn_consumer_opts co = { .period_s = 1, .duration_s = st->o.duration };
-	struct ftn_consumer_ops ops = { .event = on_event, .lost = on_lost, .unread = on_unread,
-				      .unparsed = on_unparsed, .batch = on_batch };
-	int err = 0, nerr, tracing = 0;
+	int err = 0, nerr;
 	struct tool_netns ns = { .fd = -1 };
-
-	for (int s = 0; s < S_N; s++) {
-		tracing |= st->sec[s]->have;
-		co.want_stacks |= st->sec[s]->have && st->sec[s]->ops->stacks;
-	}
 
 	/* -N: a process that moves to another namespace (one just started
 	 * with ip netns exec, before its setns) would subtract two
@@ -250,25 +158,7 @@ static int sample(struct state *st)
 	}
 	st->t0 = tool_now_wall();
 	tool_info("counters read; sampling %.3g s", st->o.duration);
-	if (tracing) {
-		err = tool_consume(st->env.inst, st->env.reader, st->env.evs, &co, &ops, st, NULL);
-		for (int s = S_N - 1; s >= 0; s--)
-			if (st->sec[s]->ops->end)
-				st->sec[s]->ops->end(st->sec[s], err);
-	} else {
-		struct timespec end;
-
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += (time_t)st->o.duration;
-		end.tv_nsec += (long)((st->o.duration - (double)(time_t)st->o.duration) * 1e9);
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
-		while (!ftn_exiting() &&
-		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == EINTR)
-			;
-	}
+	err = tool_sections_run(&st->env, st->o.duration);
 	st->t1 = tool_now_wall();
 	if (!err && (err = ftn_netsnap_read(NULL, st->pid, st->s0->read_ok, &st->s1)))
 		err = tool_fail(err, "out of memory");
@@ -400,7 +290,7 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 			fprintf(f, x[i].counted == (int64_t)x[i].traced ? " (equal)" : " (differ by %lld)",
 				(long long)((int64_t)x[i].traced - x[i].counted));
 	}
-	fprintf(f, "; lost events %llu", (unsigned long long)st->lost);
+	fprintf(f, "; lost events %llu", (unsigned long long)st->env.lost);
 	if (st->env.uncounted)
 		fprintf(f, ", not counted %llu", (unsigned long long)st->env.uncounted);
 	fprintf(f, "\n");
@@ -453,7 +343,7 @@ static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t 
 		x[i].have ? tool_json_uint(&j, xk[i][0], x[i].traced) : tool_json_null(&j, xk[i][0]);
 		x[i].found ? tool_json_int(&j, xk[i][1], x[i].counted) : tool_json_null(&j, xk[i][1]);
 	}
-	tool_json_uint(&j, "lost", st->lost);
+	tool_json_uint(&j, "lost", st->env.lost);
 	tool_json_uint(&j, "not_counted", st->env.uncounted);
 	tool_json_obj_end(&j);
 	if (st->check) {
@@ -485,7 +375,7 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 	for (int s = 0; s < S_N; s++)
 		if ((err = tool_section_prom(st->sec[s], st->prom, top)))
 			return err;
-	tool_prom_set_lost(st->prom, st->lost, st->env.uncounted);
+	tool_prom_set_lost(st->prom, st->env.lost, st->env.uncounted);
 	if ((err = tool_prom_write(st->prom)))
 		return tool_fail(err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(-err));
 	return 0;
@@ -611,8 +501,9 @@ static int init(struct state *st)
 	st->env.delta = delta_of;
 	st->env.ctx = st;
 	for (int s = 0; s < S_N; s++)
-		if (!(st->sec[s] = tool_section_alloc(sec_ops[s], &st->env)))
+		if (!(st->sec[s] = st->env.sec[s] = tool_section_alloc(sec_ops[s], &st->env)))
 			return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
+	st->env.nsec = S_N;
 	if (!(st->ctrs = tool_counter_alloc(1, 1)))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* an unwritable path fails now, before a minute of sampling: the
@@ -621,7 +512,7 @@ static int init(struct state *st)
 		err = errno;
 		return tool_fail(-err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(err));
 	}
-	if ((err = trace_setup(st)))
+	if ((err = tool_sections_setup(&st->env, TOOL, &st->o, st->no_trace, st->require)))
 		return err;
 	for (int s = 0; s < S_N; s++) {
 		if (st->sec[s]->have)
