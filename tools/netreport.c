@@ -12,8 +12,8 @@
  *
  * A section whose tracer is unavailable (not root, no tracepoint, no
  * binary buffers) is named with why; the counters need no root. The
- * sections (their events, counting, columns and rendering): tools/common/
- * section*.c; counters: lib netdelta.c.
+ * sections (events, counting, columns, rendering) and their run: tools/
+ * common/section*.c; the loss counters: tools/common/losses.c.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -22,9 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TOOL "netreport"
 
@@ -42,173 +39,48 @@ struct state {
 	size_t nth[2];
 
 	struct tool_section_env env;
-	struct tool_section *sec[S_N];
 	struct tool_counter *ctrs;
 
-	struct ftn_netsnap *s0, *s1;
-	struct ftn_netdelta *d;
-	size_t nd;
-	double secs;
+	struct tool_losses l;
 	int64_t t0, t1;
 	struct tool_prom *prom;
 };
 
-/* ---- the counters that matter for loss ---- */
-
-static const struct { const char *key, *sec; } loss[] = {
-	{ "Tcp.RetransSegs", "retransmits" }, { "TcpExt.TCPTimeouts", "retransmits" },
-	{ "TcpExt.TCPFastRetrans", "retransmits" }, { "TcpExt.TCPLossProbes", "retransmits" },
-	{ "TcpExt.TCPSynRetrans", "retransmits" }, { "TcpExt.TCPSlowStartRetrans", "retransmits" },
-	{ "TcpExt.TCPLostRetransmit", "retransmits" }, { "TcpExt.TCPRetransFail", "retransmits" },
-	{ "TcpExt.ListenOverflows", "listen" }, { "TcpExt.ListenDrops", "listen" },
-	{ "Tcp.OutRsts", "resets" }, { "Tcp.EstabResets", "resets" }, { "Tcp.AttemptFails", "resets" },
-	{ "TcpExt.TCPAbortOnData", "resets" }, { "TcpExt.TCPAbortOnClose", "resets" },
-	{ "TcpExt.TCPAbortOnMemory", "resets" }, { "TcpExt.TCPAbortOnTimeout", "resets" },
-	{ "TcpExt.TCPAbortOnLinger", "resets" },
-	{ "Tcp.InErrs", "drops" }, { "TcpExt.TCPBacklogDrop", "drops" }, { "TcpExt.TCPRcvQDrop", "drops" },
-	{ "TcpExt.TCPOFODrop", "drops" }, { "TcpExt.TCPZeroWindowDrop", "drops" },
-	{ "TcpExt.PFMemallocDrop", "drops" }, { "Udp.NoPorts", "drops" }, { "Udp.InErrors", "drops" },
-	{ "Udp.RcvbufErrors", "drops" }, { "Udp.SndbufErrors", "drops" }, { "Udp6.NoPorts", "drops" },
-	{ "Udp6.InErrors", "drops" }, { "Udp6.RcvbufErrors", "drops" }, { "Ip.InDiscards", "drops" },
-	{ "Ip.OutDiscards", "drops" }, { "Ip6.InDiscards", "drops" }, { "Ip6.OutDiscards", "drops" },
-};
-#define NLOSS (sizeof(loss) / sizeof(loss[0]))
-
-/* A per-interface counter of errors or drops (/proc/net/dev, NIC stats) */
-static int nic_loss(const struct ftn_netctr *c)
-{
-	static const char *const words[] = { "drop", "err", "miss", "discard", "fifo", "over" };
-
-	if (!c->ifname[0] || c->gauge)
-		return 0;
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strstr(c->name, words[i]))
-			return 1;
-	return 0;
-}
-
-/* The run's delta of name: a counter's key ("Tcp.RetransSegs"), or the
- * sum of every counter whose name ("RetransSegs", "dropped") or
- * GROUP.NAME ("Softnet.dropped": all CPUs) it is; traced.* and lost are
- * the traced sections'. 0, or -ENOENT when nothing has that name. */
+/* The run's value of name: traced.SECTION and lost are the traced
+ * sections', any other a counter's (tool_losses_value). 0, or -ENOENT
+ * when nothing has that name. */
 static int value_of(const struct state *st, const char *name, double *v)
 {
-	char gn[80];
-	int found = 0;
-
 	*v = 0;
 	for (int i = 0; i < S_N; i++)
 		if (!strncmp(name, "traced.", 7) && !strcmp(name + 7, sec_ops[i]->name)) {
-			if (!st->sec[i]->have)
+			if (!st->env.sec[i]->have)
 				return -ENOENT;
-			*v = (double)st->sec[i]->ops->traced(st->sec[i]);
+			*v = (double)st->env.sec[i]->ops->traced(st->env.sec[i]);
 			return 0;
 		}
 	if (!strcmp(name, "lost")) {
 		*v = (double)(st->env.lost + st->env.uncounted);
 		return 0;
 	}
-	for (size_t i = 0; i < st->nd; i++) {
-		const struct ftn_netctr *c = st->d[i].ctr;
-
-		snprintf(gn, sizeof(gn), "%s.%s", c->group, c->name);
-		if (!strcmp(c->key, name) || !strcmp(c->name, name) || !strcmp(gn, name)) {
-			*v += (double)st->d[i].delta;
-			found = 1;
-		}
-	}
-	return found ? 0 : -ENOENT;
+	return tool_losses_value(&st->l, name, v);
 }
 
-static int64_t delta_of(const void *ctx, const char *key, int *found)
-{
-	const struct state *st = ctx;
-
-	for (size_t i = 0; i < st->nd; i++)
-		if (!strcmp(st->d[i].ctr->key, key)) {
-			*found = 1;
-			return st->d[i].delta;
-		}
-	*found = 0;
-	return 0;
-}
-
-/* ---- the run ---- */
-
+/* the run: the counters read before and after, the sections traced between */
 static int sample(struct state *st)
 {
-	int err = 0, nerr;
-	struct tool_netns ns = { .fd = -1 };
+	int err;
 
-	/* -N: a process that moves to another namespace (one just started
-	 * with ip netns exec, before its setns) would subtract two
-	 * namespaces' counters */
-	if (st->pid && (nerr = tool_netns_hold(&ns, st->pid)))
-		tool_info("cannot read /proc/%d/ns/net (%s): a change of namespace goes unseen",
-			  (int)st->pid, strerror(-nerr));
-	if ((err = ftn_netsnap_read(NULL, st->pid, FTN_NETSRC_ALL, &st->s0))) {
-		tool_netns_release(&ns);
-		return tool_fail(err, "out of memory");
-	}
-	if (!st->s0->read_ok) {
-		tool_netns_release(&ns);
-		err = st->s0->err[0] ? st->s0->err[0] : -ENOENT;
-		return tool_fail(err, "cannot read the counters%s: %s", st->pid ? " of that process" : "",
-				 strerror(-err));
-	}
+	if ((err = tool_losses_begin(&st->l, st->pid)))
+		return err;
 	st->t0 = tool_now_wall();
 	tool_info("counters read; sampling %.3g s", st->o.duration);
 	err = tool_sections_run(&st->env, st->o.duration);
 	st->t1 = tool_now_wall();
-	if (!err && (err = ftn_netsnap_read(NULL, st->pid, st->s0->read_ok, &st->s1)))
-		err = tool_fail(err, "out of memory");
-	else if (!err)
-		err = tool_netns_check(&ns);    /* it says why: no counters to compare */
-	tool_netns_release(&ns);
-	if (!err && !st->s1->read_ok)   /* -N: the process is gone */
-		return tool_fail(-ESRCH, "cannot read the counters at the end of the run: %s",
-				 strerror(-(st->s1->err[0] ? st->s1->err[0] : -ESRCH)));
-	if (!err && (err = ftn_netsnap_delta(st->s0, st->s1, &st->d, &st->nd)))
-		return tool_fail(err, "out of memory");
-	if (!err)
-		st->secs = (double)(st->s1->mono_ns - st->s0->mono_ns) / 1e9;
-	return err;
+	return tool_losses_end(&st->l, err);
 }
 
 /* ---- the report ---- */
-
-struct crow { const char *key, *sec; int64_t delta; };
-
-/* The counter section's rows: the loss counters this kernel has, the
- * softnet sums over CPUs, per-interface errors and drops. *out malloc'd. */
-static size_t counter_rows(const struct state *st, struct crow **out)
-{
-	static const char *const sn[] = { "Softnet.dropped", "Softnet.time_squeeze" };
-	struct crow *v = calloc(NLOSS + 2 + st->nd, sizeof(*v));
-	size_t n = 0;
-	int found;
-
-	*out = NULL;
-	if (!v)
-		return 0;
-	for (size_t i = 0; i < NLOSS; i++) {
-		int64_t x = delta_of(st, loss[i].key, &found);
-
-		if (found)
-			v[n++] = (struct crow){ loss[i].key, loss[i].sec, x };
-	}
-	for (int i = 0; i < 2; i++) {
-		double x;
-
-		if (!value_of(st, sn[i], &x))
-			v[n++] = (struct crow){ sn[i], "softnet", (int64_t)x };
-	}
-	for (size_t i = 0; i < st->nd; i++)
-		if (nic_loss(st->d[i].ctr) && st->d[i].state == FTN_NETDELTA_SAME && st->d[i].delta)
-			v[n++] = (struct crow){ st->d[i].ctr->key, "nic", st->d[i].delta };
-	*out = v;
-	return n;
-}
 
 struct xcheck { int have; uint64_t traced; int64_t counted; int found; };
 
@@ -219,23 +91,24 @@ static void crosscheck(const struct state *st, struct xcheck x[3])
 	int f2;
 
 	memset(x, 0, 3 * sizeof(*x));
-	x[0].have = st->sec[S_RETRANS]->have;
-	x[0].traced = st->sec[S_RETRANS]->ops->traced(st->sec[S_RETRANS]);
-	x[0].counted = delta_of(st, "Tcp.RetransSegs", &x[0].found);
+	x[0].have = st->env.sec[S_RETRANS]->have;
+	x[0].traced = tool_section_retrans.traced(st->env.sec[S_RETRANS]);
+	x[0].counted = tool_losses_delta(&st->l, "Tcp.RetransSegs", &x[0].found);
 	/* a datagram to a port nobody listens on: counted in NoPorts, then
 	 * dropped in __udp4_lib_rcv / __udp6_lib_rcv with NO_SOCKET */
-	x[1].have = st->sec[S_DROPS]->have;
-	n = tool_counter_sorted(st->sec[S_DROPS]->rows, 1, 0, &rows, NULL);
+	x[1].have = st->env.sec[S_DROPS]->have;
+	n = tool_counter_sorted(st->env.sec[S_DROPS]->rows, 1, 0, &rows, NULL);
 	for (long i = 0; i < n; i++)
 		if (rows[i]->label[0] && rows[i]->label[1] && !strcmp(rows[i]->label[1], "NO_SOCKET") &&
 		    (!strncmp(rows[i]->label[0], "__udp4_lib_rcv", 14) ||
 		     !strncmp(rows[i]->label[0], "__udp6_lib_rcv", 14)))
 			x[1].traced += rows[i]->total;
-	x[1].counted = delta_of(st, "Udp.NoPorts", &x[1].found) + delta_of(st, "Udp6.NoPorts", &f2);
+	x[1].counted = tool_losses_delta(&st->l, "Udp.NoPorts", &x[1].found) +
+		       tool_losses_delta(&st->l, "Udp6.NoPorts", &f2);
 	x[1].found |= f2;
-	x[2].have = st->sec[S_RESETS]->have;
-	x[2].traced = tool_section_resets_sent(st->sec[S_RESETS]);
-	x[2].counted = delta_of(st, "Tcp.OutRsts", &x[2].found);
+	x[2].have = st->env.sec[S_RESETS]->have;
+	x[2].traced = tool_section_resets_sent(st->env.sec[S_RESETS]);
+	x[2].counted = tool_losses_delta(&st->l, "Tcp.OutRsts", &x[2].found);
 }
 
 /* --check's value of a name; why it has none */
@@ -247,36 +120,19 @@ static int check_value(void *ctx, const char *name, double *v, const char **why)
 	return -ENOENT;
 }
 
-static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t ncr,
-		       const struct xcheck x[3])
+static void print_text(struct state *st, FILE *f, const struct xcheck x[3])
 {
 	static const char *const xname[3][2] = { { "retransmitted segments", "Tcp.RetransSegs" },
 		{ "UDP no-socket drops", "Udp.NoPorts+Udp6.NoPorts" }, { "resets sent", "Tcp.OutRsts" } };
-	size_t top = st->o.top ? st->o.top : 10, zero = 0;
+	size_t top = st->o.top ? st->o.top : 10;
 	char t[40];
 
 	fprintf(f, "netreport %s  %.2f s  counters: %s; tracing: every namespace\n",
-		tool_time_iso(st->t0, t, sizeof(t)), st->secs,
+		tool_time_iso(st->t0, t, sizeof(t)), st->l.secs,
 		st->pid ? "the network namespace of -N PID" : "this network namespace");
-	fprintf(f, "Loss counters (delta, rate):\n");
-	for (size_t i = 0; i < ncr; i++) {
-		if (!cr[i].delta) {
-			zero++;
-			continue;
-		}
-		fprintf(f, "  %-12s ", cr[i].sec);
-		tool_section_name(f, cr[i].key, -32, ' ');
-		fprintf(f, "%+10lld  (%.1f/s)\n", (long long)cr[i].delta,
-			st->secs > 0 ? (double)cr[i].delta / st->secs : 0.0);
-	}
-	fprintf(f, "  (%zu other loss counters did not change)\n", zero);
-	for (int i = 0, any = 0; i < FTN_NETSRC_COUNT; i++)
-		if (st->s0->failed & (1u << i))
-			fprintf(f, "%s%s (%s)%s", any++ ? ", " : "  counter sources not read: ",
-				ftn_netsrc_name((enum ftn_netsrc)(1u << i)), strerror(-st->s0->err[i]),
-				(st->s0->failed >> (i + 1)) ? "" : "\n");
+	tool_losses_text(&st->l, f);
 	for (int s = 0; s < S_N; s++)
-		tool_section_text(st->sec[s], f, top);
+		tool_section_text(st->env.sec[s], f, top);
 	fprintf(f, "Cross-check:");
 	for (int i = 0; i < 3; i++) {
 		fprintf(f, "%s %s ", i ? ";" : "", xname[i][0]);
@@ -295,14 +151,14 @@ static void print_text(struct state *st, FILE *f, const struct crow *cr, size_t 
 		fprintf(f, ", not counted %llu", (unsigned long long)st->env.uncounted);
 	fprintf(f, "\n");
 	for (int s = 0; s < S_N; s++)
-		if (!st->sec[s]->have) {
+		if (!st->env.sec[s]->have) {
 			fprintf(f, "Missing section: %s: ", sec_ops[s]->name);
-			tool_section_name(f, st->sec[s]->why, 0, '\n');
+			tool_section_name(f, st->env.sec[s]->why, 0, '\n');
 		}
 }
 
-static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t ncr,
-		       const struct xcheck x[3], int status, const struct tool_str *sum)
+static void print_json(struct state *st, FILE *f, const struct xcheck x[3], int status,
+		       const struct tool_str *sum)
 {
 	static const char *const xk[3][2] = { { "retransmits_traced", "retrans_segs" },
 		{ "udp_noport_drops_traced", "udp_noports" }, { "resets_sent_traced", "out_rsts" } };
@@ -315,29 +171,11 @@ static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t 
 	tool_json_str(&j, "version", FTNET_VERSION);
 	tool_json_str(&j, "start", tool_time_iso(st->t0, t, sizeof(t)));
 	tool_json_str(&j, "end", tool_time_iso(st->t1, t, sizeof(t)));
-	tool_json_num(&j, "seconds", st->secs, 3);
+	tool_json_num(&j, "seconds", st->l.secs, 3);
 	st->pid ? tool_json_int(&j, "netns_pid", st->pid) : tool_json_null(&j, "netns_pid");
-	tool_json_arr_begin(&j, "counters");
-	for (size_t i = 0; i < ncr; i++) {
-		tool_json_elem_begin(&j);
-		tool_json_str(&j, "counter", cr[i].key);
-		tool_json_str(&j, "section", cr[i].sec);
-		tool_json_int(&j, "delta", cr[i].delta);
-		tool_json_num(&j, "rate", st->secs > 0 ? (double)cr[i].delta / st->secs : 0, 3);
-		tool_json_obj_end(&j);
-	}
-	tool_json_arr_end(&j);
-	tool_json_arr_begin(&j, "sources_not_read");
-	for (int i = 0; i < FTN_NETSRC_COUNT; i++)
-		if (st->s0->failed & (1u << i)) {
-			tool_json_elem_begin(&j);
-			tool_json_str(&j, "source", ftn_netsrc_name((enum ftn_netsrc)(1u << i)));
-			tool_json_str(&j, "error", strerror(-st->s0->err[i]));
-			tool_json_obj_end(&j);
-		}
-	tool_json_arr_end(&j);
+	tool_losses_json(&st->l, &j);
 	for (int s = 0; s < S_N; s++)
-		tool_section_json(st->sec[s], &j, top);
+		tool_section_json(st->env.sec[s], &j, top);
 	tool_json_obj_begin(&j, "crosscheck");
 	for (int i = 0; i < 3; i++) {
 		x[i].have ? tool_json_uint(&j, xk[i][0], x[i].traced) : tool_json_null(&j, xk[i][0]);
@@ -356,14 +194,15 @@ static void print_json(struct state *st, FILE *f, const struct crow *cr, size_t 
 	tool_json_end(&j);
 }
 
-static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
+static int write_prom(struct state *st)
 {
+	const struct tool_loss_row *cr = st->l.rows;
 	static const char *const lc[] = { "stat", NULL };
 	size_t top = st->o.top ? st->o.top : 10;
 	struct tool_counter_row *row;
 	int is_new, err;
 
-	for (size_t i = 0; i < ncr; i++) {
+	for (size_t i = 0; i < st->l.nrows; i++) {
 		row = tool_counter_add(st->ctrs, cr[i].key, strlen(cr[i].key),
 				       cr[i].delta > 0 ? (uint64_t)cr[i].delta : 0, 0, &is_new);
 		if (row && is_new)
@@ -373,7 +212,7 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 				     "What a loss counter rose by during the run (its delta).", st->ctrs, 0, lc, 0)))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	for (int s = 0; s < S_N; s++)
-		if ((err = tool_section_prom(st->sec[s], st->prom, top)))
+		if ((err = tool_section_prom(st->env.sec[s], st->prom, top)))
 			return err;
 	tool_prom_set_lost(st->prom, st->env.lost, st->env.uncounted);
 	if ((err = tool_prom_write(st->prom)))
@@ -384,20 +223,18 @@ static int write_prom(struct state *st, const struct crow *cr, size_t ncr)
 static int report(struct state *st)
 {
 	struct tool_str sum = { 0 }, perf = { 0 };
-	struct crow *cr = NULL;
-	size_t ncr = counter_rows(st, &cr);
 	struct xcheck x[3];
 	int status = 0, err = 0;
 
-	if (!cr)
+	if (tool_losses_rows(&st->l))
 		return tool_fail(-ENOMEM, "out of memory");
 	crosscheck(st, x);
 	if (st->check)
-		status = tool_check_evaluate(st->th, st->nth, st->secs, check_value, st, &sum, &perf);
+		status = tool_check_evaluate(st->th, st->nth, st->l.secs, check_value, st, &sum, &perf);
 	/* the --prom file before anything is printed: with --check, a file
 	 * not written is the status line's to say (UNKNOWN, the reason
 	 * first), for that line is the only one and the first of stdout */
-	if (st->o.prom && (err = write_prom(st, cr, ncr)) && st->check) {
+	if (st->o.prom && (err = write_prom(st)) && st->check) {
 		struct tool_str why = { 0 };
 
 		tool_str_addf(&why, "cannot write '%s' (--prom): %s; %s", st->o.prom, strerror(-err),
@@ -412,12 +249,11 @@ static int report(struct state *st)
 		       tool_str_get(&sum) ?: "out of memory", perf.len ? " |" : "",
 		       perf.len ? tool_str_get(&perf) ?: "" : "");
 	if (st->o.json)
-		print_json(st, stdout, cr, ncr, x, status, &sum);
+		print_json(st, stdout, x, status, &sum);
 	else
-		print_text(st, stdout, cr, ncr, x);
+		print_text(st, stdout, x);
 	if (fflush(stdout) && !err)
 		err = tool_fail(-errno, "cannot write the report: %s", strerror(errno));
-	free(cr);
 	tool_str_free(&sum);
 	tool_str_free(&perf);
 	return err ? err : status;
@@ -498,14 +334,13 @@ static int init(struct state *st)
 	if ((st->nth[0] || st->nth[1]) && !st->check)
 		tool_usage_fail("--warn and --crit need --check");
 	st->env.pid = st->pid;
-	st->env.delta = delta_of;
-	st->env.ctx = st;
-	for (int s = 0; s < S_N; s++)
-		if (!(st->sec[s] = st->env.sec[s] = tool_section_alloc(sec_ops[s], &st->env)))
-			return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
+	st->env.delta = tool_losses_delta;
+	st->env.ctx = &st->l;
 	st->env.nsec = S_N;
-	if (!(st->ctrs = tool_counter_alloc(1, 1)))
-		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
+	for (int s = 0; s < S_N; s++)
+		if (!(st->env.sec[s] = tool_section_alloc(sec_ops[s], &st->env)) ||
+		    (!st->ctrs && !(st->ctrs = tool_counter_alloc(1, 1))))
+			return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* an unwritable path fails now, before a minute of sampling: the
 	 * tools module's check, a file made and removed in FILE's directory */
 	if (st->o.prom && !(st->prom = tool_prom_alloc(st->o.prom, TOOL))) {
@@ -515,13 +350,13 @@ static int init(struct state *st)
 	if ((err = tool_sections_setup(&st->env, TOOL, &st->o, st->no_trace, st->require)))
 		return err;
 	for (int s = 0; s < S_N; s++) {
-		if (st->sec[s]->have)
+		if (st->env.sec[s]->have)
 			continue;
 		if (st->require)
 			return tool_fail(st->env.perm ? -EPERM : -ENOTSUP, "%s: %s", sec_ops[s]->name,
-					 st->sec[s]->why);
+					 st->env.sec[s]->why);
 		if (!st->no_trace)
-			tool_info("section %s missing: %s", sec_ops[s]->name, st->sec[s]->why);
+			tool_info("section %s missing: %s", sec_ops[s]->name, st->env.sec[s]->why);
 	}
 	return 0;
 }
@@ -530,12 +365,10 @@ static int fini(struct state *st, int err)
 {
 	err = tool_instance_end(st->env.inst, err);
 	for (int s = 0; s < S_N; s++)
-		tool_section_free(st->sec[s]);
+		tool_section_free(st->env.sec[s]);
 	tool_counter_free(st->ctrs);
 	tool_prom_free(st->prom);
-	ftn_netsnap_free(st->s0);
-	ftn_netsnap_free(st->s1);
-	free(st->d);
+	tool_losses_free(&st->l);
 	free(st->th[0]);
 	free(st->th[1]);
 	return err;
