@@ -1436,7 +1436,9 @@ struct tool_section_ops {
 	int nlabels;
 	size_t priv_size;               /* the section's own state, zeroed */
 	int stacks;                     /* its events want stacks */
-	/* --prom: the rows as NAME{labels...}; top: the --top cut applies */
+	/* --prom: the rows as NAME{labels...}, the labels named by their
+	 * columns' keys (prom_labels: of prom_rows' own rows); top: the
+	 * --top cut applies */
 	const char *prom_name, *prom_help;
 	const char *const *prom_labels;
 	int prom_top;

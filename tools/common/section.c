@@ -186,6 +186,9 @@ void tool_section_json(const struct tool_section *s, struct tool_json *j, size_t
 
 int tool_section_prom(struct tool_section *s, struct tool_prom *p, size_t top)
 {
+	const struct tool_col *cols = s->ops->cols;
+	const char *const *labels = s->ops->prom_labels;
+	const char *keys[8] = { NULL };
 	struct tool_counter *c;
 	int err;
 
@@ -193,7 +196,11 @@ int tool_section_prom(struct tool_section *s, struct tool_prom *p, size_t top)
 		return 0;
 	if (!(c = s->ops->prom_rows ? s->ops->prom_rows(s) : s->rows))
 		return -ENOMEM;         /* (said) */
-	if ((err = tool_prom_counter(p, s->ops->prom_name, s->ops->prom_help, c, 0, s->ops->prom_labels,
+	/* the labels' names: the label columns' JSON keys, in label order */
+	for (size_t i = 0; !labels && i < s->ops->ncols; i++)
+		if (!is_value(&cols[i]) && cols[i].src - 1 < 7)
+			keys[cols[i].src - 1] = cols[i].key;
+	if ((err = tool_prom_counter(p, s->ops->prom_name, s->ops->prom_help, c, 0, labels ? labels : keys,
 				     s->ops->prom_top ? top : 0)))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
 	return 0;

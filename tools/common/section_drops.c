@@ -98,7 +98,6 @@ static const struct tool_col cols[] = {
 	{ "LOCATION", "location", -44, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
 	{ "REASON", "reason", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
 };
-static const char *const prom_labels[] = { "location", "reason", NULL };
 
 const struct tool_section_ops tool_section_drops = {
 	.name = "drops",
@@ -107,6 +106,6 @@ const struct tool_section_ops tool_section_drops = {
 	.priv_size = sizeof(struct drops),
 	.prom_name = "ftnet_netreport_drops_total",
 	.prom_help = "Packets dropped during the run (skb:kfree_skb), top locations and reasons.",
-	.prom_labels = prom_labels, .prom_top = 1,
+	.prom_top = 1,
 	.setup = setup, .event = event, .traced = traced, .json_head = json_head,
 };

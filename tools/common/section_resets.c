@@ -118,7 +118,6 @@ static const struct tool_col cols[] = {
 	{ "DIR", "dir", -44, TOOL_COL_STR, 0, TOOL_SRC_LABEL(0) },
 	{ "REASON", "reason", 0, TOOL_COL_STR, 0, TOOL_SRC_LABEL(1) },
 };
-static const char *const prom_labels[] = { "dir", "reason", NULL };
 
 const struct tool_section_ops tool_section_resets = {
 	.name = "resets",
@@ -127,7 +126,6 @@ const struct tool_section_ops tool_section_resets = {
 	.priv_size = sizeof(struct resets),
 	.prom_name = "ftnet_netreport_resets_total",
 	.prom_help = "TCP resets during the run, by direction and reason.",
-	.prom_labels = prom_labels,
 	.fini = fini, .setup = setup, .event = event, .batch = batch, .end = end,
 	.traced = traced, .json_head = json_head,
 };
