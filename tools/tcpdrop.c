@@ -70,51 +70,18 @@ static const char *reason_str(const struct state *st, const struct ftn_event *ev
 
 /* --- Counting and printing --- */
 
-/* Count n drops under key (numbers from the binary path, "LOC\0REASON"
- * from text and hist); a new key gets its names once (from ev when set). */
-static void count(struct state *st, const void *key, size_t len, uint64_t n,
-		  const struct ftn_event *ev, const char *loc, const char *reason)
-{
-	char lbuf[600];
-	int is_new;
-	struct tool_counter_row *row = tool_counter_add(st->count, key, len, n, 0, &is_new);
-
-	if (!row || !is_new) {
-		if (!row)
-			tool_report_uncounted(st->r, n, "out of memory");
-		return;
-	}
-	if (ev) {
-		loc = tool_sym_clean(ftn_event_str(ev, "location") ?: "?", lbuf, sizeof(lbuf));
-		reason = reason_str(st, ev);
-	}
-	tool_counter_set_label(st->count, row, 0, loc);
-	tool_counter_set_label(st->count, row, 1, st->has_reason ? reason : NULL);
-}
-
+/* Count n drops (tools/common/section_drops.c: the counting netreport's
+ * drops section shares) */
 static void count_names(struct state *st, const char *loc, const char *reason, uint64_t n)
 {
-	char key[768];       /* KSYM_NAME_LEN 512 + offset + module + reason */
-	int len = snprintf(key, sizeof(key), "%s%c%s", loc, 0, reason);
-
-	count(st, key, len < (int)sizeof(key) ? (size_t)len : sizeof(key) - 1, n, NULL, loc, reason);
+	if (!tool_drop_count_names(st->count, loc, reason, n, st->has_reason))
+		tool_report_uncounted(st->r, n, "out of memory");
 }
 
 static void count_event(struct state *st, const struct ftn_event *ev)
 {
-	uint64_t key[2] = { 0, 0 };
-	char loc[600];
-
-	if (ev->raw) {
-		tool_sym_clean(ftn_event_str(ev, "location") ?: "?", loc, sizeof(loc));
-		count_names(st, loc, reason_str(st, ev), 1);
-		return;
-	}
-	/* binary: key on the numbers, symbolise new keys only */
-	ftn_event_u64(ev, "location", &key[0]);
-	if (st->has_reason)
-		ftn_event_u64(ev, "reason", &key[1]);
-	count(st, key, sizeof(key), 1, ev, NULL, NULL);
+	if (!tool_drop_count(st->count, ev, st->has_reason))
+		tool_report_uncounted(st->r, 1, "out of memory");
 }
 
 static void print_event(struct state *st, const struct ftn_event *ev)
