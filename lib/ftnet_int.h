@@ -373,8 +373,8 @@ struct ftn_btf;
  * each: daddr6_0..daddr6_3, saddr6_0..saddr6_3 (u32 works on every kprobe
  * kernel; arrays need 4.20, x32 4.17). Returns the length or -ENOSPC.
  */
-int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
-			     char *buf, size_t size);
+int ftn_tuple_fetchargs(const char *base, const struct ftn_btf *btf,
+			char *buf, size_t size);
 /* Fetch args for an skb argument of TCP: "skb=ARG:x64 pcount=+OFF(ARG):u16",
  * pcount being tcp_skb_pcount (offsets from BTF). Length or -errno. */
 int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size);
@@ -470,11 +470,11 @@ int ftn_sockdiag_parse_tcpbytes(const void *buf, size_t len, uint32_t seq,
 				int (*fn)(void *ctx, const struct ftn_tcpbytes *b), void *ctx);
 
 /* ------------------------------------------------------------------ */
-/* Owners of socket inodes (owners.c)                                 */
+/* Owners of socket inodes (inode_owners.c)                           */
 /* ------------------------------------------------------------------ */
 
 /* Scan /proc/[pid]/fd again. 0 or -errno. */
-int ftn_owners_refresh(struct ftn_owners *o);
+int ftn_inode_owners_refresh(struct ftn_inode_owners *o);
 
 /* ------------------------------------------------------------------ */
 /* Connections (conn.c)                                               */

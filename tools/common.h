@@ -1200,7 +1200,7 @@ void tool_conn_note(struct tool_conn *c, uint64_t sk, pid_t tid, const char *com
 /* The owner of sk (t: its tuple when known, may be NULL) into *o (pid 0
  * when unknown) and whether -p and -N keep it: 1, else 0 (a socket
  * whose namespace is not known counted in unknown_ns). */
-int tool_conn_owner(struct tool_conn *c, uint64_t sk, const struct ftn_probe_sock *t,
+int tool_conn_owner(struct tool_conn *c, uint64_t sk, const struct ftn_tuple *t,
 		    struct ftn_sockowner *o);
 /* Count n and n2 under (a, port) in c->counts (labels: the address as
  * label addr_label, the port as the other one). */

@@ -52,7 +52,7 @@ struct acc {
  * ESTABLISHED (same socket) */
 struct held {
 	struct acc a;
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 };
 
 struct state {
@@ -86,7 +86,7 @@ static const char *const count_labels[] = { "lport", "raddr", NULL };
 
 /* One accepted connection: t may be NULL (not known) */
 static void emit(struct state *st, const struct acc *ev, uint64_t sk,
-		 const struct ftn_probe_sock *t)
+		 const struct ftn_tuple *t)
 {
 	static const struct ftn_addr none;
 	struct tool_report *r = st->c.r;
@@ -123,7 +123,7 @@ static void emit(struct state *st, const struct acc *ev, uint64_t sk,
 
 /* accept() a returned the child sk with tuple t: shown now when t is
  * whole (a remote port), else when its ESTABLISHED event completes it */
-static void deliver(struct state *st, const struct acc *a, uint64_t sk, const struct ftn_probe_sock *t)
+static void deliver(struct state *st, const struct acc *a, uint64_t sk, const struct ftn_tuple *t)
 {
 	struct held *h = t->rport ? NULL : tool_wait_get(st->held, sk, 2);
 
@@ -134,7 +134,7 @@ static void deliver(struct state *st, const struct acc *a, uint64_t sk, const st
 }
 
 /* SYN_RECV -> ESTABLISHED of sk: its whole tuple */
-static void kid_complete(struct state *st, uint64_t sk, const struct ftn_probe_sock *t, uint64_t ts)
+static void kid_complete(struct state *st, uint64_t sk, const struct ftn_tuple *t, uint64_t ts)
 {
 	struct held *h;
 
@@ -150,7 +150,7 @@ static void acc_of(struct acc *a, const struct ftn_event *ev, int port)
 	snprintf(a->comm, sizeof(a->comm), "%s", ev->comm ? ev->comm : "");
 }
 
-static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *t, uint64_t ts)
+static void kid_add(struct state *st, uint64_t sk, const struct ftn_tuple *t, uint64_t ts)
 {
 	/* an accept of that queue already waiting for it: the oldest (not
 	 * once events were lost: it waits out, unknown) */
@@ -167,7 +167,7 @@ static void kid_add(struct state *st, uint64_t sk, const struct ftn_probe_sock *
 
 static void on_accept_exit(struct state *st, const struct ftn_event *ev)
 {
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	struct acc a, *w;
 	uint64_t ret, sk;
 	int port, family, fd, r;
@@ -234,7 +234,7 @@ static void waiting_age(void *ctx)
 static int on_event(void *ctx, const struct ftn_event *ev)
 {
 	struct state *st = ctx;
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	uint64_t sk, v, nv;
 	struct acc a;
 
@@ -265,7 +265,7 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 	if (strcmp(ev->name, "accept") ||
 	    ftn_probe_value_u64(ftn_event_str(ev, "sk"), st->c.bare_hex, &sk) || !sk)
 		return 0;       /* (no socket: the accept failed) */
-	v = (uint64_t)ftn_probe_sock_decode(ev, st->c.bare_hex, &t);
+	v = (uint64_t)ftn_tuple_decode(ev, st->c.bare_hex, &t);
 	if (v && (int)v != -ENODATA)
 		return 0;
 	acc_of(&a, ev, t.lport);

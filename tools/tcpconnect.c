@@ -37,7 +37,7 @@ struct early {
 	uint64_t ts;
 	int newstate;           /* ESTABLISHED or CLOSE */
 	int refused;
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 };
 #define MAX_CPUS 1024
 #define EARLY_NS 1000000        /* 1 ms: more than CPUs' clocks differ */
@@ -77,7 +77,7 @@ static const struct tool_col count_cols[] = {
 };
 static const char *const count_labels[] = { "daddr", "dport", NULL };
 
-static void emit(struct state *st, uint64_t ts, const struct ftn_probe_sock *t,
+static void emit(struct state *st, uint64_t ts, const struct ftn_tuple *t,
 		 uint64_t sk, uint64_t lat, const char *result)
 {
 	struct tool_report *r = st->c.r;
@@ -147,7 +147,7 @@ static void early_age(void *ctx)
 
 /* A socket leaves SYN_SENT for newstate; t its tuple */
 static void outcome(struct state *st, const struct ftn_event *ev, uint64_t sk, int newstate,
-		    const struct ftn_probe_sock *t)
+		    const struct ftn_tuple *t)
 {
 	struct ftn_conn_sk *e = ftn_conntab_get(st->c.socks, sk, 0);
 

@@ -100,7 +100,7 @@ static int port_match(const struct state *st, const struct ftn_reset *x)
 
 static void print_rst(struct state *st, const struct ftn_reset *x, const struct ftn_sockowner *o)
 {
-	const struct ftn_probe_sock *p = &x->t;
+	const struct ftn_tuple *p = &x->t;
 	struct tool_report *r = st->c.r;
 	char la[64], ra[64], rb[32], skb[32];
 	int k = x->known;

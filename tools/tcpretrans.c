@@ -32,7 +32,7 @@ struct state {
 	uint64_t nowhy[FTN_RTX_NWHY];  /* retransmits without a cause, by why */
 	pid_t netns_pid;
 	struct ftn_sockres *socks;      /* join pointers, -o tuples */
-	struct ftn_owners *owners;
+	struct ftn_inode_owners *owners;
 	struct ftn_retrans_dec *dec;
 	struct tool_counter *counts;    /* -c, --prom */
 	struct tool_report *r;
@@ -69,7 +69,7 @@ static void from_sock(struct retrans *r, const struct ftn_sock *s)
 {
 	if (r->x.ports && (s->lport != r->x.t.lport || s->rport != r->x.t.rport))
 		return;
-	r->x.t = (struct ftn_probe_sock){ s->laddr.family, s->state, s->laddr, s->raddr, s->lport, s->rport };
+	r->x.t = (struct ftn_tuple){ s->laddr.family, s->state, s->laddr, s->raddr, s->lport, s->rport };
 	r->x.known = 1;
 }
 
@@ -79,7 +79,7 @@ static void print_event(struct state *st, const struct retrans *r)
 {
 	static struct tool_addr_text la, ra;    /* set by LEP's and REP's arguments, JSON too */
 	char se[80], de[80], oc[64], t[3] = { r->x.type, 0, 0 }, tt[3] = { r->x.type, '>', 0 };
-	const struct ftn_probe_sock *p = &r->x.t;
+	const struct ftn_tuple *p = &r->x.t;
 	struct tool_report *rp = st->r;
 	const struct ftn_sock *s;
 	pid_t opid = -1;
@@ -87,7 +87,7 @@ static void print_event(struct state *st, const struct retrans *r)
 
 	if (st->owner && k && (s = ftn_sockres_lookup_tuple(st->socks, &p->laddr, p->lport,
 							     &p->raddr, p->rport)) && s->inode)
-		own = !ftn_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
+		own = !ftn_inode_owners_lookup(st->owners, s->inode, &opid, oc, sizeof(oc));
 	tool_report_row(rp, TOOL_ROW_EVENT);
 	tool_report_head(rp, st->b.inst, r->ev);
 	tool_report_strn(rp, C_TYPE, t, 1);
@@ -272,7 +272,7 @@ static int init(struct state *st)
 	if ((err = tool_reader(st->b.inst, &st->o)) < 0)
 		return err;
 	st->raw = err == 'r';
-	if ((st->owner && !(st->owners = ftn_owners_alloc(NULL))) ||
+	if ((st->owner && !(st->owners = ftn_inode_owners_alloc(NULL))) ||
 	    ((st->owner || st->b.be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->b.be))) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_alloc(3, st->o.prom != NULL))) ||
 	    (st->counts && !st->b.be && !st->b.family && !(st->nss = tool_nssum_alloc("Tcp.RetransSegs"))))
@@ -355,7 +355,7 @@ static int fini(struct state *st, int err)
 	tool_counter_free(st->counts);
 	ftn_sockres_free(st->socks);
 	ftn_retrans_dec_free(st->dec);
-	ftn_owners_free(st->owners);
+	ftn_inode_owners_free(st->owners);
 	tool_nssum_free(st->nss);
 	return err ? err : ferr;
 }

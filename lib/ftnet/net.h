@@ -46,7 +46,7 @@ FTN_EXPORT const char *ftn_tcp_state_name(int state);
 /* ------------------------------------------------------------------ */
 
 /* The socket an event with those fields describes (local = saddr/sport). */
-struct ftn_probe_sock {
+struct ftn_tuple {
 	int family;
 	int state;
 	struct ftn_addr laddr, raddr;
@@ -54,14 +54,14 @@ struct ftn_probe_sock {
 };
 /* 0; -ENODATA for AF_INET6 without the v6 words (ports and state are set,
  * addresses zero); -ENOENT a field is missing; -EFAULT a fetch faulted. */
-FTN_EXPORT int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
-			  struct ftn_probe_sock *out);
+FTN_EXPORT int ftn_tuple_decode(const struct ftn_event *ev, int bare_hex,
+		     struct ftn_tuple *out);
 
 /* A kprobe "p:GROUP/EVENT FUNC sk=ARGn:x64 [TUPLE] EXTRA" on a function
  * whose argument argn is a struct sock (or a request_sock: it starts with
  * the same sock_common); argn 0: its return value is (a kretprobe,
- * sk=$retval: inet_csk_accept); with tuple, the fields ftn_probe_sock_fetchargs
- * reads (decode them with ftn_probe_sock_decode). BTF is read once per
+ * sk=$retval: inet_csk_accept); with tuple, the fields ftn_tuple_fetchargs
+ * reads (decode them with ftn_tuple_decode). BTF is read once per
  * process. 0 or -errno as ftn_kprobe_create (ftn_error_last()). */
 FTN_EXPORT int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const char *func,
 			   int argn, int tuple, const char *extra);
@@ -69,8 +69,8 @@ FTN_EXPORT int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *eve
  * dport, family, saddr, daddr, saddr_v6, daddr_v6, state: tcp_retransmit_skb,
  * tcp_retransmit_synack, tcp_send_reset, inet_sock_set_state...), from
  * text or binary records; state 0 when the event has none. 0 or -ENOENT. */
-struct ftn_probe_sock;
-FTN_EXPORT int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out);
+struct ftn_tuple;
+FTN_EXPORT int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_tuple *out);
 
 /* ------------------------------------------------------------------ */
 /* A socket: a row of /proc/net/tcp(6), udp(6) or of sock_diag        */
@@ -196,20 +196,20 @@ FTN_EXPORT int ftn_sockdiag_destroyed(struct ftn_sockdiag *d,
 			   uint64_t *overruns);
 
 /* ------------------------------------------------------------------ */
-/* Owners of sockets (owners.c, owner.c)                              */
+/* Owners of sockets (inode_owners.c, ownermap.c)                     */
 /* ------------------------------------------------------------------ */
 
 /* Owner of a socket inode: scans /proc/[pid]/fd (once more on a lookup's
  * miss) and caches inode -> pid/comm. */
-struct ftn_owners;
-FTN_EXPORT struct ftn_owners *ftn_owners_alloc(const char *proc_root);
-FTN_EXPORT void ftn_owners_free(struct ftn_owners *o);
+struct ftn_inode_owners;
+FTN_EXPORT struct ftn_inode_owners *ftn_inode_owners_alloc(const char *proc_root);
+FTN_EXPORT void ftn_inode_owners_free(struct ftn_inode_owners *o);
 /* 0 and pid/comm filled, or -ENOENT (refreshes once on a miss). */
-FTN_EXPORT int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
-		      char *comm, size_t comm_size);
+FTN_EXPORT int ftn_inode_owners_lookup(struct ftn_inode_owners *o, unsigned long inode, pid_t *pid,
+			    char *comm, size_t comm_size);
 
 /*
- * Owner map (owner.c): the process owning a socket, for events that run in
+ * Owner map (ownermap.c): the process owning a socket, for events that run in
  * softirq (most state changes, received RSTs), where the task on the CPU
  * is unrelated. Tools note owners from process-context events (connect,
  * accept, close, sendmsg: the task on the CPU is the owner) and look up
@@ -238,7 +238,7 @@ FTN_EXPORT void ftn_ownermap_set_threads(struct ftn_ownermap *m, const struct ft
 /* 0 and *out, or -ENOENT. t (may be NULL): the socket's tuple, which finds
  * its /proc row without kernel pointers. */
 FTN_EXPORT int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
-			const struct ftn_probe_sock *t, struct ftn_sockowner *out);
+			const struct ftn_tuple *t, struct ftn_sockowner *out);
 /* The socket is gone (tcp_destroy_sock, state CLOSE). */
 FTN_EXPORT void ftn_ownermap_forget(struct ftn_ownermap *m, uint64_t sk);
 /* End of a batch: allows the next /proc read on a miss. */
@@ -334,12 +334,12 @@ FTN_EXPORT int ftn_listeners_port(struct ftn_listeners *l, pid_t tid, int fd, in
 /* A listener's child sk (LISTEN -> SYN_RECV at ts), tuple t, joins the
  * queue of its family and port. 1 when the oldest child held was dropped
  * for it (too many), 0. */
-FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
+FTN_EXPORT int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_tuple *t,
 				   uint64_t ts);
 /* The child's whole tuple (SYN_RECV -> ESTABLISHED at ts): 0, -ENOENT
  * when sk is not queued. */
 FTN_EXPORT int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk,
-					 const struct ftn_probe_sock *t, uint64_t ts);
+					 const struct ftn_tuple *t, uint64_t ts);
 /* accept() by tid on a listener of family and port returned at ts: the
  * oldest child of that queue, removed. 0 when it is surely the one
  * returned; 1 when it may be another (two born at once on two CPUs,
@@ -350,7 +350,7 @@ FTN_EXPORT int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk,
  * them), none of ours; -ENOENT none waiting. Feed events in time order
  * (ftn_consumer_opts.ordered). */
 FTN_EXPORT int ftn_listeners_pop(struct ftn_listeners *l, int family, int port, pid_t tid,
-				 uint64_t ts, uint64_t *sk, struct ftn_probe_sock *t);
+				 uint64_t ts, uint64_t *sk, struct ftn_tuple *t);
 /* An accept() returned whose listener is not known (its entry was not
  * seen): it took the oldest child of some queue. When only one queue has
  * children waiting, that one is removed (its port returned); else -1 and
@@ -389,7 +389,7 @@ struct ftn_conn_event {
 	uint64_t sk;                    /* socket pointer, 0 unknown (text) */
 	int oldstate, newstate;         /* TCP_* numbers (1 = ESTABLISHED) */
 	int known;                      /* t holds the tuple (t.state = newstate) */
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	int context;                    /* enum ftn_conn_context */
 	int has_bytes;                  /* tx_bytes/rx_bytes were read */
 	uint64_t tx_bytes, rx_bytes;    /* tcp_sock bytes_acked, bytes_received */
@@ -503,7 +503,7 @@ FTN_EXPORT int ftn_retrans_probe_create(struct ftn_instance *inst, const char *e
 struct ftn_retrans {
 	char type;              /* 'R' retransmit, 'S' SYN-ACK, 'L' loss probe */
 	int known;              /* t holds the tuple and state */
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	uint32_t segs;          /* segments the kernel counted; 0 = unknown */
 	uint64_t sk;            /* probe events: the socket pointer (0 none) */
 	int ports;              /* sk only: t.lport / t.rport were read by the
@@ -590,7 +590,7 @@ FTN_EXPORT int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_ev
 struct ftn_reset {
 	int dir;                        /* 'S' sent, 'R' received */
 	int known;                      /* t holds the tuple (laddr: our end) */
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	int state;                      /* the socket's state, -1 unknown */
 	uint64_t sk;                    /* 0: none (a segment no socket took) */
 	int has_reason;

@@ -197,7 +197,7 @@ int ftn_conn_decode(const struct ftn_conn_dec *d, const struct ftn_event *ev,
 			return 0;
 		c->newstate = (int)(int32_t)v;
 		/* the probe's state is skc_state at entry: the old one */
-		err = ftn_probe_sock_decode(ev, d->bare_hex, &c->t);
+		err = ftn_tuple_decode(ev, d->bare_hex, &c->t);
 		if (err && err != -ENODATA && num(d, ev, "state", &v))
 			return 0;
 		c->oldstate = err && err != -ENODATA ? (int)v : c->t.state;

@@ -56,7 +56,7 @@ struct ftn_listeners {
 	 * ESTABLISHED (0 not seen), between which it joined the queue */
 	struct child {
 		uint64_t sk, born, est;
-		struct ftn_probe_sock t;
+		struct ftn_tuple t;
 		int unsure;             /* an accept() may have taken it already */
 	} *kids;
 	size_t nkids, capkids;
@@ -246,7 +246,7 @@ int ftn_listeners_accepted(struct ftn_listeners *l, pid_t tid, int *fd)
 	return 0;
 }
 
-int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
+int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_tuple *t,
 			uint64_t ts)
 {
 	struct pre *p;
@@ -277,7 +277,7 @@ int ftn_listeners_child(struct ftn_listeners *l, uint64_t sk, const struct ftn_p
 	return dropped;
 }
 
-int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk, const struct ftn_probe_sock *t,
+int ftn_listeners_child_tuple(struct ftn_listeners *l, uint64_t sk, const struct ftn_tuple *t,
 			      uint64_t ts)
 {
 	for (size_t i = 0; i < l->nkids; i++)
@@ -326,7 +326,7 @@ static int others_accepting(struct ftn_listeners *l, pid_t tid, int key)
 }
 
 int ftn_listeners_pop(struct ftn_listeners *l, int family, int port, pid_t tid, uint64_t ts,
-		      uint64_t *sk, struct ftn_probe_sock *t)
+		      uint64_t *sk, struct ftn_tuple *t)
 {
 	int key = QKEY(family, port), unsure;
 	struct pre *p = l->pre_left || ts <= l->pre_ts ? pre_of(l, key) : NULL;
@@ -392,7 +392,7 @@ int ftn_listeners_unplaced(struct ftn_listeners *l)
 	}
 	if (key >= 0) {
 		uint64_t sk;
-		struct ftn_probe_sock t;
+		struct ftn_tuple t;
 
 		ftn_listeners_pop(l, key >> 16, key & 0xffff, 0, 0, &sk, &t);
 		for (size_t i = 0; i < l->nkids; i++)

@@ -185,7 +185,7 @@ static void kp_send_decode(const struct ftn_reset_dec *d, const struct ftn_event
 
 	ftn_event_u64(ev, "sk", &x->sk);
 	if (x->sk) {
-		x->known = !ftn_probe_sock_decode(ev, 0, &x->t);
+		x->known = !ftn_tuple_decode(ev, 0, &x->t);
 		x->state = x->known ? x->t.state : -1;
 		if (x->known && !x->t.lport && !ftn_event_u64(ev, "isport", &v))
 			x->t.lport = ntohs((uint16_t)v);
@@ -241,7 +241,7 @@ static int reset_decode(const struct ftn_reset_dec *d, const struct ftn_event *e
 	if (!strcmp(n, "rr")) {
 		x->dir = 'R';
 		ftn_event_u64(ev, "sk", &x->sk);
-		x->known = !ftn_probe_sock_decode(ev, 0, &x->t);
+		x->known = !ftn_tuple_decode(ev, 0, &x->t);
 		x->state = x->known ? x->t.state : -1;
 		return 1;
 	}

@@ -98,7 +98,7 @@ static int rtp_create(struct ftn_instance *inst)
 
 	if (!ftn__sock_btf())
 		return -ENODATA;
-	if ((n = ftn_probe_sock_fetchargs("$skaddr", ftn__sock_btf(), tup, sizeof(tup))) < 0)
+	if ((n = ftn_tuple_fetchargs("$skaddr", ftn__sock_btf(), tup, sizeof(tup))) < 0)
 		return n;
 	if (!strstr(tup, "saddr6_0"))
 		return -ENODATA;        /* no IPv6 in this kernel's struct sock */
@@ -207,7 +207,7 @@ int ftn_retrans_cause_trigger(const char *filter, char *buf, size_t size)
 /* The socket of a tracepoint event: its tuple, and in a binary record
  * its address (text prints none for tcp_cong_state_set, a hash for
  * tcp_retransmit_skb: both leave it out, and so the key is the same) */
-static uint64_t ca_key(const struct ftn_event *ev, const struct ftn_probe_sock *t)
+static uint64_t ca_key(const struct ftn_event *ev, const struct ftn_tuple *t)
 {
 	uint64_t k = (uint64_t)t->family << 32 | (uint64_t)t->lport << 16 | t->rport, sk = 0, w[4];
 
@@ -243,7 +243,7 @@ static int ca_lookup(struct ftn_retrans_dec *d, uint64_t key)
 
 static void ca_update(struct ftn_retrans_dec *d, const struct ftn_event *ev)
 {
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	struct ca_slot *s, *old;
 	uint64_t key, v;
 
@@ -440,7 +440,7 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 			? (uint32_t)pc : (uint32_t)segs;
 	}
 	r->segs += r->type == 'S';
-	r->known = ftn_probe_sock_decode(ev, d->bare_hex, &r->t) == 0;
+	r->known = ftn_tuple_decode(ev, d->bare_hex, &r->t) == 0;
 	if (r->type == 'S')
 		r->t.state = TCP_SYN_RECV;
 	/* sk only (join), or IPv6 without BTF offsets: the caller asks /proc */

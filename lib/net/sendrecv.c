@@ -145,7 +145,7 @@ static void family_cond(const struct sr_func *f, int family, char *buf, size_t s
 /* "p:EV FUNC sk=A:x64 family=+16(A):u16 [flags=F:u32]" (or, at the
  * return, the same with "ret=$retval:s32": kretprobes that take $argN,
  * 6.10+). skc_family is at 16 in struct sock_common since 2.6 (the
- * offset ftn_probe_sock_fetchargs falls back to). */
+ * offset ftn_tuple_fetchargs falls back to). */
 static int sr_probe(struct ftn_instance *inst, const struct sr_func *f, int ret_args)
 {
 	char a1[32], af[32], def[512], ev[48];

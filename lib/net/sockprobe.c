@@ -59,8 +59,8 @@ static int appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
 	return 0;
 }
 
-int ftn_probe_sock_fetchargs(const char *base, const struct ftn_btf *btf,
-			     char *buf, size_t size)
+int ftn_tuple_fetchargs(const char *base, const struct ftn_btf *btf,
+			char *buf, size_t size)
 {
 	unsigned int off[6], v6d, v6s;
 	size_t len = 0, i;
@@ -119,8 +119,8 @@ static int field_u64(const struct ftn_event *ev, const char *name, int bare_hex,
 	return s ? ftn_probe_value_u64(s, bare_hex, v) : -ENOENT;
 }
 
-int ftn_probe_sock_decode(const struct ftn_event *ev, int bare_hex,
-			  struct ftn_probe_sock *out)
+int ftn_tuple_decode(const struct ftn_event *ev, int bare_hex,
+		     struct ftn_tuple *out)
 {
 	uint64_t v[6], w;
 	size_t i;
@@ -187,7 +187,7 @@ int ftn_sock_kprobe_create(struct ftn_instance *inst, const char *event, const c
 
 	if (err < 0)
 		return err;
-	if (tuple && (err = ftn_probe_sock_fetchargs(arg, ftn__sock_btf(), fetch, sizeof(fetch))) < 0)
+	if (tuple && (err = ftn_tuple_fetchargs(arg, ftn__sock_btf(), fetch, sizeof(fetch))) < 0)
 		return err;
 	/* sk only (a join with /proc/net/tcp): the two ports too, at the
 	 * offsets struct sock_common has kept for a decade, so that a socket
@@ -315,7 +315,7 @@ static int rec_addr(const struct ftn_format_field *f, const struct ftn_event *ev
 	return 0;
 }
 
-static int rec_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
+static int rec_decode(const struct ftn_event *ev, struct ftn_tuple *out)
 {
 	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	const struct ftn_format_field *const *f = rec_fields(ev);
@@ -347,7 +347,7 @@ static int rec_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
 	return 0;
 }
 
-int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_probe_sock *out)
+int ftn_sock_event_decode(const struct ftn_event *ev, struct ftn_tuple *out)
 {
 	const char *s6;
 	uint64_t sport, dport;

@@ -3,7 +3,7 @@
  * socktab.c - /proc/net/tcp(6) and udp(6) snapshots: a socket table read
  * once (kptr_restrict lifted for the read and put back, to see the
  * kernel's sk pointers), indexed by tuple and by pointer, because tools
- * join every event with it. Owners of their inodes: owners.c; a table
+ * join every event with it. Owners of their inodes: inode_owners.c; a table
  * kept fresh for a stream of events: sockres.c.
  */
 #include "ftnet_int.h"

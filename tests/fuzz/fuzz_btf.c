@@ -2,7 +2,7 @@
 /* fuzz_btf - the BTF reader (ftn_btf_parse) and the lookups on it: struct
  * names and members (ftn_btf_find_struct, ftn_btf_member_find) for every
  * name of the blob's string section, and the struct sock fetch args built
- * from it (ftn_probe_sock_fetchargs). Lookups must return, bounded: the
+ * from it (ftn_tuple_fetchargs). Lookups must return, bounded: the
  * harness runs with -timeout, so a search that explodes is a finding. */
 #include "fuzz.h"
 
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)ftn_btf_member_offset(b, names[i], names[j], &off);
 		}
 	}
-	(void)ftn_probe_sock_fetchargs("%di", b, buf, sizeof(buf));
+	(void)ftn_tuple_fetchargs("%di", b, buf, sizeof(buf));
 	fuzz_touch(buf);
 	ftn_btf_free(b);
 	return 0;

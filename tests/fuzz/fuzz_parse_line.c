@@ -34,10 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		(void)ftn_event_str(&ev, "nosuch");
 		if (kind == FTN_LINE_EVENT) {
-			struct ftn_probe_sock ps;
+			struct ftn_tuple ps;
 
-			(void)ftn_probe_sock_decode(&ev, 0, &ps);
-			(void)ftn_probe_sock_decode(&ev, 1, &ps);
+			(void)ftn_tuple_decode(&ev, 0, &ps);
+			(void)ftn_tuple_decode(&ev, 1, &ps);
 		}
 	} else if (kind == FTN_LINE_FRAME) {
 		fuzz_touch(ev.frames[0]);

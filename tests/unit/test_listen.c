@@ -66,9 +66,9 @@ static void fake_proc(void)
 	    "   0: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4245 1 0000000000000000 100 0 0 10 0\n");
 }
 
-static struct ftn_probe_sock kid(int lport, int rport)
+static struct ftn_tuple kid(int lport, int rport)
 {
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 
 	memset(&t, 0, sizeof(t));
 	t.family = t.laddr.family = t.raddr.family = AF_INET;
@@ -80,7 +80,7 @@ static struct ftn_probe_sock kid(int lport, int rport)
 static void test_ports(void)
 {
 	struct ftn_listeners *l = ftn_listeners_alloc(root);
-	struct ftn_probe_sock t = kid(9000, 0);
+	struct ftn_tuple t = kid(9000, 0);
 	int fd = -1;
 
 	ok(l != NULL, "listeners: allocated");
@@ -110,7 +110,7 @@ static void test_ports(void)
 static void test_queues(void)
 {
 	struct ftn_listeners *l = ftn_listeners_alloc(root);
-	struct ftn_probe_sock t, a = kid(80, 0), b = kid(443, 5001), c = kid(80, 5002), full = kid(80, 6000);
+	struct ftn_tuple t, a = kid(80, 0), b = kid(443, 5001), c = kid(80, 5002), full = kid(80, 6000);
 	uint64_t sk = 0;
 	int fd;
 
@@ -173,7 +173,7 @@ static void test_queues(void)
 static void test_families(void)
 {
 	struct ftn_listeners *l = ftn_listeners_alloc(root);
-	struct ftn_probe_sock t, k4 = kid(8080, 7001), k6 = kid(8080, 7002), k4b = kid(8080, 7003);
+	struct ftn_tuple t, k4 = kid(8080, 7001), k6 = kid(8080, 7002), k4b = kid(8080, 7003);
 	uint64_t sk = 0;
 	int fam = -1;
 
@@ -205,7 +205,7 @@ static void test_families(void)
 static void test_scan(void)
 {
 	struct ftn_listeners *l = ftn_listeners_alloc(root);
-	struct ftn_probe_sock t, k1 = kid(8082, 7001), k2 = kid(8082, 7002), k3 = kid(8081, 7003);
+	struct ftn_tuple t, k1 = kid(8082, 7001), k2 = kid(8082, 7002), k3 = kid(8081, 7003);
 	struct timespec now;
 	uint64_t sk = 0, later;
 	char line[128];

@@ -318,7 +318,7 @@ static void test_sock(void)
 	char buf[1024], want[1024], vals[16][24];
 	struct ftn_btf *btf;
 	struct ftn_event ev;
-	struct ftn_probe_sock s;
+	struct ftn_tuple s;
 	struct in_addr lo;
 	struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT, peer6;
 	uint32_t w;
@@ -326,10 +326,10 @@ static void test_sock(void)
 			 "sport=+14(%di):u16 family=+16(%di):u16 state=+18(%di):u8";
 	int n, k;
 
-	n = ftn_probe_sock_fetchargs("%di", NULL, buf, sizeof(buf));
+	n = ftn_tuple_fetchargs("%di", NULL, buf, sizeof(buf));
 	is_str(buf, v4, "sock: IPv4 fetch args without BTF");
 	is_int(n, (long long)strlen(v4), "sock: returns the length");
-	is_int(ftn_probe_sock_fetchargs("%di", NULL, buf, 20), -ENOSPC, "sock: small buffer");
+	is_int(ftn_tuple_fetchargs("%di", NULL, buf, 20), -ENOSPC, "sock: small buffer");
 
 	btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0 ?
 	      ftn_btf_load("/sys/kernel/btf/vmlinux") : NULL;
@@ -344,7 +344,7 @@ static void test_sock(void)
 			 "daddr=+0($arg1):u32 saddr=+4($arg1):u32 dport=+12($arg1):u16 "
 			 "sport=+14($arg1):u16 family=+16($arg1):u16 state=+18($arg1):u8",
 			 d6, d6 + 4, d6 + 8, d6 + 12, s6, s6 + 4, s6 + 8, s6 + 12);
-		ftn_probe_sock_fetchargs("$arg1", btf, buf, sizeof(buf));
+		ftn_tuple_fetchargs("$arg1", btf, buf, sizeof(buf));
 		ok(!strcmp(buf, want), "sock: with vmlinux BTF adds IPv6 words (v6 at %u/%u)", d6, s6);
 		if (strcmp(buf, want))
 			printf("#   got  %s\n#   want %s\n", buf, want);
@@ -366,12 +366,12 @@ static void test_sock(void)
 	set_field(&ev, "sport", "40000");
 	set_field(&ev, "family", "2");
 	set_field(&ev, "state", "1");
-	is_int(ftn_probe_sock_decode(&ev, 0, &s), 0, "decode: IPv4");
+	is_int(ftn_tuple_decode(&ev, 0, &s), 0, "decode: IPv4");
 	ok(s.family == AF_INET && s.raddr.family == AF_INET && s.laddr.v4.s_addr == lo.s_addr &&
 	   s.raddr.v4.s_addr == lo.s_addr && s.lport == 40000 && s.rport == 5000 && s.state == 1,
 	   "decode: 127.0.0.1:40000 -> 127.0.0.1:5000 ESTABLISHED");
 	ev.fields[4].val = "10";
-	is_int(ftn_probe_sock_decode(&ev, 0, &s), -ENODATA, "decode: IPv6 without words -> ENODATA");
+	is_int(ftn_tuple_decode(&ev, 0, &s), -ENODATA, "decode: IPv6 without words -> ENODATA");
 	ok(s.lport == 40000 && s.rport == 5000, "decode: ports still set");
 	inet_pton(AF_INET6, "2001:db8::7", &peer6);
 	for (k = 0; k < 8; k++) {
@@ -382,14 +382,14 @@ static void test_sock(void)
 		snprintf(vals[2 + k], sizeof(vals[2 + k]), "0x%x", (unsigned)w);
 		set_field(&ev, names[k], vals[2 + k]);
 	}
-	is_int(ftn_probe_sock_decode(&ev, 0, &s), 0, "decode: IPv6");
+	is_int(ftn_tuple_decode(&ev, 0, &s), 0, "decode: IPv6");
 	ok(s.family == AF_INET6 && s.laddr.family == AF_INET6 &&
 	   !memcmp(&s.laddr.v6, &lo6, 16) && !memcmp(&s.raddr.v6, &peer6, 16),
 	   "decode: [::1]:40000 -> [2001:db8::7]:5000");
 	ev.fields[7].val = "(fault)";
-	is_int(ftn_probe_sock_decode(&ev, 0, &s), -EFAULT, "decode: (fault) -> EFAULT");
+	is_int(ftn_tuple_decode(&ev, 0, &s), -EFAULT, "decode: (fault) -> EFAULT");
 	ev.nfields = 3;
-	is_int(ftn_probe_sock_decode(&ev, 0, &s), -ENOENT, "decode: missing field -> ENOENT");
+	is_int(ftn_tuple_decode(&ev, 0, &s), -ENOENT, "decode: missing field -> ENOENT");
 	/* pre-4.17: bare hex */
 	memset(&ev, 0, sizeof(ev));
 	snprintf(vals[0], sizeof(vals[0]), "%x", (unsigned)lo.s_addr);
@@ -400,7 +400,7 @@ static void test_sock(void)
 	set_field(&ev, "sport", "9c40");
 	set_field(&ev, "family", "2");
 	set_field(&ev, "state", "a");
-	ok(ftn_probe_sock_decode(&ev, 1, &s) == 0 && s.lport == 40000 && s.rport == 5000 &&
+	ok(ftn_tuple_decode(&ev, 1, &s) == 0 && s.lport == 40000 && s.rport == 5000 &&
 	   s.state == 10 && s.raddr.v4.s_addr == lo.s_addr, "decode: bare hex values");
 }
 

@@ -526,7 +526,7 @@ static void fake_fd(const char *root, const char *pid, int fd, const char *targe
 static void test_owners_fake(const char *tmp)
 {
 	char root[256], path[PATH_MAX], comm[64];
-	struct ftn_owners *o;
+	struct ftn_inode_owners *o;
 	pid_t pid = 0;
 	int r;
 
@@ -547,53 +547,53 @@ static void test_owners_fake(const char *tmp)
 	snprintf(path, sizeof(path), "%s/77/comm", root);
 	put_file(path, "other\n");
 
-	o = ftn_owners_alloc(root);
+	o = ftn_inode_owners_alloc(root);
 	ok(o != NULL, "owners alloc (fake /proc)");
 	if (!o)
 		return;
 	comm[0] = 0;
-	r = ftn_owners_lookup(o, 10889, &pid, comm, sizeof(comm));
+	r = ftn_inode_owners_lookup(o, 10889, &pid, comm, sizeof(comm));
 	ok(r == 0 && pid == 4242, "owner of 10889 is 4242 (first lookup scans)");
 	is_str(comm, "fakeproc", "owner comm");
-	r = ftn_owners_lookup(o, 20001, &pid, comm, 3);
+	r = ftn_inode_owners_lookup(o, 20001, &pid, comm, 3);
 	ok(r == 0 && pid == 77 && !strcmp(comm, "ot"), "owner of 20001, comm truncated to buffer");
-	is_int(ftn_owners_lookup(o, 77, &pid, NULL, 0), -ENOENT, "pipe:[77] is not a socket");
-	is_int(ftn_owners_lookup(o, 0, &pid, NULL, 0), -ENOENT, "inode 0 has no owner");
+	is_int(ftn_inode_owners_lookup(o, 77, &pid, NULL, 0), -ENOENT, "pipe:[77] is not a socket");
+	is_int(ftn_inode_owners_lookup(o, 0, &pid, NULL, 0), -ENOENT, "inode 0 has no owner");
 
 	/* Rate limit: a new socket right after a scan is not seen... */
 	fake_fd(root, "4242", 5, "socket:[555]");
-	is_int(ftn_owners_lookup(o, 555, &pid, NULL, 0), -ENOENT,
+	is_int(ftn_inode_owners_lookup(o, 555, &pid, NULL, 0), -ENOENT,
 	       "miss within 100 ms of a scan does not rescan");
 	/* ...but is once 100 ms have passed. */
 	sleep_ms(150);
-	r = ftn_owners_lookup(o, 555, &pid, NULL, 0);
+	r = ftn_inode_owners_lookup(o, 555, &pid, NULL, 0);
 	ok(r == 0 && pid == 4242, "miss after 100 ms rescans and finds the new socket");
 
 	/* Negative cache: an inode a scan did not find is not rescanned for
 	 * again within the same generation (1 s). */
 	sleep_ms(150);
-	is_int(ftn_owners_lookup(o, 999, &pid, NULL, 0), -ENOENT, "unknown inode: miss after a rescan");
+	is_int(ftn_inode_owners_lookup(o, 999, &pid, NULL, 0), -ENOENT, "unknown inode: miss after a rescan");
 	fake_fd(root, "4242", 6, "socket:[999]");
 	sleep_ms(150);
-	is_int(ftn_owners_lookup(o, 999, &pid, NULL, 0), -ENOENT,
+	is_int(ftn_inode_owners_lookup(o, 999, &pid, NULL, 0), -ENOENT,
 	       "same unknown inode again: no rescan (negative cache)");
 	sleep_ms(1000);
-	r = ftn_owners_lookup(o, 999, &pid, NULL, 0);
+	r = ftn_inode_owners_lookup(o, 999, &pid, NULL, 0);
 	ok(r == 0 && pid == 4242, "negative entry expires after 1 s");
 
 	fake_fd(root, "77", 1, "socket:[31337]");
-	is_int(ftn_owners_refresh(o), 5, "explicit refresh counts 5 sockets");
-	r = ftn_owners_lookup(o, 31337, &pid, comm, sizeof(comm));
+	is_int(ftn_inode_owners_refresh(o), 5, "explicit refresh counts 5 sockets");
+	r = ftn_inode_owners_lookup(o, 31337, &pid, comm, sizeof(comm));
 	ok(r == 0 && pid == 77 && !strcmp(comm, "other"), "explicit refresh sees a new socket at once");
-	ftn_owners_free(o);
-	ftn_owners_free(NULL);
+	ftn_inode_owners_free(o);
+	ftn_inode_owners_free(NULL);
 
 	snprintf(path, sizeof(path), "%s/nonexistent", tmp);
-	o = ftn_owners_alloc(path);
-	ok(o && ftn_owners_refresh(o) == -ENOENT, "refresh of a missing proc root: -ENOENT");
-	ok(o && ftn_owners_lookup(o, 10889, &pid, NULL, 0) == -ENOENT,
+	o = ftn_inode_owners_alloc(path);
+	ok(o && ftn_inode_owners_refresh(o) == -ENOENT, "refresh of a missing proc root: -ENOENT");
+	ok(o && ftn_inode_owners_lookup(o, 10889, &pid, NULL, 0) == -ENOENT,
 	   "lookup with a missing proc root: -ENOENT");
-	ftn_owners_free(o);
+	ftn_inode_owners_free(o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -606,7 +606,7 @@ static void test_real_proc(void)
 	struct stat st_l, st_c;
 	const struct ftn_sock *s, *s2;
 	struct ftn_socktab *t;
-	struct ftn_owners *o;
+	struct ftn_inode_owners *o;
 	char comm[64], *self_comm, *kp_before, *kp_after;
 	int lfd, cfd, afd, fd6, i;
 	uint16_t lport, cport;
@@ -706,19 +706,19 @@ static void test_real_proc(void)
 	self_comm = slurp("/proc/self/comm");
 	if (self_comm)
 		self_comm[strcspn(self_comm, "\n")] = '\0';
-	o = ftn_owners_alloc(NULL);
+	o = ftn_inode_owners_alloc(NULL);
 	comm[0] = 0;
-	ok(o && ftn_owners_lookup(o, st_c.st_ino, &pid, comm, sizeof(comm)) == 0 &&
+	ok(o && ftn_inode_owners_lookup(o, st_c.st_ino, &pid, comm, sizeof(comm)) == 0 &&
 	   pid == getpid(), "real: owner of own socket is getpid()");
 	is_str(comm, self_comm, "real: owner comm is ours");
-	ok(o && ftn_owners_lookup(o, st_l.st_ino, &pid, NULL, 0) == 0 && pid == getpid(),
+	ok(o && ftn_inode_owners_lookup(o, st_l.st_ino, &pid, NULL, 0) == 0 && pid == getpid(),
 	   "real: owner of own listener (cached)");
-	ftn_owners_free(o);
+	ftn_inode_owners_free(o);
 	{
 		/* The owner map on the real /proc: the client socket found by
 		 * its tuple, owned by this process in our namespace. */
 		struct ftn_ownermap *m = ftn_ownermap_alloc(NULL, 0);
-		struct ftn_probe_sock pt = { .family = AF_INET, .lport = cport, .rport = lport };
+		struct ftn_tuple pt = { .family = AF_INET, .lport = cport, .rport = lport };
 		struct ftn_sockowner ow;
 		uint64_t ns = 0;
 
@@ -872,7 +872,7 @@ static void test_ownermap_fake(const char *tmp)
 {
 	char root[256], path[PATH_MAX], *t61 = fixture("linux-6.1/proc_net_tcp.kptr1");
 	struct ftn_sockowner o;
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	struct ftn_ownermap *m;
 	uint64_t ino = 0, k;
 	int r, all;

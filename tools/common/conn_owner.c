@@ -56,7 +56,7 @@ void tool_conn_note(struct tool_conn *c, uint64_t sk, pid_t tid, const char *com
 	ftn_ownermap_note(c->owners, sk, tid, note_comm(c, tid, comm));
 }
 
-int tool_conn_owner(struct tool_conn *c, uint64_t sk, const struct ftn_probe_sock *t,
+int tool_conn_owner(struct tool_conn *c, uint64_t sk, const struct ftn_tuple *t,
 		    struct ftn_sockowner *o)
 {
 	int own = sk && !ftn_ownermap_lookup(c->owners, sk, t, o);

@@ -80,7 +80,7 @@ void tool_conn_cols(const struct tool_conn *c, struct tool_col *cols, const stru
 
 void tool_conn_rec_row(struct tool_conn *c, const struct tool_conn_rec *r, int col)
 {
-	const struct ftn_probe_sock *t = &r->e.t;
+	const struct ftn_tuple *t = &r->e.t;
 	struct tool_report *rp = c->r;
 	int k = r->e.known;
 	char a[64];

@@ -54,13 +54,13 @@ static int addr_eq(const struct ftn_addr *a, const struct ftn_addr *b)
 	return a->family == AF_INET6 ? !memcmp(&a->v6, &b->v6, 16) : !memcmp(&a->v4, &b->v4, 4);
 }
 
-static int tuple_eq(const struct ftn_probe_sock *t, const struct ftn_sock *s)
+static int tuple_eq(const struct ftn_tuple *t, const struct ftn_sock *s)
 {
 	return t->lport == s->lport && t->rport == s->rport && addr_eq(&t->laddr, &s->laddr) &&
 	       addr_eq(&t->raddr, &s->raddr);
 }
 
-static int ptuple_eq(const struct ftn_probe_sock *a, const struct ftn_probe_sock *b)
+static int ptuple_eq(const struct ftn_tuple *a, const struct ftn_tuple *b)
 {
 	return a->family == b->family && a->lport == b->lport && a->rport == b->rport &&
 	       addr_eq(&a->laddr, &b->laddr) && addr_eq(&a->raddr, &b->raddr);

@@ -2,7 +2,7 @@
 /*
  * section_retrans.c - netreport's section of retransmits per flow with
  * the socket's owner (tcp:tcp_retransmit_skb/_synack, or an event probe
- * in place of the first; decoding: lib retrans.c; owners: lib owner.c),
+ * in place of the first; decoding: lib retrans.c; owners: lib ownermap.c),
  * the segments by cause, and those RetransSegs counted and no event
  * showed. tcpretrans -c keys on remote address, local port and cause:
  * its own.
@@ -56,7 +56,7 @@ static void count(struct tool_section *s, const struct ftn_event *ev, const stru
 {
 	struct retrans *r = s->priv;
 	struct { uint16_t fam, lport, rport; unsigned char la[16], ra[16]; } k;
-	const struct ftn_probe_sock *t = &x->t;
+	const struct ftn_tuple *t = &x->t;
 	uint64_t segs = x->segs ? x->segs : 1, sk = 0;
 	struct tool_counter_row *row;
 	struct ftn_sockowner own;

@@ -206,14 +206,14 @@ struct topsnoop_diag_fins {
 };
 int topsnoop_diag_fin_init(struct topsnoop_diag_fins *d);
 int topsnoop_diag_fin_next(struct topsnoop_diag_fins *d);
-int topsnoop_diag_fin_add(struct topsnoop_diag_fins *d, const struct ftn_probe_sock *t);
+int topsnoop_diag_fin_add(struct topsnoop_diag_fins *d, const struct ftn_tuple *t);
 int topsnoop_diag_fin_known(const struct topsnoop_diag_fins *d, const struct ftn_sock *s);
 void topsnoop_diag_fin_free(struct topsnoop_diag_fins *d);
 /* The diag back end's state (topsnoop_diag.c), its socket table
  * (topsnoop_diag_tab.c) among it. */
 struct topsnoop_diag {
 	struct ftn_sockdiag *dump, *destroy;
-	struct ftn_owners *owners;
+	struct ftn_inode_owners *owners;
 	struct ftn_map *tab;    /* cookie -> struct dsock, rebuilt from
 				   each read */
 	int started;            /* the first read (the baseline) is done */

@@ -79,7 +79,7 @@ static void born_set(struct topsnoop *st, uint64_t sk, const struct ftn_sock *s)
 
 void topsnoop_born_state(struct topsnoop *st, const struct ftn_event *ev)
 {
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 	struct ftn_sock s;
 	uint64_t sk, ns;
 

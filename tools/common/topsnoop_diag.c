@@ -91,7 +91,7 @@ static int init(struct topsnoop *st)
 
 	if (st->protocol != IPPROTO_TCP || !st->top)
 		return tool_fail(-ENOTSUP, "back end 'diag' is tcptop's only (TCP counts per interval)");
-	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_owners_alloc(NULL)) ||
+	if (!(d = st->diag = calloc(1, sizeof(*d))) || !(d->owners = ftn_inode_owners_alloc(NULL)) ||
 	    !(st->counts = tool_counter_alloc(0, 0)) || topsnoop_diag_fin_init(&d->fins) ||
 	    (st->o.prom && !(st->prom = tool_counter_alloc(6, 1))))
 		return tool_fail(-ENOMEM, "out of memory");
@@ -126,7 +126,7 @@ static int init(struct topsnoop *st)
 
 static int on_fin(void *ctx, const struct ftn_event *ev)
 {
-	struct ftn_probe_sock t;
+	struct ftn_tuple t;
 
 	if (!ftn_sock_event_decode(ev, &t) && topsnoop_diag_fin_add(&((struct topsnoop *)ctx)->diag->fins, &t))
 		tool_report_uncounted(((struct topsnoop *)ctx)->r, 1, "out of memory");
@@ -201,7 +201,7 @@ static void fini(struct topsnoop *st)
 	}
 	ftn_sockdiag_close(d->dump);
 	ftn_sockdiag_close(d->destroy);
-	ftn_owners_free(d->owners);
+	ftn_inode_owners_free(d->owners);
 	ftn_map_free(d->tab);
 	free(d->pend);
 	topsnoop_diag_fin_free(&d->fins);

@@ -97,7 +97,7 @@ int topsnoop_diag_fin_next(struct topsnoop_diag_fins *d)
 	return fin_rebuild(d, d->n);
 }
 
-int topsnoop_diag_fin_add(struct topsnoop_diag_fins *d, const struct ftn_probe_sock *t)
+int topsnoop_diag_fin_add(struct topsnoop_diag_fins *d, const struct ftn_tuple *t)
 {
 	struct topsnoop_finkey k, *e;
 

@@ -75,7 +75,7 @@ static void owner(struct topsnoop *st, struct dsock *e)
 
 	memset(&e->own, 0, sizeof(e->own));
 	e->own.netns = st->netns;
-	if (!e->s.inode || ftn_owners_lookup(d->owners, e->s.inode, &e->own.pid, e->own.comm,
+	if (!e->s.inode || ftn_inode_owners_lookup(d->owners, e->s.inode, &e->own.pid, e->own.comm,
 					     sizeof(e->own.comm)))
 		e->own.pid = 0;
 	e->own.tid = e->own.pid;

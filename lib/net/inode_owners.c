@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * owners.c - the owner of a socket inode: /proc/PID/fd scanned into a
+ * inode_owners.c - the owner of a socket inode: /proc/PID/fd scanned into a
  * table (inode -> PID and command), rescanned at most every 100 ms when
  * an inode is not found, with a short memory of the inodes no scan found.
  */
@@ -49,7 +49,7 @@ struct own_map {
 	size_t pool_len, pool_cap;
 };
 
-struct ftn_owners {
+struct ftn_inode_owners {
 	char root[PATH_MAX];
 	struct own_map map;
 	/* Inodes a scan of the current generation did not find (a set). */
@@ -174,7 +174,7 @@ static int scan_pid(struct own_map *m, const char *root, const char *pidstr)
 	return err;
 }
 
-static void neg_add(struct ftn_owners *o, unsigned long inode)
+static void neg_add(struct ftn_inode_owners *o, unsigned long inode)
 {
 	/* A full negative cache is just forgotten: it only saves scans. */
 	if (ftn_map_count(o->neg) >= OWN_NEG_MAX)
@@ -182,10 +182,10 @@ static void neg_add(struct ftn_owners *o, unsigned long inode)
 	ftn_map_put(o->neg, inode, NULL);
 }
 
-struct ftn_owners *ftn_owners_alloc(const char *proc_root)
+struct ftn_inode_owners *ftn_inode_owners_alloc(const char *proc_root)
 {
 	const char *root = proc_root_of(proc_root);
-	struct ftn_owners *o;
+	struct ftn_inode_owners *o;
 
 	if (strlen(root) >= sizeof(o->root)) {
 		errno = ENAMETOOLONG;
@@ -201,7 +201,7 @@ struct ftn_owners *ftn_owners_alloc(const char *proc_root)
 	return o;
 }
 
-void ftn_owners_free(struct ftn_owners *o)
+void ftn_inode_owners_free(struct ftn_inode_owners *o)
 {
 	if (!o)
 		return;
@@ -210,7 +210,7 @@ void ftn_owners_free(struct ftn_owners *o)
 	free(o);
 }
 
-int ftn_owners_refresh(struct ftn_owners *o)
+int ftn_inode_owners_refresh(struct ftn_inode_owners *o)
 {
 	struct own_map m = { 0 };
 	struct dirent *de;
@@ -249,8 +249,8 @@ int ftn_owners_refresh(struct ftn_owners *o)
 	return (int)(ftn_map_count(m.ents) > INT32_MAX ? INT32_MAX : ftn_map_count(m.ents));
 }
 
-int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
-		      char *comm, size_t comm_size)
+int ftn_inode_owners_lookup(struct ftn_inode_owners *o, unsigned long inode, pid_t *pid,
+			    char *comm, size_t comm_size)
 {
 	const struct own_ent *e;
 	int64_t now, age;
@@ -267,7 +267,7 @@ int ftn_owners_lookup(struct ftn_owners *o, unsigned long inode, pid_t *pid,
 		    (age < OWN_RESCAN_NS ||
 		     (ftn_map_get(o->neg, inode) && age < OWN_NEG_TTL_NS)))
 			return -ENOENT;
-		if (ftn_owners_refresh(o) < 0)
+		if (ftn_inode_owners_refresh(o) < 0)
 			return -ENOENT;
 		e = own_map_find(&o->map, inode);
 		if (!e) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * owner.c - the process that owns a socket, for events that do not say.
+ * ownermap.c - the process that owns a socket, for events that do not say.
  *
  * A TCP event in process context (connect, accept, close, sendmsg) runs in
  * the owner's task, but most state changes and every received RST run in
@@ -48,7 +48,7 @@ struct ftn_ownermap {
 	struct ftn_map *ents;   /* sk -> struct ftn_sockowner */
 	struct ftn_map *tasks;  /* tid -> struct task_ent */
 	struct ftn_sockres *res;
-	struct ftn_owners *owners;
+	struct ftn_inode_owners *owners;
 	const struct ftn_threads *threads;      /* not owned */
 };
 
@@ -105,7 +105,7 @@ struct ftn_ownermap *ftn_ownermap_alloc(const char *proc_root, pid_t nspid)
 	strcpy(m->root, root);
 	m->nspid = nspid;
 	m->res = ftn_sockres_alloc(m->root, nspid, 1);
-	m->owners = ftn_owners_alloc(m->root);
+	m->owners = ftn_inode_owners_alloc(m->root);
 	m->ents = ftn_map_alloc(sizeof(struct ftn_sockowner), 0, OWNERMAP_MAX);
 	m->tasks = ftn_map_alloc(sizeof(struct task_ent), 0, TASKS_MAX);
 	if (!m->res || !m->owners || !m->ents || !m->tasks) {
@@ -123,7 +123,7 @@ void ftn_ownermap_free(struct ftn_ownermap *m)
 	if (!m)
 		return;
 	ftn_sockres_free(m->res);
-	ftn_owners_free(m->owners);
+	ftn_inode_owners_free(m->owners);
 	ftn_map_free(m->ents);
 	ftn_map_free(m->tasks);
 	free(m);
@@ -237,7 +237,7 @@ void ftn_ownermap_set_threads(struct ftn_ownermap *m, const struct ftn_threads *
 }
 
 int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
-			const struct ftn_probe_sock *t, struct ftn_sockowner *out)
+			const struct ftn_tuple *t, struct ftn_sockowner *out)
 {
 	const struct ftn_sock *s = NULL;
 	struct ftn_sockowner *e;
@@ -261,7 +261,7 @@ int ftn_ownermap_lookup(struct ftn_ownermap *m, uint64_t sk,
 	if (!s || !s->inode)
 		return -ENOENT;
 	memset(&o, 0, sizeof(o));
-	if (ftn_owners_lookup(m->owners, s->inode, &pid, o.comm, sizeof(o.comm)))
+	if (ftn_inode_owners_lookup(m->owners, s->inode, &pid, o.comm, sizeof(o.comm)))
 		return -ENOENT;
 	o.pid = pid;
 	o.tid = pid;
