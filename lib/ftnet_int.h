@@ -641,6 +641,9 @@ int ftn__probe_ca_fetcharg(int argn, char *buf, size_t size);
 /* map.c: the home slot of key in m's slots now (tests pick colliding
  * keys with it) */
 size_t ftn__map_home(const struct ftn_map *m, uint64_t key);
+/* map.c: remove every entry (the slots stay allocated); the library's
+ * tables that start over use it, no tool does */
+void ftn_map_clear(struct ftn_map *m);
 /* util.c: the process's random hash key, for tables keyed by data remote
  * peers choose (never 0, the same for the process's life) */
 uint64_t ftn__hash_key(void);

@@ -49,8 +49,6 @@ FTN_EXPORT void *ftn_map_put(struct ftn_map *m, uint64_t key, int *added);
 /* Remove key: 0, or -ENOENT when it was not in. */
 FTN_EXPORT int ftn_map_del(struct ftn_map *m, uint64_t key);
 FTN_EXPORT size_t ftn_map_count(const struct ftn_map *m);
-/* Remove every entry (the slots stay allocated). */
-FTN_EXPORT void ftn_map_clear(struct ftn_map *m);
 
 /* Iteration, in no particular order, every entry once:
  *   struct ftn_map_iter it;
