@@ -317,8 +317,9 @@ static int init(void *ctx)
 		tool_str_free(&f);
 		return err;
 	}
-	if (st->c.count && !st->c.be && ftn_event_has_hist("sock", "inet_sock_set_state"))
-		tool_info("counting in user space: %s", st->o.reader ? "-C asks for a reader" :
+	if (st->c.count && !st->c.be)
+		tool_info("counting in user space: %s", !ftn_event_has_hist("sock", "inet_sock_set_state") ?
+			  "this kernel has no hist triggers" : st->o.reader ? "-C asks for a reader" :
 			  "IPv6 addresses cannot be hist keys (-4 counts in the kernel)");
 	/* inet_sock_set_state's text has no skaddr to join start and end by */
 	if ((err = tool_conn_reader(&st->c, &st->o, "the socket pointer is not in the text")) ||

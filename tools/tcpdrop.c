@@ -286,6 +286,8 @@ static int init(struct state *st)
 			return tool_fail(-errno, "cannot read the kfree_skb hist: %s", strerror(errno));
 		return 0;
 	}
+	if (!st->events && !st->stream && !st->o.reader)
+		tool_info("counting in user space: this kernel has no hist triggers");
 	return tool_event_setup(st->inst, "skb", "kfree_skb", st->filter.s, st->stacks,
 				"skb:kfree_skb");
 }

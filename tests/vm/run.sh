@@ -64,35 +64,73 @@ log_apt="$cache/apt.log"
 # Each kernel is named by its series (the TAP prefix "vm 6.1: ...") and has a
 # meta package whose dependency is the real image package, which moves with
 # Debian's point releases:
+#   5.10  linux-image-amd64      -> linux-image-5.10.0-NN-amd64   (bullseye)
 #   6.1   linux-image-amd64      -> linux-image-6.1.0-NN-amd64
 #   6.12  linux-image-6.12-amd64 -> linux-image-6.12.NNN+deb12-amd64
 # (on bookworm the 6.12 packages come from bookworm-security, which
 # Debian's default sources.list already has). The real package is resolved
 # each run and its unpacked tree reused while it stays the same.
+# A series of another Debian release (5.10: Debian 11) is looked up through
+# a private apt configuration under the cache - its own sources list, package
+# lists and status - so the machine's sources and lists stay as they are.
 kernels=${FTNET_VM_KERNELS:-6.1 6.12}
 meta_of() { # series -> meta package
 	case $1 in
-	6.1) echo linux-image-amd64 ;;
+	5.10|6.1) echo linux-image-amd64 ;;
 	*) echo "linux-image-$1-amd64" ;;
 	esac
 }
+suite_of() { # series -> the Debian suite of a private configuration, or nothing
+	case $1 in
+	5.10) echo bullseye ;;
+	esac
+}
+# The mirror the machine's apt already uses (deb822 or one-line sources):
+# its first URI ending in /debian, or Debian's own.
+mirror() {
+	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n' |
+		grep -m1 '/debian/*$')
+	[ -n "$m" ] || m=$(sed -n 's/^deb[[:space:]]\{1,\}\(\[[^]]*\][[:space:]]\{1,\}\)\{0,1\}\([^[:space:]]*\/debian\)\/*[[:space:]].*/\2/p' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -1)
+	echo "${m:-http://deb.debian.org/debian}"
+}
+# apt_opts SERIES: sets opts, the apt options for that series (empty: the
+# machine's own configuration), writing the private one when it is needed.
+apt_opts() {
+	opts=
+	suite=$(suite_of "$1")
+	[ -n "$suite" ] || return 0
+	d=$cache/apt-$suite
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" || return 0
+	m=$(mirror)
+	kr=/usr/share/keyrings/debian-archive-keyring.gpg
+	printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s-security %s-security main\n' \
+		"$kr" "$m" "$suite" "$kr" "$m" "$suite" >"$d/sources.list"
+	opts="-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Dir::State::status=/dev/null"
+}
 
 resolve_pkg() { # series: the image package its meta package depends on
-	apt-cache depends "$(meta_of "$1")" 2>/dev/null | awk -v s="$1" '
+	apt_opts "$1"
+	# shellcheck disable=SC2086 # $opts is a list of options
+	apt-cache $opts depends "$(meta_of "$1")" 2>/dev/null | awk -v s="$1" '
 		$1 == "Depends:" && index($2, "linux-image-" s ".") == 1 &&
 		$2 ~ /-amd64(-unsigned)?$/ { print $2; exit }'
 }
 
-fetch_pkg() { # pkg -> prints the .deb path
-	( cd "$cache/dl" && apt-get download "$1" ) >>"$log_apt" 2>&1
-	ls -t "$cache/dl/$1"_*.deb 2>/dev/null | head -1
+fetch_pkg() { # series pkg -> prints the .deb path
+	apt_opts "$1"
+	# shellcheck disable=SC2086
+	( cd "$cache/dl" && apt-get $opts download "$2" ) >>"$log_apt" 2>&1
+	ls -t "$cache/dl/$2"_*.deb 2>/dev/null | head -1
 }
 
-updated=0
-apt_update() { # once per run, only when a lookup or a download failed
-	[ $updated = 1 ] && return
-	updated=1
-	apt-get update >>"$log_apt" 2>&1
+updated=
+apt_update() { # series: once per configuration and run, only when a lookup or a download failed
+	apt_opts "$1"
+	case " $updated " in *" ${suite:-machine} "*) return ;; esac
+	updated="$updated ${suite:-machine}"
+	# shellcheck disable=SC2086
+	apt-get $opts update >>"$log_apt" 2>&1
 }
 
 # get_kernel SERIES: sets kdir (the unpacked package), vmlinuz, kver, moddir,
@@ -101,19 +139,19 @@ get_kernel() {
 	s=$1 kdir= vmlinuz= why=
 	pkg=$(resolve_pkg "$s")
 	if [ -z "$pkg" ]; then
-		apt_update
+		apt_update "$s"
 		pkg=$(resolve_pkg "$s")
 	fi
 	if [ -n "$pkg" ]; then
 		kdir=$cache/$pkg
 		if ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
-			deb=$(fetch_pkg "$pkg")
+			deb=$(fetch_pkg "$s" "$pkg")
 			if [ -z "$deb" ]; then
 				# Stale package lists name a version the mirror no longer has.
-				apt_update
+				apt_update "$s"
 				pkg=$(resolve_pkg "$s")
 				kdir=
-				[ -n "$pkg" ] && kdir=$cache/$pkg && deb=$(fetch_pkg "$pkg")
+				[ -n "$pkg" ] && kdir=$cache/$pkg && deb=$(fetch_pkg "$s" "$pkg")
 			fi
 			if [ -n "$deb" ]; then
 				rm -rf "$kdir.tmp"

@@ -161,24 +161,37 @@ int tool_conn_kprobe(struct tool_conn *c, const char *ev, const char *func, int 
 	return (err = tool_conn_add(c, ftn_probe_group(c->inst), ev, filter, NULL)) ? err : 1;
 }
 
-void tool_conn_filter(const struct tool_conn *c, struct tool_str *f, const char *first,
-		      const char *port_field)
+static void conn_filter(const struct tool_conn *c, int family, struct tool_str *f, const char *first,
+			const char *port_field)
 {
 	tool_str_addf(f, "%s", first);
-	if (c->family)
-		tool_str_addf(f, "%sfamily == %d", f->len ? " && " : "", c->family);
+	if (family)
+		tool_str_addf(f, "%sfamily == %d", f->len ? " && " : "", family);
 	for (int i = 0; i < c->nports; i++)
 		tool_str_addf(f, "%s%s == %u%s", i ? " || " : f->len ? " && (" : "(", port_field,
 			      c->ports[i], i == c->nports - 1 ? ")" : "");
+}
+
+void tool_conn_filter(const struct tool_conn *c, struct tool_str *f, const char *first,
+		      const char *port_field)
+{
+	conn_filter(c, c->family, f, first, port_field);
 }
 
 int tool_conn_add_filter(struct tool_conn *c, const char *sys, const char *event,
 			 const char *first, const char *port_field)
 {
 	struct tool_str f = { 0 };
-	int err;
+	int family = c->family, err;
 
-	tool_conn_filter(c, &f, first, port_field);
+	/* an event without the field (tcp:tcp_receive_reset before 5.x):
+	 * -4/-6 is the other events' filter and the tool's */
+	if (family && !tool_event_has_field(sys, event, "family")) {
+		tool_info("%s:%s has no family field on this kernel: -4/-6 filtered on the other events",
+			  sys, event);
+		family = 0;
+	}
+	conn_filter(c, family, &f, first, port_field);
 	if (!(err = tool_filter_check(&f)))
 		err = tool_conn_add(c, sys, event, f.s, NULL);
 	tool_str_free(&f);

@@ -109,16 +109,23 @@ int tool_retrans_backend(struct tool_retrans *st)
 {
 	size_t i;
 
-	/* the first available, or the one asked for if it is */
-	for (i = 0; i < 3 && (st->backend ? strcmp(st->backend, tool_retrans_backends[i]) :
-			      !avail(i)); i++)
+	/* the first available, or the one asked for if it is; by default
+	 * not the tracepoint where it cannot count segments (an event probe
+	 * on it reads them: 5.15+) and kprobes, which read them, exist */
+	int noseg = !st->backend && ftn_kernel_has_kprobes() &&
+		    !ftn_tracefs_readme_has("<attached-group>.<attached-event>");
+
+	for (i = noseg; i < 3 && (st->backend ? strcmp(st->backend, tool_retrans_backends[i]) :
+				  !avail(i)); i++)
 		;
 	if (i == 3 || !avail(i))
 		return tool_fail(-ENOTSUP, i < 3 ? "back end '%s' needs kprobes, and this kernel has none"
 				 : st->backend ? "unknown back end '%s' (tracepoint, kprobe, join)" :
 				 "no usable back end on this kernel%s", st->backend ? st->backend : "");
 	st->be = (int)i;
-	tool_info("back end %s", tool_retrans_backends[st->be]);
+	tool_info("back end %s%s", tool_retrans_backends[st->be], noseg ?
+		  ": this kernel has no event probes (5.15+) to read the tracepoint's segments; "
+		  "the kprobes read them" : "");
 	if (st->tlp && !ftn_kernel_has_kprobes())
 		return tool_fail(-ENOTSUP, "-l needs a kprobe on tcp_send_loss_probe, and this kernel has no kprobes");
 	return 0;
