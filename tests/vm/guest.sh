@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/vm/guest.sh - the checks that run INSIDE the qemu guest booted by
-# tests/vm/run.sh, once per kernel (Debian 6.1 and 6.12: kprobes, hist
-# triggers, sch_netem). Runs as PID 1's child under busybox sh; prints TAP
+# tests/vm/run.sh, once per kernel (Debian 5.10, 6.1 and 6.12: kprobes,
+# sch_netem; hist triggers and event probes but on 5.10). Runs as PID 1's child under busybox sh; prints TAP
 # lines that the init script prefixes with the marker and the host renumbers
 # and names with the kernel ("vm 6.12: ...").
 #

@@ -1,13 +1,15 @@
 #!/bin/sh
-# tests/vm/run.sh - the kprobe test tier: boot Debian's 6.1 and 6.12 kernels
-# (kprobes, kretprobes, hist triggers, sch_netem; 6.12 also fprobe events and
-# BTF argument names) one after the other under qemu TCG, each with a busybox
+# tests/vm/run.sh - the kprobe test tier: boot Debian's 5.10, 6.1 and 6.12
+# kernels (kprobes, kretprobes, sch_netem; 6.1 and 6.12 also hist triggers
+# and event probes, 6.12 fprobe events and BTF argument names; 5.10 has
+# neither hist triggers nor event probes: the fallbacks) one after the
+# other under qemu TCG, each with a busybox
 # initramfs that holds our binaries, run tests/vm/guest.sh inside, and turn
 # its output back into TAP lines here, each naming its kernel ("vm 6.12: ").
 #
 # Run by tests/run.sh as `sh tests/vm/run.sh` from the repo root with
 # FTNET_TOP set. Knobs (see tests/vm/README.md):
-#   FTNET_VM_KERNELS  kernel series to boot (default "6.1 6.12")
+#   FTNET_VM_KERNELS  kernel series to boot (default "5.10 6.1 6.12")
 #   FTNET_VM_CACHE    kernel .debs, unpacked kernels, initramfs, logs
 #                     (default /var/cache/ftnet-vm; outside the tree on purpose)
 #   FTNET_VM_TIMEOUT  hard limit in seconds for one qemu run (default 600)
@@ -73,7 +75,7 @@ log_apt="$cache/apt.log"
 # A series of another Debian release (5.10: Debian 11) is looked up through
 # a private apt configuration under the cache - its own sources list, package
 # lists and status - so the machine's sources and lists stay as they are.
-kernels=${FTNET_VM_KERNELS:-6.1 6.12}
+kernels=${FTNET_VM_KERNELS:-5.10 6.1 6.12}
 meta_of() { # series -> meta package
 	case $1 in
 	5.10|6.1) echo linux-image-amd64 ;;
