@@ -51,8 +51,8 @@ void tool__report_row_out(struct tool_report *r);
 void tool__report_header_cols(struct tool_report *r, const struct tool_col *cols, int ncols);
 int tool__report_prom_update(struct tool_report *r);
 
-/* Eight bytes that all go out as they are in text (tools/common.h, Text
- * of other users' bytes, without flags): each in 0x20..0x7e, none a
+/* Eight bytes that all go out as they are in text (escape.h: text of
+ * other users' bytes, without flags): each in 0x20..0x7e, none a
  * backslash. With no byte >= 0x80 no sum below carries into the next
  * byte: + 0x01 reaches 0x80 only from DEL, + 0x60 only from >= 0x20; the
  * backslash test is exact for "any byte" (a borrow spreads only above a
