@@ -141,7 +141,7 @@ static void print_text(struct state *st, FILE *f, const struct ftn_netdelta *d, 
 	const struct ftn_netctr *c = d->ctr;
 
 	/* the key holds an interface's name: anyone's in its own
-	 * namespace (-N PID), escaped (tools/common.h) */
+	 * namespace (-N PID), escaped (tools/common/escape.h) */
 	fputs("  ", f);
 	tool_esc_pad(f, c->key, -44, 0);
 	if (d->state == FTN_NETDELTA_NEW)

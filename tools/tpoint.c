@@ -76,7 +76,7 @@ static void opts_parse(struct state *st, int argc, char **argv)
 
 static int print_one(void *ctx, const char *sys, const char *event)
 {
-	/* names from events/: escaped like any name (tools/common.h) */
+	/* names from events/: escaped like any name (tools/common/escape.h) */
 	tool_esc_pad(stdout, sys, 0, 0);
 	putchar(':');
 	tool_esc_pad(stdout, event, 0, 0);

@@ -3,8 +3,8 @@
  * "p:NAME FUNC ARGS" / "r:..." and "sys:event" / "sys/event".
  *
  * The parsers live in the tools module (tools/common/evprint.c, header
- * tools/common.h): the Makefile links build/fuzz/libftntools.a into every
- * harness. */
+ * tools/common/evprint.h): the Makefile links build/fuzz/libftntools.a
+ * into every harness. */
 #include "fuzz.h"
 #include "common.h"
 

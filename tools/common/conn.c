@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * conn.c - what the connection tools share (tools/common.h, tool_conn):
+ * conn.c - what the connection tools share (tools/common/conn.h, tool_conn):
  * their options, choosing the back end, the instance and its events, the
  * port filters, the consume loop, the end of the run and the phases
  * around them (tool_conn_main). Beside it: the owners (conn_owner.c), the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * escape.c - text of other users' bytes (tools/common.h: task names,
+ * escape.c - text of other users' bytes (tools/common/escape.h: task names,
  * string fields, paths, interface and symbol names): what a terminal
  * would obey and what is not UTF-8 becomes \xNN, the backslash too, so
  * nobody on the box drives the operator's terminal and the text reads

@@ -198,7 +198,7 @@ const char tool_ftrace_header[] =
 	"#              | |         |   |||||     |         |\n";
 
 /* The event as the kernel prints it, with what other users wrote (the
- * task name, string fields, symbol names) escaped (tools/common.h) */
+ * task name, string fields, symbol names) escaped (tools/common/escape.h) */
 static void print_text(FILE *f, const struct ftn_event *ev)
 {
 	tool_esc_pad(f, ev->comm ? ev->comm : "<...>", 16, 0);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * losses.c - the counters that matter for loss over a run (tools/common.h):
- * read before and after (lib netdelta.c; -N PID's namespace, held so that
- * a change of namespace is seen), looked up by key, name or GROUP.NAME,
- * and the report's rows of them (the loss counters this kernel has, the
- * softnet sums over CPUs, per-interface errors and drops) as text and JSON.
+ * losses.c - the counters that matter for loss over a run
+ * (tools/common/losses.h): read before and after (lib netdelta.c; -N
+ * PID's namespace, held so that a change of namespace is seen), looked up
+ * by key, name or GROUP.NAME, and the report's rows of them (the loss
+ * counters this kernel has, the softnet sums over CPUs, per-interface
+ * errors and drops) as text and JSON.
  */
 #include "common.h"
 

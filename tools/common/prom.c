@@ -212,7 +212,7 @@ void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted
 	p->lost_uncounted = not_counted;
 }
 
-/* A label value: the text output's form of the name (tools/common.h:
+/* A label value: the text output's form of the name (tools/common/escape.h:
  * controls, C1 controls, bytes that are not UTF-8 and the backslash as
  * \xNN), so the file is valid UTF-8 whatever the names (Prometheus
  * rejects a whole textfile over one invalid byte) and two names never

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report.c - one print path for every tool (tools/common.h, struct
+ * report.c - one print path for every tool (tools/common/report.h, struct
  * tool_report): the report made and freed, the run's totals, the text
  * header, the start line and the closing summary. Beside it: rows
  * (report_row.c), intervals and batch ends (report_interval.c), lost
@@ -100,7 +100,7 @@ void tool_report_header(struct tool_report *r)
 }
 
 /* The start line: names and filters in it escaped as on every stderr
- * line (tools/common.h), the line in one write */
+ * line (tools/common/escape.h), the line in one write */
 static void say_start(const char *msg, const char *tail)
 {
 	size_t n = strlen(msg), lt = strlen(tail);

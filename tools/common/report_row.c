@@ -138,8 +138,8 @@ static void text_field_n(struct tool_report *r, const struct tool_col *c, const 
 }
 
 /* A string field: anyone's bytes (a task name, a string field of the
- * event), escaped where they need it (tools/common.h); a clean field, the
- * usual one, costs one pass over it. */
+ * event), escaped where they need it (tools/common/escape.h); a clean
+ * field, the usual one, costs one pass over it. */
 static void text_field_esc(struct tool_report *r, const struct tool_col *c, const char *s,
 			   size_t n)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * section.c - a report section (tools/common.h): allocated over its ops
+ * section.c - a report section (tools/common/section.h): allocated over its ops
  * (section_retrans.c, section_drops.c, section_resets.c), its events
  * enabled, and the one renderer that walks its columns for text, JSON
  * and Prometheus.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * section_run.c - a run of report sections (tools/common.h): set up in
+ * section_run.c - a run of report sections (tools/common/section.h): set up in
  * one instance, each on its own (a missing one says why), then traced
  * together, each event to the section that takes it, the events lost
  * counted for the report's cross-check.

@@ -85,7 +85,7 @@ const char *tool_name(void) { return progname; }
 /* "PROG: MSG TAIL" on stderr, the whole line at once (lines of two tools
  * sharing stderr do not interleave), never cut: it may carry the kernel's
  * error_log text. MSG and TAIL may quote what other users wrote (a path,
- * a name in an event or a file): escaped (tools/common.h), so a line
+ * a name in an event or a file): escaped (tools/common/escape.h), so a line
  * stays one line and drives no terminal. */
 static void say(const char *msg, const char *tail)
 {

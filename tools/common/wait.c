@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wait.c - struct tool_wait (tools/common.h): records that wait for a
+ * wait.c - struct tool_wait (tools/common/wait.h): records that wait for a
  * later event, for at most one batch end, kept in the order they came,
  * by a key.
  */
