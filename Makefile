@@ -71,7 +71,8 @@ LIB_PC    := $(B)/ftnet.pc
 # layer's), installed as INCDIR/ftnet.h and INCDIR/ftnet/*.h.
 PUB_SUB   := $(sort $(wildcard lib/ftnet/*.h))
 PUB_H     := lib/ftnet.h $(PUB_SUB)
-# The tools module (tools/common.h + tools/common/*.c): tool policy shared
+# The tools module (tools/common.h, the object headers it includes from
+# tools/common/*.h, tools/common/*.c): tool policy shared
 # by every bin/ tool, linked in from its own archive.
 TC_SRC    := $(sort $(wildcard tools/common/*.c))
 TC_OBJ    := $(patsubst tools/common/%.c,$(B)/tools/%.o,$(TC_SRC))
@@ -163,7 +164,7 @@ $(TC_A): $(TC_OBJ)
 	$(call quiet,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BO)/%: tools/%.c tools/common.h $(TC_A) $(LIB_A)
+$(BO)/%: tools/%.c tools/common.h $(wildcard tools/common/*.h) $(TC_A) $(LIB_A)
 	@mkdir -p $(BO)
 	$(call quiet,CCLD,$@)
 	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -o $@ $< $(TC_A) $(LIB_A) $(LDFLAGS)
