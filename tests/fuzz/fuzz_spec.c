@@ -2,8 +2,8 @@
 /* fuzz_spec - the probe-spec parsers of the kprobe and tpoint tools:
  * "p:NAME FUNC ARGS" / "r:..." and "sys:event" / "sys/event".
  *
- * The parsers live in the tools module (tools/common/evprint.c, header
- * tools/common/evprint.h): the Makefile links build/fuzz/libftntools.a
+ * The parsers live in the tools module (tools/common/spec.c, header
+ * tools/common/spec.h): the Makefile links build/fuzz/libftntools.a
  * into every harness. */
 #include "fuzz.h"
 #include "common.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fuzz_uspec - bin/uprobe's parsers in the tools module (uspec.c): the
+/* fuzz_uspec - bin/uprobe's parsers in the tools module (spec.c, bytes.c): the
  * uprobe definition, the $argN rewrite, and byte arrays as the kernel
  * prints them ("{0xde,0xad}") with their hex string. */
 #include "fuzz.h"
