@@ -841,7 +841,7 @@ check_tool_tcpdrop() {
 	tcpdrop -v -d 8 --json $rf --stream >/tmp/td.s.json 2>/tmp/td.s.err &
 	p2=$!
 	fresh /tmp/td.t.json /tmp/td.t.err
-	tpoint -d 8 --json skb:kfree_skb $tf >/tmp/td.t.json 2>/tmp/td.t.err &
+	tpoint -d 8 --json skb:kfree_skb ${tf:+"$tf"} >/tmp/td.t.json 2>/tmp/td.t.err &
 	p3=$!
 	i=0
 	while [ $i -lt 100 ] && [ "$(cat /tmp/td.h.err /tmp/td.s.err /tmp/td.t.err 2>/dev/null | grep -c '^Tracing')" -lt 3 ]; do
