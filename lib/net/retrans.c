@@ -144,10 +144,12 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 			if ((err = ftn_probe_arg(3, a3, sizeof(a3))) < 0 ||
 			    (err = ftn_probe_skb_fetchargs(2, extra, sizeof(extra) - 48)) < 0)
 				return err;
-			/* the caller: rt's and rt2's (cause); the congestion
-			 * state: rt's (the retransmit queue's split) */
-			snprintf(extra + err, sizeof(extra) - (size_t)err,
-				 " segs=%s:s32 caller=$stack0:symbol", a3);
+			/* the caller: rt's and rt2's (cause), where the kernel
+			 * has the symbol type (4.17: before, no caller, as when
+			 * symbols are hidden); the congestion state: rt's (the
+			 * retransmit queue's split) */
+			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3,
+				 ftn_tracefs_readme_has("string, symbol") > 0 ? " caller=$stack0:symbol" : "");
 			if (!strcmp(event, "rt"))
 				cause_fetchargs(probes[i].argn, tuple, extra, sizeof(extra));
 		}
@@ -422,7 +424,7 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		/* read where the kernel counted: its segs (0: not read) */
 		if (!ftn_event_u64(ev, "pcount", &pc) && pc <= UINT16_MAX)
 			r->segs = (uint32_t)pc;
-	} else if (r->type == 'R' && ftn_event_u64(ev, "skb", &skb) == 0) {
+	} else if (r->type == 'R' && ftn_probe_value_u64(ftn_event_str(ev, "skb"), d->bare_hex, &skb) == 0) {
 		struct dec_cpu *c = &d->cpu[ev->cpu & (DEC_CPUS - 1)];
 
 		if (!inner) {
@@ -435,7 +437,8 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		} else if (rt2_nested(c, skb, ev->ts_ns, rt2_caller(ev))) {
 			return 0;
 		}
-		r->segs = ftn_event_u64(ev, "pcount", &pc) || !pc ? 1
+		/* (pcount is a u16: bare hex before 4.17, segs an s32) */
+		r->segs = ftn_probe_value_u64(ftn_event_str(ev, "pcount"), d->bare_hex, &pc) || !pc ? 1
 			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
 			? (uint32_t)pc : (uint32_t)segs;
 	}

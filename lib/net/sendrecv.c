@@ -155,6 +155,10 @@ static int sr_probe(struct ftn_instance *inst, const struct sr_func *f, int ret_
 	if ((err = ftn_probe_arg(1, a1, sizeof(a1))) < 0 ||
 	    (fl && (err = ftn_probe_arg(flags_argn(), af, sizeof(af))) < 0))
 		return err;
+	/* a register at the return is no longer the argument, and every
+	 * kernel takes it: only $argN (4.20+) can be refused there */
+	if (ret_args && a1[0] != '$')
+		return -EOPNOTSUPP;
 	snprintf(def, sizeof(def), "%s sk=%s:%s family=+16(%s):u16%s%s%s%s", f->func, a1,
 		 ftn_tracefs_readme_has("x8/16/32/64") ? "x64" : "u64", a1, fl ? " flags=" : "",
 		 fl ? af : "", fl ? ":u32" : "", ret_args ? " ret=$retval:s32" : "");

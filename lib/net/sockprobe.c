@@ -214,7 +214,9 @@ int ftn__probe_skb_fetchargs_at(const char *base, char *buf, size_t size)
 	if (btf && !ftn_btf_member_offset(btf, "struct sk_buff", "cb", &c) &&
 	    !ftn_btf_member_offset(btf, "struct tcp_skb_cb", "tcp_gso_segs", &g))
 		cb = c, gso = g;
-	err = snprintf(buf, size, "skb=%s:x64 pcount=+%u(%s):u16", base, cb + gso, base);
+	/* before 4.17 there is no x64: u64 prints bare hex there anyway */
+	err = snprintf(buf, size, "skb=%s:%s pcount=+%u(%s):u16", base,
+		       ftn_tracefs_readme_has("x8/16/32/64") ? "x64" : "u64", cb + gso, base);
 	return err < 0 || (size_t)err >= size ? -ENOSPC : err;
 }
 

@@ -19,6 +19,14 @@
  * golden event times are reproducible. (Three reads in one millisecond:
  * the library keeps the tightest of five tries.)
  *
+ * With FTNET_FAKE_KPROBES (the fetch types the kernel modelled knows) it
+ * plays a kernel's kprobe_events and uprobe_events: a definition with
+ * another type is refused (EINVAL), one accepted makes the probe's event
+ * directories (with the format such a kernel prints), "-:" removes them
+ * (fake_kprobes; without a trigger file with FTNET_FAKE_NO_TRIGGERS, as
+ * before 3.14), so the tools' kprobe back ends run on fake trees of
+ * kernels no test machine has (tests/offline/oldkernels.sh).
+ *
  * Built twice: build/tests/fakeinst.so for LD_PRELOAD (the tools in
  * offline test scripts, through fakefs.inc) and build/tests/fakeinst.o,
  * linked into the unit tests (a definition in the executable wins over
@@ -209,11 +217,211 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 	return 0;
 }
 
+/* One probe event's directory (format, and enable, filter and trigger
+ * where a buffer's controls are: the template and each instance). */
+static void probe_dir(const char *events, const char *grp, const char *ev,
+		      const char *format, int controls)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", events, grp);
+	sys_mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/%s/%s", events, grp, ev);
+	if (sys_mkdir(p, 0755) < 0 && errno != EEXIST)
+		return;
+	snprintf(p, sizeof(p), "%s/%s/%s/format", events, grp, ev);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0) {
+		(void)!syscall(SYS_write, fd, format, strlen(format));
+		close(fd);
+	}
+	if (!controls)
+		return;
+	snprintf(p, sizeof(p), "%s/%s/%s/enable", events, grp, ev);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) >= 0) {
+		(void)!syscall(SYS_write, fd, "0\n", 2);
+		close(fd);
+	}
+	snprintf(p, sizeof(p), "%s/%s/%s/filter", events, grp, ev);
+	close(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+	if (getenv("FTNET_FAKE_NO_TRIGGERS"))
+		return;         /* before 3.14 */
+	snprintf(p, sizeof(p), "%s/%s/%s/trigger", events, grp, ev);
+	close(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+}
+
+static void probe_rm(const char *events, const char *grp, const char *ev)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s/%s", events, grp, ev);
+	empty_tree(p);
+	sys_rmdir(p);
+	snprintf(p, sizeof(p), "%s/%s", events, grp);
+	sys_rmdir(p);           /* fails while the group has other events */
+}
+
+/* The format a kernel prints for a probe event of definition LINE (as
+ * kprobe_event_define_fields lays it out: the probe's address(es), then
+ * each argument with its type's size; a string is a __data_loc). */
+static void probe_format(const char *ev, const char *line, char *out, size_t size)
+{
+	static const char *const common =
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+	char args[1024];
+	const char *a;
+	size_t len;
+	int off, ret = line[0] == 'r';
+
+	len = (size_t)snprintf(out, size, "name: %s\nID: 2000\nformat:\n%s", ev, common);
+	len += (size_t)snprintf(out + len, size - len, ret ?
+		"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n" :
+		"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n");
+	off = ret ? 24 : 16;
+	/* skip "p:G/E" and the probed place */
+	a = line + strcspn(line, " ");
+	a += strspn(a, " ");
+	a += strcspn(a, " ");
+	snprintf(args, sizeof(args), "%s", a);
+	for (char *save = NULL, *t = strtok_r(args, " \n", &save); t && len < size;
+	     t = strtok_r(NULL, " \n", &save)) {
+		char *eq = strchr(t, '='), *ty = strrchr(t, ':');
+		int sz = 8, sgn = 0;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (ty && ty > eq) {
+			ty++;
+			sgn = ty[0] == 's' && ty[1] != 't';
+			sz = !strcmp(ty, "string") ? 4 : atoi(ty + 1) / 8;
+			if (sz <= 0)
+				sz = 8;
+		}
+		len += (size_t)snprintf(out + len, size - len,
+					"\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n",
+					ty && ty > eq ? (!strcmp(ty, "string") ? "__data_loc char[]" : ty) : "u64",
+					t, off, sz, sgn);
+		off += sz;
+	}
+	if (len < size)
+		snprintf(out + len, size - len, "\nprint fmt: \"(%%lx)\", REC->%s\n",
+			 ret ? "__probe_func" : "__probe_ip");
+}
+
+/* A definition a kernel of FTNET_FAKE_KPROBES's types (its value: the
+ * fetch types it knows, space-separated, as that kernel's trace_probe.c
+ * lists them) refuses: an argument of another type. */
+static int probe_refused(const char *buf, size_t n, const char *types)
+{
+	char line[2048], want[64], all[512];
+
+	for (size_t i = 0; i < n; ) {
+		size_t l = strcspn(buf + i, "\n");
+		char *save = NULL, *t;
+
+		if (l >= n - i)
+			l = n - i;
+		snprintf(line, sizeof(line), "%.*s", (int)l, buf + i);
+		i += l + 1;
+		if (line[0] == '-')
+			continue;
+		for (t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(t, '='), *ty = strrchr(t, ':');
+			size_t k;
+
+			if (!eq || !ty || ty < eq)
+				continue;
+			ty++;
+			k = ty[0] == 'b' ? 1 : strlen(ty);       /* b<w>@<o>/<s>: "b" */
+			snprintf(want, sizeof(want), " %.*s ", (int)k, ty);
+			snprintf(all, sizeof(all), " %s ", types);
+			if (!strstr(all, want))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* With FTNET_FAKE_KPROBES set, what a kernel does on a write to
+ * kprobe_events (or uprobe_events) of a fake tree: a definition
+ * "p|r[N]:GROUP/EVENT PLACE ARGS" makes events/GROUP/EVENT (the tree's,
+ * the instance template's and every instance's, with the format the
+ * kernel would print), a "-:GROUP/EVENT" removes them. */
+static void fake_kprobes(const char *path, const char *buf, size_t n)
+{
+	char dir[PATH_MAX], events[PATH_MAX + 16], line[2048], fmt[8192];
+	const char *tmpl = getenv("FTNET_FAKE_INSTANCE");
+	size_t dl = strlen(path) - 14;  /* "/kprobe_events", "/uprobe_events" */
+
+	if (dl >= sizeof(dir))
+		return;
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	for (size_t i = 0; i < n; ) {
+		size_t l = strcspn(buf + i, "\n");
+		char *colon, *slash, *sp, grp[256], ev[256];
+
+		if (l >= n - i)
+			l = n - i;
+		snprintf(line, sizeof(line), "%.*s", (int)l, buf + i);
+		i += l + 1;
+		colon = strchr(line, ':');
+		if (!colon || !(slash = strchr(colon, '/')))
+			continue;
+		sp = slash + strcspn(slash, " ");
+		snprintf(grp, sizeof(grp), "%.*s", (int)(slash - colon - 1), colon + 1);
+		snprintf(ev, sizeof(ev), "%.*s", (int)(sp - slash - 1), slash + 1);
+		for (int w = 0; w < 3; w++) {
+			DIR *d;
+			struct dirent *de;
+
+			if (w == 0)
+				snprintf(events, sizeof(events), "%s/events", dir);
+			else if (w == 1 && tmpl && *tmpl)
+				snprintf(events, sizeof(events), "%s/events", tmpl);
+			else if (w == 1)
+				continue;
+			if (w < 2) {
+				if (line[0] == '-') {
+					probe_rm(events, grp, ev);
+				} else {
+					probe_format(ev, line, fmt, sizeof(fmt));
+					probe_dir(events, grp, ev, fmt, w == 1);
+				}
+				continue;
+			}
+			snprintf(events, sizeof(events), "%s/instances", dir);
+			if (!(d = opendir(events)))
+				continue;
+			while ((de = readdir(d)) != NULL) {
+				char ie[PATH_MAX + 300];
+
+				if (de->d_name[0] == '.')
+					continue;
+				snprintf(ie, sizeof(ie), "%s/instances/%s/events", dir, de->d_name);
+				if (line[0] == '-') {
+					probe_rm(ie, grp, ev);
+				} else {
+					probe_format(ev, line, fmt, sizeof(fmt));
+					probe_dir(ie, grp, ev, fmt, 1);
+				}
+			}
+			closedir(d);
+		}
+	}
+}
+
 /* With FTNET_FAKE_NO_RETARGS set, appending to a file named kprobe_events
  * (non-empty) a return probe ("r...") that reads $argN fails with EINVAL, as a kernel
  * before 6.10 refuses it ("Invalid $-variable specified"): the library's
  * fallback for such kernels (the sockio tools' entry probes paired with
- * returns) runs in fake trees. Any other write is the system call. */
+ * returns) runs in fake trees. Any other write is the system call (and
+ * then, with FTNET_FAKE_KPROBES, fake_kprobes). */
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	char link[64], path[PATH_MAX];
@@ -227,6 +435,22 @@ ssize_t write(int fd, const void *buf, size_t n)
 		if (k > 14 && !memcmp(path + k - 14, "/kprobe_events", 14)) {
 			errno = EINVAL;
 			return -1;
+		}
+	}
+	if (getenv("FTNET_FAKE_KPROBES") && *getenv("FTNET_FAKE_KPROBES")) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		k = readlink(link, path, sizeof(path) - 1);
+		if (k > 14 && (!memcmp(path + k - 14, "/kprobe_events", 14) ||
+			       !memcmp(path + k - 14, "/uprobe_events", 14))) {
+			path[k] = '\0';
+			if (probe_refused(buf, n, getenv("FTNET_FAKE_KPROBES"))) {
+				errno = EINVAL;
+				return -1;
+			}
+			k = syscall(SYS_write, fd, buf, n);
+			if (k > 0)
+				fake_kprobes(path, buf, (size_t)k);
+			return k;
 		}
 	}
 	return syscall(SYS_write, fd, buf, n);

@@ -1,0 +1,157 @@
+#!/bin/sh
+# Every tool on the tracefs of kernels no test machine runs: 3.10 (upstream
+# 3.10, what RHEL 7 is built on: instances, no tcp tracepoints, kprobes
+# without x types, u* printed as bare hex) and 4.14 (no tcp:* tracepoints
+# nor sock:inet_sock_set_state, hist triggers, x types); 4.9 prints and
+# lists what 4.14 does for everything a tool uses (tests/fixtures/
+# linux-3.10/README, linux-4.14/README). The shim plays the kernel's
+# kprobe_events (FTNET_FAKE_KPROBES: the fetch types it knows, a
+# definition with another refused).
+#  - each tool in bin/ with -d 1: exit 0 and its banner, or exit 2 with one
+#    line naming what the kernel lacks; the tree left as found;
+#  - the kprobe back ends of tcpretrans, tcpconnect, tcplife and tcpstates
+#    decode the fixture's events (trace_pipe.txt: a connection's states,
+#    its bytes calls, a retransmit and its nested __tcp_retransmit_skb, a
+#    loss probe's, a refused connect) to golden outputs, and the
+#    definitions use only that kernel's types;
+#  - 3.10 keeps tracefs under debugfs: found there through /proc/mounts.
+. "$(dirname "$0")/fakefs.inc"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+golden_normalize() { mask_wall_times "$1"; }
+KERNELS="linux-3.10 linux-4.14"
+
+# old_tree ROOT KERNEL [text]: the tree of KERNEL: its formats, README
+# (what its trace.c's readme_msg prints), ring buffer headers, a
+# kprobe_events and uprobe_events; hist files where it has hist triggers
+# (4.7+), set_event_pid in instances where it has one (4.4+), trigger
+# files where it has event triggers (3.14+); with
+# "text", no trace_pipe_raw (the tools read the FIFO's text).
+old_tree() {
+	fake_tree "$1" "$2" skb/kfree_skb syscalls/sys_enter_accept syscalls/sys_exit_accept \
+		syscalls/sys_enter_accept4 syscalls/sys_exit_accept4 syscalls/sys_enter_listen \
+		syscalls/sys_exit_listen syscalls/sys_enter_recvfrom syscalls/sys_exit_recvfrom
+	cp "$FIX/$2/readme_msg" "$1/fs/README"
+	: > "$1/fs/kprobe_events"
+	: > "$1/fs/uprobe_events"
+	cp "$FIX/$2/header_page" "$FIX/$2/header_event" "$1/fs/events/"
+	[ "$3" = text ] || for c in 0 1; do : > "$1/tmpl/per_cpu/cpu$c/trace_pipe_raw"; done
+	# event triggers came in 3.14
+	[ "$2" = linux-3.10 ] && find "$1" -name trigger -delete
+	if [ "$2" = linux-4.14 ]; then
+		for e in "$1"/fs/events/*/*/ "$1"/tmpl/events/*/*/; do : > "$e/hist"; done
+		# what tcpdrop's trigger shows while nothing was dropped
+		# (hist_trigger_show, event_hist_trigger_print)
+		printf '# event histogram\n#\n# trigger info: %s [active]\n#\n\n\nTotals:\n    Hits: 0\n    Entries: 0\n    Dropped: 0\n' \
+			'hist:keys=location.sym-offset,protocol:vals=hitcount:sort=hitcount:size=2048' \
+			> "$1/tmpl/events/skb/kfree_skb/hist"
+		: > "$1/tmpl/set_event_pid"
+	fi
+}
+
+# orun ROOT KERNEL FIXTURE ARGS...: fake_run with the kernel's kprobes
+# and no BTF (4.18+, /sys/kernel/btf 5.4+)
+orun() {
+	_r=$1; _k=$2; _f=$3; shift 3
+	_nt=
+	[ "$_k" = linux-3.10 ] && _nt=1
+	fake_run "$_r" "$_f" "$tmp/o" "$tmp/e" env FTNET_FAKE_KPROBES="$(cat "$FIX/$_k/kprobe_types")" \
+		${_nt:+FTNET_FAKE_NO_TRIGGERS=1} FTNET_BTF=/nonexistent "$@"
+}
+
+# what each tool needs as arguments to start
+args_of() {
+	case $1 in
+	funccount) echo tcp_v4_connect ;;
+	kprobe) echo 'p:tcp_sendmsg' ;;
+	sockio) echo "-p $$" ;;
+	tpoint) echo skb:kfree_skb ;;
+	uprobe) echo "p:$FTNET_TOP/build/tests/utarget:main" ;;
+	esac
+}
+
+# the tools that cannot run there: "KERNEL TOOL what stderr says"
+# (everything else exits 0)
+unsupported() {
+	case "$1 $2" in
+	"linux-"*" funccount") echo 'no function tracer' ;;
+	"linux-3.10 sockio") echo 'no set_event_pid' ;;
+	esac
+}
+
+for k in $KERNELS; do
+	R=$tmp/$k
+	old_tree "$R" "$k"
+	tree_sum "$R/fs" > "$R.before"
+	for t in "$BIN"/*; do
+		[ -x "$t" ] || continue
+		tn=${t##*/}
+		# shellcheck disable=SC2046
+		orun "$R" "$k" /dev/null "$t" -d 1 $(args_of "$tn")
+		why=$(unsupported "$k" "$tn")
+		if [ -n "$why" ]; then
+			check "$k $tn: exit 2 with one line saying it needs what the kernel lacks ($why; got $rc)" \
+				sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^$3: .*$4" "$2"' \
+				sh "$rc" "$tmp/e" "$tn" "$why"
+		else
+			check "$k $tn: exit 0 (got $rc: $(head -c 200 "$tmp/e" | tr '\n' ' '))" [ "$rc" = 0 ]
+		fi
+		# (the fake kprobe_events keeps what was written: each
+		# definition must be followed by its removal)
+		check "$k $tn: every probe removed, no instance left" \
+			sh -c 'cat "$1/kprobe_events" "$1/uprobe_events" | awk "
+				/^[pr][0-9]*:/ { split(\$1, a, \":\"); open[a[2]] = 1 }
+				/^-:/ { delete open[substr(\$1, 3)] }
+				END { for (e in open) exit 1 }" &&
+			       [ -z "$(ls "$1/instances")" ] && ! ls "$1/events" | grep -q ^ftnet_' sh "$R/fs"
+		: > "$R/fs/kprobe_events"
+		: > "$R/fs/uprobe_events"
+	done
+	tree_sum "$R/fs" > "$R.after"
+	same "$k: tree left as found" "$R.before" "$R.after"
+done
+
+# the kprobe back ends' definitions: only types the kernel knows
+# (x64 from 4.17's README on, no symbol type before 4.17), and the
+# events decoded
+for k in $KERNELS; do
+	R=$tmp/$k-text
+	old_tree "$R" "$k" text
+	v=${k#linux-}
+	for tn in tcpretrans tcpconnect tcplife tcpstates; do
+		# an instance shows its own probes only: the tool's lines
+		case $tn in
+		tcpretrans) evs='rt|rt2|synack' ;;
+		tcpconnect) evs='conn4|conn6|state|reset' ;;
+		*) evs='set_state|sendmsg|recvmsg' ;;
+		esac
+		grep -E "^ *[^ ].* [0-9]+\.[0-9]+: ($evs): " "$FIX/$k/trace_pipe.txt" > "$tmp/feed"
+		for fmt in txt json; do
+			j=
+			[ $fmt = json ] && j=--json
+			orun "$R" "$k" "$tmp/feed" "$BIN/$tn" -d 1 $j
+			check "$v $tn $fmt: exit 0 (got $rc)" [ "$rc" = 0 ]
+			check "$v $tn $fmt: the kprobe back end" grep -q 'kprobe back end' "$tmp/e"
+			golden "$tn.$v.$fmt" "$tmp/o"
+		done
+	done
+done
+
+# 3.10: tracefs is debugfs's tracing directory (tracefs came in 4.1),
+# found through the mounts when FTNET_TRACEFS is not set. In a user
+# namespace of its own: where the mounts were not understood the library
+# would mount tracefs on /sys/kernel/tracing, which it may not there.
+R=$tmp/linux-3.10
+mkdir -p "$tmp/debug" "$tmp/proc"
+ln -s "$R/fs" "$tmp/debug/tracing"
+printf 'sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\ndebugfs %s debugfs rw,relatime 0 0\n' \
+	"$tmp/debug" > "$tmp/proc/mounts"
+if [ -r "$tmp/debug/tracing/README" ] && unshare -r true 2>/dev/null; then
+	env -u FTNET_TRACEFS FTNET_PROC="$tmp/proc" unshare -r "$BIN/tpoint" -l 'skb:*' >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "3.10 under debugfs: found through /proc/mounts (exit $rc)" \
+		sh -c '[ "$1" = 0 ] && grep -qx "skb:kfree_skb" "$2"' sh "$rc" "$tmp/o"
+else
+	skip "3.10 under debugfs" "no user namespace here"
+fi
+done_tap
