@@ -239,6 +239,9 @@ struct ftn_format;
 FTN_EXPORT struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
 				   const char *sys, const char *event);
 FTN_EXPORT void ftn_format_free(struct ftn_format *fmt);
+/* Whether the top-level events/SYS/EVENT/format has a field of that name
+ * (fields come and go between kernels); 0 also when it cannot be read. */
+FTN_EXPORT int ftn_event_has_field(const char *sys, const char *event, const char *field);
 FTN_EXPORT const char *ftn_format_name(const struct ftn_format *fmt);
 FTN_EXPORT const char *ftn_format_system(const struct ftn_format *fmt); /* "" if parsed */
 /* NULL (errno ENOENT) when the event has no such field. */

@@ -87,7 +87,10 @@ static const struct {
 	{ "tlp", "tcp_send_loss_probe", 1, 0 },
 };
 
-static int has_field(const char *event, const char *field);
+static int has_field(const char *event, const char *field)
+{
+	return ftn_event_has_field("tcp", event, field);
+}
 
 /* "rtp": needs BTF (an IPv6 socket's addresses are read at its offsets:
  * the tracepoint's own 16-byte address fields cannot be fetched whole) */
@@ -462,15 +465,6 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 	if (r->cause == FTN_RTX_UNKNOWN && !r->why)
 		r->why = FTN_RTX_NO_CALLER;     /* (rtp: a socket not read) */
 	return 1;
-}
-
-static int has_field(const char *event, const char *field)
-{
-	struct ftn_format *fmt = ftn_format_load(NULL, "tcp", event);
-	int has = fmt && ftn_format_field(fmt, field) != NULL;
-
-	ftn_format_free(fmt);
-	return has;
 }
 
 int ftn_retrans_filter(const char *event, int family, char *buf, size_t size)

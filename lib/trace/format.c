@@ -379,6 +379,15 @@ struct ftn_format *ftn_format_parse(const char *text)
 	return fmt;
 }
 
+int ftn_event_has_field(const char *sys, const char *event, const char *field)
+{
+	struct ftn_format *fmt = ftn_format_load(NULL, sys, event);
+	int has = fmt && ftn_format_field(fmt, field) != NULL;
+
+	ftn_format_free(fmt);
+	return has;
+}
+
 struct ftn_format *ftn_format_load(const struct ftn_instance *inst,
 				   const char *sys, const char *event)
 {

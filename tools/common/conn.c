@@ -186,7 +186,7 @@ int tool_conn_add_filter(struct tool_conn *c, const char *sys, const char *event
 
 	/* an event without the field (tcp:tcp_receive_reset before 5.x):
 	 * -4/-6 is the other events' filter and the tool's */
-	if (family && !tool_event_has_field(sys, event, "family")) {
+	if (family && !ftn_event_has_field(sys, event, "family")) {
 		tool_info("%s:%s has no family field on this kernel: -4/-6 filtered on the other events",
 			  sys, event);
 		family = 0;

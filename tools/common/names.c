@@ -121,15 +121,6 @@ const char *tool_filter_family(int family)
 	return !family ? "" : family == AF_INET ? "family == 2" : "family == 10";
 }
 
-int tool_event_has_field(const char *sys, const char *event, const char *field)
-{
-	struct ftn_format *fmt = ftn_format_load(NULL, sys, event);
-	int has = fmt && ftn_format_field(fmt, field);
-
-	ftn_format_free(fmt);
-	return has;
-}
-
 int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *event,
 		     const char *filter, int stacks, const char *name)
 {

@@ -52,9 +52,5 @@ const char *tool_filter_family(int family);
  * -EINVAL (the user's input). 0 or -errno. */
 int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *event,
 		     const char *filter, int stacks, const char *name);
-/* Whether sys:event's format has a field of that name (fields come and go
- * between kernels: tcp:tcp_receive_reset has no family before 5.x). 0 also
- * when the format cannot be read. */
-int tool_event_has_field(const char *sys, const char *event, const char *field);
 
 #endif /* FTNET_TOOLS_NAMES_H */
