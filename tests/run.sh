@@ -31,7 +31,9 @@
 # FTNET_TIERS="offline fuzz host analyse valgrind sanitize vm" limits the
 # tiers; FTNET_ONLY=glob one test (sanitize/offline/tcpdrop.sh: a test of
 # the sanitize tier). FTNET_JOBS: how many tests of the valgrind tier (2)
-# and of the sanitize tier's offline scripts (4) run at once.
+# and of the sanitize tier's offline scripts (4) run at once;
+# FTNET_OFFLINE_JOBS: of the offline tier's scripts (3). Each test's time
+# follows its output ("# time offline/x.sh: 12 s").
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -92,8 +94,10 @@ run_one() { # name command...
 	name=$1; shift
 	case "$name" in ${FTNET_ONLY:-*}) ;; *) return 0 ;; esac
 	echo "# --- $name"
+	_t0=$(date +%s)
 	"$@" >"$(logof "$name").log" 2>&1
 	tally "$name" $?
+	echo "# time $name: $(($(date +%s) - _t0)) s"
 }
 
 # san_env NAME: the sanitizers' reports of test NAME go to files of its
@@ -135,8 +139,11 @@ par_one() {
 	while [ "$(par_running)" -ge "$max" ]; do sleep 0.2; done
 	(
 		case $name in sanitize/*) san_env "$name" ;; esac
+		_t0=$(date +%s)
 		"$@" >"$log" 2>&1
-		echo $? >"$log.rc"
+		_rc=$?
+		echo "$(($(date +%s) - _t0))" >"$log.t"
+		echo $_rc >"$log.rc"
 	) &
 	par_pending="$par_pending $name"
 }
@@ -152,7 +159,8 @@ par_end() {
 	for _t in $par_pending; do
 		echo "# --- $_t"
 		tally "$_t" "$(cat "$(logof "$_t").log.rc" 2>/dev/null || echo 1)"
-		rm -f "$(logof "$_t").log.rc"
+		echo "# time $_t: $(cat "$(logof "$_t").log.t" 2>/dev/null || echo '?') s"
+		rm -f "$(logof "$_t").log.rc" "$(logof "$_t").log.t"
 	done
 	par_pending=""
 }
@@ -172,9 +180,12 @@ for tier in $tiers; do
 		for t in build/tests/test_*; do
 			[ -x "$t" ] && run_one "offline/$(basename "$t")" "$t"
 		done
+		# the scripts share nothing (own temp dirs and fake trees;
+		# bin/ and build/ only read): FTNET_OFFLINE_JOBS at once
 		for t in tests/offline/*.sh; do
-			[ -f "$t" ] && run_one "offline/$(basename "$t")" sh "$t"
-		done ;;
+			[ -f "$t" ] && par_one "${FTNET_OFFLINE_JOBS:-3}" "offline/$(basename "$t")" sh "$t"
+		done
+		par_end ;;
 	fuzz)
 		run_one "fuzz/harnesses" sh tests/fuzz/run.sh ;;
 	host)

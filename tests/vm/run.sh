@@ -2,8 +2,8 @@
 # tests/vm/run.sh - the kprobe test tier: boot Debian's 5.10, 6.1 and 6.12
 # kernels (kprobes, kretprobes, sch_netem; 6.1 and 6.12 also hist triggers
 # and event probes, 6.12 fprobe events and BTF argument names; 5.10 has
-# neither hist triggers nor event probes: the fallbacks) one after the
-# other under qemu TCG, each with a busybox
+# neither hist triggers nor event probes: the fallbacks), FTNET_VM_JOBS at a
+# time under qemu TCG, each with a busybox
 # initramfs that holds our binaries, run tests/vm/guest.sh inside, and turn
 # its output back into TAP lines here, each naming its kernel ("vm 6.12: ").
 #
@@ -23,6 +23,7 @@
 #                     text, and guests lock up or crash:
 #                     tests/vm/README.md "The guest lockup")
 #   FTNET_VM_SMP      guest CPUs (default 2)
+#   FTNET_VM_JOBS     guests at once (default 2: one host thread each)
 #   FTNET_VM_RETRY    boots again after a guest kernel crash (default 1;
 #                     tests/vm/soak.sh sets 0 to count crashes)
 #
@@ -60,7 +61,9 @@ done
 
 mkdir -p "$cache/dl" || skip "cannot create $cache"
 log_apt="$cache/apt.log"
-: >"$log_apt" # this run's apt output only
+# this run's apt output only (a child of a run with kernels side by side
+# appends to its parent's)
+[ -n "${FTNET_VM_CHILD:-}" ] || : >"$log_apt"
 
 # --- the kernels -----------------------------------------------------------
 # Each kernel is named by its series (the TAP prefix "vm 6.1: ...") and has a
@@ -201,6 +204,49 @@ for d in "$cache"/run.*; do
 	kill -0 "${d##*.}" 2>/dev/null || rm -rf "$d"
 done
 rm -rf "$work"
+
+# --- kernels side by side ----------------------------------------------------
+# A guest is one host thread (thread=single), so FTNET_VM_JOBS guests (2:
+# this machine's cores) run at once and the tier takes about half as long.
+# The kernels are fetched here one after the other (apt's lists and the
+# cache are shared), then each is a child run of this script
+# (FTNET_VM_CHILD=1, one kernel, its own work tree); the children's
+# outputs are printed in kernel order, their TAP lines numbered on.
+vm_jobs=${FTNET_VM_JOBS:-2}
+case $vm_jobs in "" | *[!0-9]*) vm_jobs=1 ;; esac
+# shellcheck disable=SC2086 # the list of series
+set -- $kernels
+if [ -z "${FTNET_VM_CHILD:-}" ] && [ "$vm_jobs" -gt 1 ] && [ $# -gt 1 ]; then
+	mkdir -p "$work" || skip "cannot create $work"
+	for kv in $kernels; do
+		get_kernel "$kv" || : # (a child says why it cannot)
+	done
+	started= pids=
+	trap 'kill $pids 2>/dev/null; rm -rf "$work"; exit 1' INT TERM HUP
+	for kv in $kernels; do
+		while :; do
+			busy=0
+			for s in $started; do [ -f "$work/$s.rc" ] || busy=$((busy + 1)); done
+			[ "$busy" -lt "$vm_jobs" ] && break
+			sleep 1
+		done
+		( FTNET_VM_CHILD=1 FTNET_VM_KERNELS=$kv sh "$top/tests/vm/run.sh" >"$work/$kv.out" 2>&1
+		  echo $? >"$work/$kv.rc" ) &
+		started="$started $kv" pids="$pids $!"
+	done
+	wait
+	rc=0
+	for kv in $kernels; do
+		cat "$work/$kv.out"
+	done | awk '/^(not )?ok [0-9]+/ { n++; sub(/ok [0-9]+/, "ok " n) } { print }'
+	for kv in $kernels; do
+		[ "$(cat "$work/$kv.rc" 2>/dev/null)" = 0 ] || rc=1
+	done
+	echo "# whole tier $(($(date +%s) - t_start)) s (kernels: $kernels; $vm_jobs at once)"
+	rm -rf "$work"
+	exit $rc
+fi
+
 mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
 	"$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/lib/modules" \
 	"$root/etc" "$root/ftnet/bin" "$root/ftnet/build/tests" "$root/ftnet/tests/vm" ||
