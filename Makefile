@@ -113,7 +113,7 @@ FUZZ_TOOL_OBJ := $(patsubst tools/common/%.c,build/fuzz/tools/%.o,$(FUZZ_TOOL_SR
 FUZZ_TOOL_A   := build/fuzz/libftntools.a
 
 .PHONY: FORCE all lib tools check test-bins bench install install-examples uninstall clean help examples \
-	fuzz fuzz-bins fuzz-seeds tools-lib soak san-bins
+	fuzz fuzz-bins fuzz-seeds tools-lib soak san-bins arm64-bins
 
 all: lib tools examples
 
@@ -266,11 +266,24 @@ san-bins:
 	$(Q)$(MAKE) --no-print-directory $(SAN_FLAGS) tools test-bins
 	$(Q)for f in *; do case $$f in build|bin) ;; *) ln -sfn ../../$$f $(SAN_DIR)/$$f ;; esac; done
 
+# The arm64 guest of the VM tier (tests/vm/run.sh, series 6.1-arm64) boots
+# a cross-built copy: tools and test helpers, static (the guest has no
+# arm64 libc of ours to load), without debug information (a smaller
+# initramfs), into build/arm64/ (build/arm64/bin, build/arm64/build/tests).
+ARM64_CC    ?= aarch64-linux-gnu-gcc
+ARM64_DIR   := build/arm64
+ARM64_FLAGS := O=$(ARM64_DIR)/ CC=$(ARM64_CC) AR=aarch64-linux-gnu-ar CFLAGS='-O2' STATIC=1
+arm64-bins:
+	$(Q)$(MAKE) --no-print-directory $(ARM64_FLAGS) tools test-bins
+
 # make check builds what the tiers it runs need (FTNET_TIERS, tests/run.sh).
 CHECK_TIERS := $(or $(FTNET_TIERS),default)
 # (the sanitize tier SKIPs, saying why, without clang)
 HAVE_SAN_CC := $(shell command -v $(SAN_CC) >/dev/null 2>&1 && echo 1)
-check: all test-bins $(if $(HAVE_SAN_CC),$(if $(filter sanitize default,$(CHECK_TIERS)),san-bins))
+# (the arm64 guest SKIPs, saying why, without the cross compiler)
+HAVE_ARM64_CC := $(shell command -v $(ARM64_CC) >/dev/null 2>&1 && echo 1)
+check: all test-bins $(if $(HAVE_SAN_CC),$(if $(filter sanitize default,$(CHECK_TIERS)),san-bins)) \
+	$(if $(HAVE_ARM64_CC),$(if $(filter vm default,$(CHECK_TIERS)),arm64-bins))
 	$(Q)sh tests/run.sh
 
 bench: all test-bins $(BENCHES)
@@ -331,7 +344,8 @@ help:
 	@echo 'check:   offline tier always; fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'
 	@echo '         host tier as root; analyse (cppcheck), valgrind (unit tests), sanitize'
 	@echo '         (offline+host on an ASan+UBSan build in build/san: make san-bins);'
-	@echo '         kprobe VM tier with qemu'
+	@echo '         kprobe VM tier with qemu (5.10, 6.1, 6.12; arm64 6.1 on a cross build in'
+	@echo '         build/arm64: make arm64-bins, ARM64_CC=aarch64-linux-gnu-gcc)'
 
 # Outside CI (hardening issue), SOAK="host probes vm" by default:
 #   host    tests/soak/host.sh: each tool FTNET_SOAK_SECS (600) at ~100k

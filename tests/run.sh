@@ -167,7 +167,7 @@ par_end() {
 
 # each tier's time, said as it ends and again before the closing line
 # (the CI budget: the whole run within 60 minutes)
-tier_times=""
+tier_times="" run_t0=$(date +%s)
 # checks per tier: the valgrind and sanitize tiers run again checks the
 # other tiers ran (the unit tests; offline scripts and host tests under
 # sanitizers): counted apart from the distinct ones
@@ -261,7 +261,7 @@ for tier in $tiers; do
 done
 
 recap_failures
-[ -n "$tier_times" ] && echo "# tier times:${tier_times%,}"
+[ -n "$tier_times" ] && echo "# tier times:${tier_times%,}; total $(($(date +%s) - run_t0)) s"
 [ -n "$distinct_by$reruns_by" ] &&
 	echo "# checks: $distinct distinct (${distinct_by# }), ${dsetup:-0} of them set-up checks of the generators and the kernel; $reruns re-runs of them under valgrind and the sanitizers${reruns_by:+ (${reruns_by# })}" |
 	sed 's/,)/)/g'
