@@ -40,25 +40,13 @@ retry=${FTNET_VM_RETRY:-1}
 marker=FTNVM:
 t_start=$(date +%s)
 
-skip() { echo "ok 1 - vm tier # SKIP $*"; exit 0; }
+kernels=${FTNET_VM_KERNELS:-5.10 6.1 6.12 6.1-arm64}
+skip() { echo "ok 1 - vm $kernels: tier # SKIP $*"; exit 0; }
 
-command -v qemu-system-x86_64 >/dev/null 2>&1 ||
-	skip "qemu-system-x86_64 not installed"
 [ "$(id -u)" = 0 ] || skip "not root (needs apt-get download and dpkg -x into $cache)"
 for t in cpio gzip dpkg apt-get apt-cache ldd timeout; do
 	command -v $t >/dev/null 2>&1 || skip "$t not installed"
 done
-# The initramfs has no libc of its own: busybox must be the static build
-# (Debian's busybox-static), or nothing in the guest can start.
-bb=
-for b in /bin/busybox /usr/bin/busybox; do
-	if [ -x "$b" ] && ldd "$b" 2>&1 | grep -q 'not a dynamic'; then
-		bb=$b
-		break
-	fi
-done
-[ -n "$bb" ] || skip "no static busybox (apt-get install busybox-static)"
-
 mkdir -p "$cache/dl" || skip "cannot create $cache"
 log_apt="$cache/apt.log"
 # this run's apt output only (a child of a run with kernels side by side
@@ -78,16 +66,21 @@ log_apt="$cache/apt.log"
 # A series of another Debian release (5.10: Debian 11) is looked up through
 # a private apt configuration under the cache - its own sources list, package
 # lists and status - so the machine's sources and lists stay as they are.
-kernels=${FTNET_VM_KERNELS:-5.10 6.1 6.12}
+# A series of another machine names it: 6.1-arm64 is bookworm's arm64 6.1
+# (linux-image-arm64 -> linux-image-6.1.0-NN-arm64), booted by
+# qemu-system-aarch64 with the cross build of make arm64-bins.
+arch_of() { case $1 in *-arm64) echo arm64 ;; *) echo amd64 ;; esac; }
+base_of() { echo "${1%-arm64}"; }
 meta_of() { # series -> meta package
-	case $1 in
-	5.10|6.1) echo linux-image-amd64 ;;
-	*) echo "linux-image-$1-amd64" ;;
+	case $(base_of "$1") in
+	5.10|6.1) echo "linux-image-$(arch_of "$1")" ;;
+	*) echo "linux-image-$(base_of "$1")-$(arch_of "$1")" ;;
 	esac
 }
 suite_of() { # series -> the Debian suite of a private configuration, or nothing
 	case $1 in
 	5.10) echo bullseye ;;
+	*-arm64) echo bookworm ;;
 	esac
 }
 # The mirror the machine's apt already uses (deb822 or one-line sources):
@@ -99,27 +92,47 @@ mirror() {
 		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -1)
 	echo "${m:-http://deb.debian.org/debian}"
 }
+# The machine's security mirror: its first URI ending in /debian-security,
+# or the one beside its /debian.
+mirror_security() {
+	m=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		tr ' \t' '\n\n' | grep -m1 '^[a-z]*://.*/debian-security/*$')
+	[ -n "$m" ] || m="$(mirror)-security"
+	echo "$m"
+}
 # apt_opts SERIES: sets opts, the apt options for that series (empty: the
-# machine's own configuration), writing the private one when it is needed.
+# machine's own configuration), writing the private one when it is needed:
+# another Debian release (sources of its suite), or another machine
+# (bookworm's sources, arm64 packages only: the machine's dpkg is not told).
 apt_opts() {
 	opts=
 	suite=$(suite_of "$1")
 	[ -n "$suite" ] || return 0
+	a=$(arch_of "$1")
 	d=$cache/apt-$suite
+	[ "$a" = amd64 ] || d=$cache/apt-$suite-$a
+	suite=${d#"$cache"/apt-}
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" || return 0
 	m=$(mirror)
 	kr=/usr/share/keyrings/debian-archive-keyring.gpg
-	printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s-security %s-security main\n' \
-		"$kr" "$m" "$suite" "$kr" "$m" "$suite" >"$d/sources.list"
+	if [ "$a" = amd64 ]; then
+		printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s-security %s-security main\n' \
+			"$kr" "$m" "$suite" "$kr" "$m" "$suite" >"$d/sources.list"
+	else
+		s0=$(suite_of "$1")
+		printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s %s-security main\n' \
+			"$kr" "$m" "$s0" "$kr" "$(mirror_security)" "$s0" >"$d/sources.list"
+	fi
 	opts="-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Dir::State::status=/dev/null"
+	[ "$a" = amd64 ] || opts="$opts -o APT::Architecture=$a -o APT::Architectures=$a"
 }
 
 resolve_pkg() { # series: the image package its meta package depends on
 	apt_opts "$1"
 	# shellcheck disable=SC2086 # $opts is a list of options
-	apt-cache $opts depends "$(meta_of "$1")" 2>/dev/null | awk -v s="$1" '
+	apt-cache $opts depends "$(meta_of "$1")" 2>/dev/null | awk -v s="$(base_of "$1")" -v a="$(arch_of "$1")" '
 		$1 == "Depends:" && index($2, "linux-image-" s ".") == 1 &&
-		$2 ~ /-amd64(-unsigned)?$/ { print $2; exit }'
+		$2 ~ ("-" a "(-unsigned)?$") { print $2; exit }'
 }
 
 fetch_pkg() { # series pkg -> prints the .deb path
@@ -141,7 +154,7 @@ apt_update() { # series: once per configuration and run, only when a lookup or a
 # get_kernel SERIES: sets kdir (the unpacked package), vmlinuz, kver, moddir,
 # pkg; or why (a sentence) and returns 1.
 get_kernel() {
-	s=$1 kdir= vmlinuz= why=
+	s=$1 kdir= vmlinuz= why= b=$(base_of "$1") a=$(arch_of "$1")
 	pkg=$(resolve_pkg "$s")
 	if [ -z "$pkg" ]; then
 		apt_update "$s"
@@ -165,11 +178,12 @@ get_kernel() {
 					mv "$kdir.tmp" "$kdir"
 					# This series' old ABI tree and .deb are dead weight
 					# now; other series' are not touched
-					# (linux-image-6.1.* never matches linux-image-6.12.*).
-					for old in "$cache"/linux-image-"$s".*; do
+					# (linux-image-6.1.* never matches linux-image-6.12.*,
+					# nor an -amd64 tree an -arm64 one).
+					for old in "$cache"/linux-image-"$b".*-"$a" "$cache"/linux-image-"$b".*-"$a"-unsigned; do
 						case $old in "$kdir"|"$kdir".*) ;; *) rm -rf "$old" ;; esac
 					done
-					for old in "$cache"/dl/linux-image-"$s".*.deb; do
+					for old in "$cache"/dl/linux-image-"$b".*_"$a".deb; do
 						[ "$old" = "$deb" ] || rm -f "$old"
 					done
 				else
@@ -182,7 +196,7 @@ get_kernel() {
 	# still serves. An empty $kdir is guarded: "$kdir"/boot would be the
 	# host's own /boot.
 	if [ -z "$kdir" ] || ! ls "$kdir"/boot/vmlinuz-* >/dev/null 2>&1; then
-		kdir=$(ls -d "$cache"/linux-image-"$s".*-amd64* 2>/dev/null | grep -v '\.tmp$' | tail -1)
+		kdir=$(ls -d "$cache"/linux-image-"$b".*-"$a"* 2>/dev/null | grep -v '\.tmp$' | tail -1)
 	fi
 	[ -n "$kdir" ] && vmlinuz=$(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | head -1)
 	if [ -z "$vmlinuz" ]; then
@@ -192,6 +206,38 @@ get_kernel() {
 	kver=${vmlinuz##*/vmlinuz-}
 	moddir=$kdir/lib/modules/$kver
 	pkg=${kdir##*/}
+}
+
+# get_userland SERIES: for a series of another machine, sets ul: a tree of
+# that machine's packages busybox-static and iproute2 (ip, tc: veth pairs,
+# netns, netem), with the libraries iproute2 loads, unpacked once into the
+# cache; or why (a sentence) and returns 1.
+get_userland() {
+	a=$(arch_of "$1") ul=$cache/userland-$a why=
+	[ -x "$ul/bin/busybox" ] && [ -x "$ul/sbin/tc" ] && [ -x "$ul/bin/ip" ] && return 0
+	for try in 1 2; do
+		apt_opts "$1"
+		# shellcheck disable=SC2086 # $opts is a list of options
+		libs=$(apt-cache $opts depends --recurse --no-recommends --no-suggests --no-conflicts \
+			--no-breaks --no-replaces --no-enhances --no-pre-depends iproute2 2>/dev/null | grep '^lib' | sort -u)
+		[ -n "$libs" ] && break
+		apt_update "$1"
+	done
+	if [ -z "$libs" ]; then
+		why="cannot resolve $a's iproute2 (see $log_apt)"
+		return 1
+	fi
+	mkdir -p "$cache/dl-$a" && rm -f "$cache/dl-$a"/*.deb
+	# shellcheck disable=SC2086
+	if ! ( cd "$cache/dl-$a" && apt-get $opts download busybox-static iproute2 $libs ) >>"$log_apt" 2>&1; then
+		why="cannot fetch $a's busybox-static and iproute2 (see $log_apt)"
+		return 1
+	fi
+	rm -rf "$ul.tmp"
+	for deb in "$cache/dl-$a"/*.deb; do
+		dpkg -x "$deb" "$ul.tmp" >>"$log_apt" 2>&1 || { why="cannot unpack $deb"; rm -rf "$ul.tmp"; return 1; }
+	done
+	rm -rf "$ul" && mv "$ul.tmp" "$ul" && rm -f "$cache/dl-$a"/*.deb
 }
 
 # --- the initramfs ----------------------------------------------------------
@@ -211,15 +257,18 @@ rm -rf "$work"
 # The kernels are fetched here one after the other (apt's lists and the
 # cache are shared), then each is a child run of this script
 # (FTNET_VM_CHILD=1, one kernel, its own work tree); the children's
-# outputs are printed in kernel order, their TAP lines numbered on.
+# outputs are printed in kernel order, their TAP lines numbered on. (With
+# FTNET_VM_JOBS=1 one after the other: a child is one machine's staging.)
 vm_jobs=${FTNET_VM_JOBS:-2}
 case $vm_jobs in "" | *[!0-9]*) vm_jobs=1 ;; esac
 # shellcheck disable=SC2086 # the list of series
 set -- $kernels
-if [ -z "${FTNET_VM_CHILD:-}" ] && [ "$vm_jobs" -gt 1 ] && [ $# -gt 1 ]; then
+[ "$vm_jobs" -ge 1 ] || vm_jobs=1
+if [ -z "${FTNET_VM_CHILD:-}" ] && [ $# -gt 1 ]; then
 	mkdir -p "$work" || skip "cannot create $work"
 	for kv in $kernels; do
 		get_kernel "$kv" || : # (a child says why it cannot)
+		[ "$(arch_of "$kv")" = amd64 ] || get_userland "$kv" || :
 	done
 	started= pids=
 	trap 'kill $pids 2>/dev/null; rm -rf "$work"; exit 1' INT TERM HUP
@@ -245,6 +294,37 @@ if [ -z "${FTNET_VM_CHILD:-}" ] && [ "$vm_jobs" -gt 1 ] && [ $# -gt 1 ]; then
 	echo "# whole tier $(($(date +%s) - t_start)) s (kernels: $kernels; $vm_jobs at once)"
 	rm -rf "$work"
 	exit $rc
+fi
+
+# --- this run's machine: one (a list of several is children's, above) ------
+varch=$(arch_of "$1")
+for kv in $kernels; do
+	[ "$(arch_of "$kv")" = "$varch" ] || skip "kernels of two machines in one run ($kernels): FTNET_VM_JOBS"
+done
+case $varch in
+arm64) qemu=qemu-system-aarch64 qemu_pkg=qemu-system-arm
+       qemu_mach="-M virt -cpu max" console=ttyAMA0 vbin=$top/build/arm64 ;;
+*) qemu=qemu-system-x86_64 qemu_pkg=qemu-system-x86
+   qemu_mach="-cpu max" console=ttyS0 vbin=$top ;;
+esac
+command -v "$qemu" >/dev/null 2>&1 || skip "$qemu not installed ($qemu_pkg)"
+# The initramfs has no libc of its own: busybox must be the static build
+# (Debian's busybox-static), or nothing in the guest can start; another
+# machine's comes from its own package (get_userland), as do ip and tc.
+bb=
+if [ "$varch" = amd64 ]; then
+	for b in /bin/busybox /usr/bin/busybox; do
+		if [ -x "$b" ] && ldd "$b" 2>&1 | grep -q 'not a dynamic'; then
+			bb=$b
+			break
+		fi
+	done
+	[ -n "$bb" ] || skip "no static busybox (apt-get install busybox-static)"
+else
+	[ -x "$vbin/bin/tcpretrans" ] ||
+		skip "no $varch build in ${vbin#"$top"/} (make arm64-bins; needs gcc-aarch64-linux-gnu)"
+	get_userland "$1" || skip "$why"
+	bb=$ul/bin/busybox
 fi
 
 mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
@@ -275,20 +355,49 @@ copy_elf() {
 	done
 }
 
+# copy_foreign SRC DEST: copy_elf for another machine's program from $ul:
+# the libraries its NEEDED entries name (and theirs), found in $ul's
+# library directories, and its loader, at the same paths in the guest.
+copy_foreign() {
+	mkdir -p "$root${2%/*}"
+	cp -L "$1" "$root$2" || return 1
+	interp=$(readelf -l "$1" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)]$/\1/p')
+	if [ -n "$interp" ] && [ ! -e "$root$interp" ]; then
+		mkdir -p "$root${interp%/*}" && cp -L "$ul$interp" "$root$interp"
+	fi
+	for lib in $(readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		for dir in /lib/*-linux-gnu /usr/lib/*-linux-gnu; do
+			[ -e "$ul$dir/$lib" ] || continue
+			[ -e "$root$dir/$lib" ] || copy_foreign "$ul$dir/$lib" "$dir/$lib"
+			break
+		done
+	done
+}
+
 cp "$bb" "$root/bin/busybox"
 # The real tc: busybox's own tc applet has no netem. It must be in place
 # before the guest runs `busybox --install -s`, which then leaves it alone.
-tc=$(command -v tc 2>/dev/null || ls /sbin/tc /usr/sbin/tc 2>/dev/null | head -1)
-[ -n "$tc" ] && copy_elf "$tc" /sbin/tc
 # iproute2's ip as /opt/iproute2/ip (busybox's ip stays ip; iproute2 reads its
 # own name: as "ipr" it would be "ip route"): veth pairs, ip netns
-ipr=$(command -v ip 2>/dev/null || ls /sbin/ip /usr/sbin/ip 2>/dev/null | head -1)
-[ -n "$ipr" ] && [ "$(readlink -f "$ipr")" != "$(readlink -f "$bb")" ] && copy_elf "$ipr" /opt/iproute2/ip
-for f in "$top"/bin/* "$top"/build/tests/*; do
+if [ "$varch" = amd64 ]; then
+	tc=$(command -v tc 2>/dev/null || ls /sbin/tc /usr/sbin/tc 2>/dev/null | head -1)
+	[ -n "$tc" ] && copy_elf "$tc" /sbin/tc
+	ipr=$(command -v ip 2>/dev/null || ls /sbin/ip /usr/sbin/ip 2>/dev/null | head -1)
+	[ -n "$ipr" ] && [ "$(readlink -f "$ipr")" != "$(readlink -f "$bb")" ] && copy_elf "$ipr" /opt/iproute2/ip
+	cpbin=copy_elf
+else
+	copy_foreign "$ul/sbin/tc" /sbin/tc
+	copy_foreign "$ul/bin/ip" /opt/iproute2/ip
+	cpbin=copy_foreign
+fi
+# the tools and the test helpers (of the cross build for another machine:
+# static, and without its unit tests and preload shims, which run here)
+for f in "$vbin"/bin/* "$vbin"/build/tests/*; do
 	[ -f "$f" ] && [ -x "$f" ] || continue
 	case $f in
-	"$top"/bin/*) copy_elf "$f" "/ftnet/bin/${f##*/}" ;;
-	*) copy_elf "$f" "/ftnet/build/tests/${f##*/}" ;;
+	"$vbin"/bin/*) $cpbin "$f" "/ftnet/bin/${f##*/}" ;;
+	*/test_*|*.so|*.o) [ "$varch" = amd64 ] && copy_elf "$f" "/ftnet/build/tests/${f##*/}" ;;
+	*) $cpbin "$f" "/ftnet/build/tests/${f##*/}" ;;
 	esac
 done
 cp "$top/tests/vm/guest.sh" "$top/tests/vm/kfacts.sh" "$root/ftnet/tests/vm/"
@@ -400,9 +509,10 @@ chmod 755 "$root/init"
 # instead of at the timeout.
 boot() {
 	t0=$(date +%s)
-	timeout -k 10 "$tmo" qemu-system-x86_64 -accel "$accel" -cpu max -m 1024 -smp "$smp" \
+	# shellcheck disable=SC2086 # $qemu_mach is a list of options
+	timeout -k 10 "$tmo" "$qemu" -accel "$accel" $qemu_mach -m 1024 -smp "$smp" \
 		-nographic -no-reboot -kernel "$vmlinuz" -initrd "$initrd" \
-		-append "console=ttyS0 quiet loglevel=${FTNET_VM_LOGLEVEL:-5} softlockup_panic=1 oops=panic panic=-1 rdinit=/init" \
+		-append "console=$console quiet loglevel=${FTNET_VM_LOGLEVEL:-5} softlockup_panic=1 oops=panic panic=-1 rdinit=/init" \
 		</dev/null >"$log" 2>&1
 	qrc=$?
 	t1=$(date +%s)
@@ -422,7 +532,7 @@ report() {
 	# on the same line as a marker line, so the marker is searched anywhere.
 	tr -d '\r' <"$log" | sed -n "s/^.*$marker //p" >"$work/guest.$kv.out"
 	if grep -q '^BEGIN' "$work/guest.$kv.out"; then
-		tap_ok "guest booted $pkg ($kver) under TCG (-accel $accel -smp $smp)"
+		tap_ok "guest booted $pkg ($kver) under TCG ($qemu $qemu_mach -accel $accel -smp $smp)"
 	else
 		tap_nok "guest booted $pkg ($kver) under TCG"
 	fi
