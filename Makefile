@@ -267,12 +267,14 @@ san-bins:
 	$(Q)for f in *; do case $$f in build|bin) ;; *) ln -sfn ../../$$f $(SAN_DIR)/$$f ;; esac; done
 
 # The arm64 guest of the VM tier (tests/vm/run.sh, series 6.1-arm64) boots
-# a cross-built copy: tools and test helpers, static (the guest has no
-# arm64 libc of ours to load), without debug information (a smaller
-# initramfs), into build/arm64/ (build/arm64/bin, build/arm64/build/tests).
+# a cross-built copy: tools and test helpers, linked against the cross libc
+# (the guest gets bookworm's arm64 libc from its packages, as the x86
+# guests get the host's: sockio -x probes libc's own wrappers there),
+# without debug information (a smaller initramfs), into build/arm64/
+# (build/arm64/bin, build/arm64/build/tests).
 ARM64_CC    ?= aarch64-linux-gnu-gcc
 ARM64_DIR   := build/arm64
-ARM64_FLAGS := O=$(ARM64_DIR)/ CC=$(ARM64_CC) AR=aarch64-linux-gnu-ar CFLAGS='-O2' STATIC=1
+ARM64_FLAGS := O=$(ARM64_DIR)/ CC=$(ARM64_CC) AR=aarch64-linux-gnu-ar CFLAGS='-O2'
 arm64-bins:
 	$(Q)$(MAKE) --no-print-directory $(ARM64_FLAGS) tools test-bins
 

@@ -560,6 +560,9 @@ struct ftn__arch {
 	const char *sc_ret;
 	int (*syscall_sites)(const unsigned char *code, size_t size, long nr, uint64_t *offs, int max);
 	struct { const char *name; long nr; } syscalls[16];
+	/* the return address at a function's first instruction, as a fetch
+	 * argument (on the stack, or in a link register); NULL not known */
+	const char *ret_addr;
 };
 /* the running kernel's (or the one ftn_probe_set_arch forced), NULL unknown */
 const struct ftn__arch *ftn__arch_current(void);

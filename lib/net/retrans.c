@@ -11,7 +11,8 @@
  * 6.1 does: a probe on it alone saw only loss probes). So both functions
  * are probed, "rt" on the outer one and "rt2" on the inner one. An rt2
  * called from tcp_retransmit_skb is the rt before it: rt2 reads its return
- * address ($stack0 at the entry, shown as a symbol), and one inside
+ * address (at the entry: $stack0 on x86, %x30 on arm64, the
+ * architecture table's; shown as a symbol), and one inside
  * tcp_retransmit_skb is not counted again when the rt of its skb is open
  * on that CPU (Debian's 6.12 does not inline: every retransmit fires
  * both). Where the caller is not readable (kernel
@@ -39,7 +40,7 @@
  * MTU drop). The queue's retransmits are split by the kernel itself on the
  * socket's congestion state at that moment: TCPSlowStartRetrans in Loss
  * (after an RTO), TCPFastRetrans in any other state. The probes read the
- * caller ($stack0, the return address at the entry) and icsk_ca_state (BTF
+ * caller (the return address at the entry) and icsk_ca_state (BTF
  * offset); the tracepoint back end has the caller from a stacktrace
  * trigger and the state from tcp:tcp_cong_state_set, which fires on every
  * change (tcp_set_ca_state, also when entering Loss again): the decoder
@@ -151,8 +152,12 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 			 * has the symbol type (4.17: before, no caller, as when
 			 * symbols are hidden); the congestion state: rt's (the
 			 * retransmit queue's split) */
-			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3,
-				 ftn_tracefs_readme_has("string, symbol") > 0 ? " caller=$stack0:symbol" : "");
+			const struct ftn__arch *arch = ftn__arch_current();
+			char caller[48] = "";
+
+			if (arch && arch->ret_addr && ftn_tracefs_readme_has("string, symbol") > 0)
+				snprintf(caller, sizeof(caller), " caller=%s:symbol", arch->ret_addr);
+			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3, caller);
 			if (!strcmp(event, "rt"))
 				cause_fetchargs(probes[i].argn, tuple, extra, sizeof(extra));
 		}

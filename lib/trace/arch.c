@@ -117,30 +117,34 @@ static int arm64_sites(const unsigned char *c, size_t size, long nr, uint64_t *o
  * syscall columns are filled for x86_64 (sockio's data probes run on the
  * host and the guests) and arm64 (its scanner and registers unit-tested
  * on synthetic code: tests/unit/test_arch.c); elsewhere sockio traces
- * without data. */
+ * without data. The return address at a function's entry (tcpretrans's
+ * caller): pushed by x86's call ($stack0), in arm64's link register x30
+ * (a kprobe there is on the first instruction, before any prologue). */
 static const struct ftn__arch arches[] = {
 	{ "x86_64", EM_X86_64, { "%di", "%si", "%dx", "%cx", "%r8", "%r9" },
 	  { "%di", "%si", "%dx", "%r10", "%r8", "%r9" }, "%ax", x86_64_sites,
 	  { { "read", 0 }, { "write", 1 }, { "close", 3 }, { "readv", 19 }, { "writev", 20 },
 	    { "connect", 42 }, { "accept", 43 }, { "sendto", 44 }, { "recvfrom", 45 },
-	    { "sendmsg", 46 }, { "recvmsg", 47 }, { "shutdown", 48 }, { "accept4", 288 } } },
-	{ "i386", EM_386, { "%ax", "%dx", "%cx" }, { 0 }, NULL, NULL, { { 0 } } },
+	    { "sendmsg", 46 }, { "recvmsg", 47 }, { "shutdown", 48 }, { "accept4", 288 } },
+	  "$stack0" },
+	{ "i386", EM_386, { "%ax", "%dx", "%cx" }, { 0 }, NULL, NULL, { { 0 } }, "$stack0" },
 	{ "arm64", EM_AARCH64, { "%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7" },
 	  { "%x0", "%x1", "%x2", "%x3", "%x4", "%x5" }, "%x0", arm64_sites,
 	  { { "close", 57 }, { "read", 63 }, { "write", 64 }, { "readv", 65 }, { "writev", 66 },
 	    { "accept", 202 }, { "connect", 203 }, { "sendto", 206 }, { "recvfrom", 207 },
-	    { "shutdown", 210 }, { "sendmsg", 211 }, { "recvmsg", 212 }, { "accept4", 242 } } },
-	{ "arm", EM_ARM, { "%r0", "%r1", "%r2", "%r3" }, { 0 }, NULL, NULL, { { 0 } } },
+	    { "shutdown", 210 }, { "sendmsg", 211 }, { "recvmsg", 212 }, { "accept4", 242 } },
+	  "%x30" },
+	{ "arm", EM_ARM, { "%r0", "%r1", "%r2", "%r3" }, { 0 }, NULL, NULL, { { 0 } }, NULL },
 	{ "ppc64", EM_PPC64, { "%gpr3", "%gpr4", "%gpr5", "%gpr6", "%gpr7", "%gpr8",
-			       "%gpr9", "%gpr10" }, { 0 }, NULL, NULL, { { 0 } } },
-	{ "s390x", EM_S390, { "%r2", "%r3", "%r4", "%r5", "%r6" }, { 0 }, NULL, NULL, { { 0 } } },
+			       "%gpr9", "%gpr10" }, { 0 }, NULL, NULL, { { 0 } }, NULL },
+	{ "s390x", EM_S390, { "%r2", "%r3", "%r4", "%r5", "%r6" }, { 0 }, NULL, NULL, { { 0 } }, NULL },
 	{ "riscv64", 243, { "%a0", "%a1", "%a2", "%a3", "%a4", "%a5", "%a6", "%a7" },
-	  { 0 }, NULL, NULL, { { 0 } } },
-	{ "mips", EM_MIPS, { "%r4", "%r5", "%r6", "%r7" }, { 0 }, NULL, NULL, { { 0 } } },
+	  { 0 }, NULL, NULL, { { 0 } }, NULL },
+	{ "mips", EM_MIPS, { "%r4", "%r5", "%r6", "%r7" }, { 0 }, NULL, NULL, { { 0 } }, NULL },
 	{ "mips64", EM_MIPS, { "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11" },
-	  { 0 }, NULL, NULL, { { 0 } } },
+	  { 0 }, NULL, NULL, { { 0 } }, NULL },
 	{ "loongarch", 258, { "%r4", "%r5", "%r6", "%r7", "%r8", "%r9", "%r10", "%r11" },
-	  { 0 }, NULL, NULL, { { 0 } } },
+	  { 0 }, NULL, NULL, { { 0 } }, NULL },
 };
 #define NARCHES (sizeof(arches) / sizeof(arches[0]))
 

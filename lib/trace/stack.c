@@ -6,7 +6,8 @@
  * code and the trigger: the tracepoint's trace_event_raw_event_* frame, or
  * for a kprobe kprobe_trace_func, kprobe_dispatcher, aggr_pre_handler,
  * kprobe_ftrace_handler and the anonymous ftrace trampoline (a bare
- * address: it has no symbol). Users want the stack to start at the traced
+ * address: it has no symbol), or where a kprobe is a breakpoint (arm64)
+ * the exception's path to kprobe_breakpoint_handler. Users want the stack to start at the traced
  * function. The text consumer sees frames as the kernel printed them, the
  * binary one as addresses it symbolises itself; both trim and render
  * through this file so that one event gives one stack. */
@@ -28,6 +29,12 @@ static const char *const machinery[] = {
 	"pre_handler_kretprobe", "__kretprobe_trampoline_handler",
 	"kretprobe_trampoline_handler", "trampoline_handler", "__kretprobe_trampoline",
 	"kretprobe_trampoline", "arch_rethook_", "rethook_", "fprobe_handler",
+	/* a kprobe that is a breakpoint, not an ftrace call: arm64's BRK
+	 * exception path (el1h_64_sync, el1h_64_sync_handler, el1_dbg,
+	 * do_debug_exception, brk_handler, call_break_hook), x86's int3 */
+	"kprobe_breakpoint_handler", "call_break_hook", "brk_handler",
+	"do_debug_exception", "el1_dbg", "el1h_64_sync", "kprobe_int3_handler",
+	"do_int3", "exc_int3", "asm_exc_int3",
 	/* ftrace entry code */
 	"ftrace_regs_call", "ftrace_regs_caller", "ftrace_call", "ftrace_caller",
 	"ftrace_trampoline", "ftrace_ops_assist_func", "ftrace_ops_list_func",

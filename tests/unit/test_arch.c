@@ -131,6 +131,15 @@ int main(void)
 	is_int(ftn_probe_set_arch("arm64"), 0, "arch arm64");
 	ok(!ftn_probe_arg_reg(2, reg, sizeof(reg)) && !strcmp(reg, "%x1"), "arm64: 2nd argument %%x1");
 	ok(!strcmp(ftn_probe_arch(), "arm64"), "arm64 forced: ftn_probe_arch says so");
+	/* the return address at a function's entry (tcpretrans's caller) */
+	ok(ftn__arch_current()->ret_addr && !strcmp(ftn__arch_current()->ret_addr, "%x30"),
+	   "arm64: return address at the entry in the link register %%x30");
+	ftn_probe_set_arch("x86_64");
+	ok(ftn__arch_current()->ret_addr && !strcmp(ftn__arch_current()->ret_addr, "$stack0"),
+	   "x86_64: return address at the entry on the stack ($stack0)");
+	ftn_probe_set_arch("riscv64");
+	ok(!ftn__arch_current()->ret_addr, "riscv64: return address not known (no caller read)");
+	ftn_probe_set_arch("arm64");
 
 	/* syscall sites: by the file's machine, whatever the forced arch */
 	is_int(ftn_elf_syscall_sites(px, "recvfrom", 45, offs, 8), 1, "x86_64: one syscall loading 45");

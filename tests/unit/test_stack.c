@@ -284,6 +284,18 @@ static void test_rule(void)
 	for (int i = 0; offs[i]; i++)
 		kept += !ftn__stack_trim_frame(&st, offs[i]);
 	is_int(kept, 1, "frames with offsets trimmed by name");
+	/* arm64 (Debian's 6.1 guest): a kprobe is a BRK breakpoint */
+	static const char *const brk[] = { "kprobe_breakpoint_handler", "call_break_hook",
+		"brk_handler", "do_debug_exception", "el1_dbg", "el1h_64_sync_handler",
+		"el1h_64_sync", "tcp_retransmit_skb", "tcp_write_timer_handler", NULL };
+	st = FTN__STACK_TOP;
+	kept = 0;
+	first[0] = '\0';
+	for (int i = 0; brk[i]; i++)
+		if (!ftn__stack_trim_frame(&st, brk[i]) && !kept++)
+			snprintf(first, sizeof(first), "%s", brk[i]);
+	ok(kept == 2 && !strcmp(first, "tcp_retransmit_skb"),
+	   "arm64 kprobe: the BRK exception path dropped (%d kept, first %s)", kept, first);
 }
 
 int main(void)
