@@ -14,6 +14,7 @@
 #    its bytes calls, a retransmit and its nested __tcp_retransmit_skb, a
 #    loss probe's, a refused connect) to golden outputs, and the
 #    definitions use only that kernel's types;
+#  - -s (stacktrace triggers, 3.14+): exit 2 with one line on 3.10;
 #  - 3.10 keeps tracefs under debugfs: found there through /proc/mounts.
 . "$(dirname "$0")/fakefs.inc"
 
@@ -110,6 +111,26 @@ for k in $KERNELS; do
 	done
 	tree_sum "$R/fs" > "$R.after"
 	same "$k: tree left as found" "$R.before" "$R.after"
+done
+
+# -s, a stacktrace trigger on each event: event triggers came in 3.14;
+# before, exit 2 and one line saying so (not a runtime failure)
+for k in $KERNELS; do
+	R=$tmp/$k
+	for tn in tcpretrans tcpdrop; do
+		orun "$R" "$k" /dev/null "$BIN/$tn" -d 1 -s
+		if [ $k = linux-3.10 ]; then
+			check "3.10 $tn -s: exit 2, one line: no event triggers (got $rc: $(head -c 200 "$tmp/e" | tr '\n' ' '))" \
+				sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "needs event triggers" "$2"' \
+				sh "$rc" "$tmp/e"
+		else
+			check "4.14 $tn -s: exit 0 (got $rc: $(head -c 200 "$tmp/e" | tr '\n' ' '))" [ "$rc" = 0 ]
+		fi
+		# (the fake files keep what was written: definitions and removals)
+		: > "$R/fs/kprobe_events"
+	done
+	tree_sum "$R/fs" > "$R.after-s"
+	same "$k: tree left as found after -s" "$R.before" "$R.after-s"
 done
 
 # the kprobe back ends' definitions: only types the kernel knows

@@ -121,6 +121,19 @@ const char *tool_filter_family(int family)
 	return !family ? "" : family == AF_INET ? "family == 2" : "family == 10";
 }
 
+int tool_event_trigger(struct ftn_instance *inst, const char *sys, const char *event,
+		       const char *trig, const char *name)
+{
+	int err = ftn_event_add_trigger(inst, sys, event, trig);
+
+	if (err == -ENOENT)     /* no trigger file: event triggers came in 3.14 */
+		return tool_fail(-ENOTSUP, "-s needs event triggers (stacktrace): this kernel has none "
+				 "(no trigger file on %s; 3.14 and later have them)", name);
+	if (err)
+		return tool_kfail(err, "cannot add a stacktrace trigger to %s", name);
+	return 0;
+}
+
 int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *event,
 		     const char *filter, int stacks, const char *name)
 {
@@ -132,8 +145,8 @@ int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *eve
 	}
 	if (filter && *filter)
 		tool_info("in-kernel filter on %s: %s", name, filter);
-	if (stacks && (err = ftn_event_add_trigger(inst, sys, event, "stacktrace")))
-		return tool_kfail(err, "cannot add a stacktrace trigger to %s", name);
+	if (stacks && (err = tool_event_trigger(inst, sys, event, "stacktrace", name)))
+		return err;
 	if ((err = ftn_event_enable(inst, sys, event)))
 		return tool_kfail(err, "cannot enable %s", name);
 	return 0;

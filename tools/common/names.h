@@ -53,4 +53,10 @@ const char *tool_filter_family(int family);
 int tool_event_setup(struct ftn_instance *inst, const char *sys, const char *event,
 		     const char *filter, int stacks, const char *name);
 
+/* Trigger trig (a stacktrace) on sys:event, named name in messages: one
+ * line and -ENOTSUP where the kernel has no event triggers (before 3.14:
+ * no trigger file), one line with error_log's text on another failure. */
+int tool_event_trigger(struct ftn_instance *inst, const char *sys, const char *event,
+		       const char *trig, const char *name);
+
 #endif /* FTNET_TOOLS_NAMES_H */

@@ -21,14 +21,16 @@ const char *const tool_retrans_backends[] = { "tracepoint", "kprobe", "join" };
 static int event_setup(struct tool_retrans *st, const char *sys, const char *event,
 		       const char *filter, const char *trig)
 {
+	char name[160];
 	int err;
 
 	if (!trig)
 		trig = st->stacks ? "stacktrace" : "";
 	if (*filter && (err = ftn_event_set_filter(st->inst, sys, event, filter)))
 		return tool_kfail(err, "cannot set filter '%s' on %s:%s", filter, sys, event);
-	if (*trig && (err = ftn_event_add_trigger(st->inst, sys, event, trig)))
-		return tool_kfail(err, "cannot add a stacktrace trigger to %s:%s", sys, event);
+	snprintf(name, sizeof(name), "%s:%s", sys, event);
+	if (*trig && (err = tool_event_trigger(st->inst, sys, event, trig, name)))
+		return err;
 	if ((err = ftn_event_enable(st->inst, sys, event)))
 		return tool_kfail(err, "cannot enable %s:%s", sys, event);
 	snprintf(st->evnames[st->nevs], sizeof(st->evnames[0]), "%s/%s", sys, event);
