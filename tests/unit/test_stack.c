@@ -254,6 +254,19 @@ static int same_stacks(const struct stacks *a, const struct stacks *b, char *why
 	return 1;
 }
 
+/* frames (NULL-ended) through the trimming rule from the top: how many
+ * are kept, and the first kept one in first */
+static int trim_frames(const char *const *frames, char *first, size_t size)
+{
+	int st = FTN__STACK_TOP, kept = 0;
+
+	first[0] = '\0';
+	for (int i = 0; frames[i]; i++)
+		if (!ftn__stack_trim_frame(&st, frames[i]) && !kept++)
+			snprintf(first, size, "%s", frames[i]);
+	return kept;
+}
+
 static void test_rule(void)
 {
 	static const char *const kp[] = { "kprobe_trace_func", "kprobe_dispatcher",
@@ -262,38 +275,21 @@ static void test_rule(void)
 	static const char *const raw[] = { "0xffffffff81a0c010", "0xffffffff81a0d3c4", NULL };
 	static const char *const offs[] = { "trace_event_raw_event_tcp_probe+0x1c2",
 		"tcp_rcv_established+0x4a/0x6f0", NULL };
-	int st, kept;
-	char first[64];
-
-	st = FTN__STACK_TOP;
-	kept = 0;
-	first[0] = '\0';
-	for (int i = 0; kp[i]; i++)
-		if (!ftn__stack_trim_frame(&st, kp[i]) && !kept++)
-			snprintf(first, sizeof(first), "%s", kp[i]);
-	ok(kept == 4 && !strcmp(first, "tcp_retransmit_skb"),
-	   "kprobe: machinery and the trampoline above the function dropped, nothing below "
-	   "(%d kept, first %s)", kept, first);
-	st = FTN__STACK_TOP;
-	kept = 0;
-	for (int i = 0; raw[i]; i++)
-		kept += !ftn__stack_trim_frame(&st, raw[i]);
-	is_int(kept, 2, "unsymbolised addresses (kptr_restrict): the stack kept whole");
-	st = FTN__STACK_TOP;
-	kept = 0;
-	for (int i = 0; offs[i]; i++)
-		kept += !ftn__stack_trim_frame(&st, offs[i]);
-	is_int(kept, 1, "frames with offsets trimmed by name");
 	/* arm64 (Debian's 6.1 guest): a kprobe is a BRK breakpoint */
 	static const char *const brk[] = { "kprobe_breakpoint_handler", "call_break_hook",
 		"brk_handler", "do_debug_exception", "el1_dbg", "el1h_64_sync_handler",
 		"el1h_64_sync", "tcp_retransmit_skb", "tcp_write_timer_handler", NULL };
-	st = FTN__STACK_TOP;
-	kept = 0;
-	first[0] = '\0';
-	for (int i = 0; brk[i]; i++)
-		if (!ftn__stack_trim_frame(&st, brk[i]) && !kept++)
-			snprintf(first, sizeof(first), "%s", brk[i]);
+	char first[64];
+	int kept;
+
+	kept = trim_frames(kp, first, sizeof(first));
+	ok(kept == 4 && !strcmp(first, "tcp_retransmit_skb"),
+	   "kprobe: machinery and the trampoline above the function dropped, nothing below "
+	   "(%d kept, first %s)", kept, first);
+	is_int(trim_frames(raw, first, sizeof(first)), 2,
+	       "unsymbolised addresses (kptr_restrict): the stack kept whole");
+	is_int(trim_frames(offs, first, sizeof(first)), 1, "frames with offsets trimmed by name");
+	kept = trim_frames(brk, first, sizeof(first));
 	ok(kept == 2 && !strcmp(first, "tcp_retransmit_skb"),
 	   "arm64 kprobe: the BRK exception path dropped (%d kept, first %s)", kept, first);
 }
