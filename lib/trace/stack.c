@@ -7,8 +7,8 @@
  * for a kprobe kprobe_trace_func, kprobe_dispatcher, aggr_pre_handler,
  * kprobe_ftrace_handler and the anonymous ftrace trampoline (a bare
  * address: it has no symbol), or where a kprobe is a breakpoint (arm64)
- * the exception's path to kprobe_breakpoint_handler. Users want the stack to start at the traced
- * function. The text consumer sees frames as the kernel printed them, the
+ * the exception's path to kprobe_breakpoint_handler. Users want the stack
+ * to start at the traced function. The text consumer sees frames as the kernel printed them, the
  * binary one as addresses it symbolises itself; both trim and render
  * through this file so that one event gives one stack. */
 #include "ftnet_int.h"

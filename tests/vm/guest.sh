@@ -30,12 +30,13 @@ nfail=0
 KREL=$(uname -r)                     # 6.12.117+deb12-amd64
 KSERIES=$(echo "$KREL" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
 KMAJ=${KSERIES%.*} KMIN=${KSERIES#*.}
-# The guest's machine and its first three argument registers (the kernel's
-# fetch-arg names; lib/trace/arch.c's table holds the same for the tools)
+# The guest's machine and its first and third argument registers (the
+# kernel's fetch-arg names; lib/trace/arch.c's table holds the same for
+# the tools)
 ARCH=$(uname -m)
 case $ARCH in
-aarch64) A1=%x0 A2=%x1 A3=%x2 ;;
-*) A1=%di A2=%si A3=%dx ;;
+aarch64) A1=%x0 A3=%x2 ;;
+*) A1=%di A3=%dx ;;
 esac
 kv_ge() { # MAJ MIN: the running kernel is MAJ.MIN or newer
 	[ "$KMAJ" -gt "$1" ] || { [ "$KMAJ" -eq "$1" ] && [ "$KMIN" -ge "$2" ]; }
