@@ -210,6 +210,11 @@ const char *ftn_ksyms_str(const struct ftn_ksyms *ks, uint64_t addr,
 			  char *buf, size_t size);
 /* Address of a symbol by name (first match): 0 / -ENOENT. */
 int ftn_ksyms_addr(const struct ftn_ksyms *ks, const char *name, uint64_t *addr);
+/* The one part the compiler split off func's body ("func.part.N" in the
+ * core kernel's text: callers inline func's head and call the part) into
+ * buf: 0; -ENOENT when there is none, -EEXIST when there are several,
+ * -ENOSPC when buf is too small, or the read's -errno. One pass. */
+int ftn_ksyms_part(const struct ftn_ksyms *ks, const char *func, char *buf, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Binary consumer (consume_raw.c)                                    */

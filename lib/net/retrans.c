@@ -9,7 +9,8 @@
  * it is called by tcp_retransmit_skb and by tcp_send_loss_probe (tail loss
  * probes), and the compiler may inline it into tcp_retransmit_skb (Debian's
  * 6.1 does: a probe on it alone saw only loss probes). So both functions
- * are probed, "rt" on the outer one and "rt2" on the inner one. An rt2
+ * are probed, "rt" on the outer one and "rt2" on the inner one (on its
+ * body where the compiler split it off: probe_func). An rt2
  * called from tcp_retransmit_skb is the rt before it: rt2 reads its return
  * address (at the entry: $stack0 on x86, %x30 on arm64, the
  * architecture table's; shown as a symbol), and one inside
@@ -133,9 +134,31 @@ static void cause_fetchargs(int argn, int tuple, char *extra, size_t size)
 		snprintf(extra + len, size - len, "%s%s%s", *ca ? " " : "", ca, st);
 }
 
+/* Where rt2 is probed: __tcp_retransmit_skb's body. Where the compiler
+ * split it (ipa-split: Debian's arm64 6.1 has __tcp_retransmit_skb.part.0
+ * and inlines the head, its cheap early returns, into tcp_retransmit_skb
+ * and tcp_send_loss_probe, which then call the part), the part is where
+ * every retransmit the kernel counts passes; the function itself then sees
+ * none of a loss probe's. The part keeps the function's first arguments
+ * (sk, skb, segs): the guests' checks compare its tuples and segments with
+ * the tracepoint's. Any other function: itself. */
+static const char *probe_func(const char *func, char *part, size_t size)
+{
+	struct ftn_ksyms *ks;
+	int err = -ENOENT;
+
+	if (strcmp(func, "__tcp_retransmit_skb"))
+		return func;
+	if ((ks = ftn_ksyms_load(NULL))) {
+		err = ftn_ksyms_part(ks, func, part, size);
+		ftn_ksyms_free(ks);
+	}
+	return err ? func : part;
+}
+
 int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int tuple)
 {
-	char extra[256] = "", a3[32];
+	char extra[256] = "", a3[32], part[128];
 	int err;
 
 	if (!strcmp(event, "rtp"))
@@ -163,8 +186,8 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 		}
 		/* a request sock's tuple is always read: /proc has no pointer
 		 * to join it with */
-		return ftn_sock_kprobe_create(inst, event, probes[i].func, probes[i].argn,
-					      tuple || probes[i].argn == 2, extra);
+		return ftn_sock_kprobe_create(inst, event, probe_func(probes[i].func, part, sizeof(part)),
+					      probes[i].argn, tuple || probes[i].argn == 2, extra);
 	}
 	return -EINVAL;
 }
@@ -381,16 +404,18 @@ static int decode_tp(struct ftn_retrans_dec *d, const struct ftn_event *ev, stru
 }
 
 /* Who called __tcp_retransmit_skb (rt2's caller= field): 1
- * tcp_retransmit_skb (its rt was counted), -1 another function (a loss
- * probe's retransmit), 0 not known (an address, a return trampoline, no
- * field). */
+ * tcp_retransmit_skb (its rt was counted) or, where rt2 is on the split
+ * part, __tcp_retransmit_skb itself (called by tcp_retransmit_skb: its rt
+ * is open; by anything else: none is, and rt2 counts), -1 another function
+ * (a loss probe's retransmit), 0 not known (an address, a return
+ * trampoline, no field). */
 static int rt2_caller(const struct ftn_event *ev)
 {
 	const char *c = ftn_event_str(ev, "caller");
 
 	if (!c || !strncmp(c, "0x", 2) || strstr(c, "trampoline"))
 		return 0;
-	return !strncmp(c, "tcp_retransmit_skb+", 19) ? 1 : -1;
+	return !strncmp(c, "tcp_retransmit_skb+", 19) || !strncmp(c, "__tcp_retransmit_skb+", 21) ? 1 : -1;
 }
 
 /* Whether an rt2 is the inner call of an rt already counted, on this CPU

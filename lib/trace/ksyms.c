@@ -33,6 +33,8 @@
 #define KSYM_MAX_OFF (1024 * 1024)
 /* read size of a pass over the file (lines are < 600 bytes) */
 #define KSYM_CHUNK (32 * 1024)
+/* the kernel's bound on a symbol's name (KSYM_NAME_LEN, 512 since 6.1) */
+#define KSYM_NAME_MAX 512
 #define ARENA_CHUNK 4096
 
 /* One parsed kallsyms line; name and mod point into the line. */
@@ -731,4 +733,52 @@ out:
 	free(b.first);
 	free(b.v.a);
 	return err;
+}
+
+/* ftn_ksyms_part: "func.part.N" names of the core kernel's text, the
+ * first one kept, how many seen. */
+struct bypart {
+	const char *func;
+	size_t len;
+	char name[KSYM_NAME_MAX];
+	int n;
+};
+
+static int bypart_line(void *arg, const struct kline *k)
+{
+	struct bypart *b = arg;
+	size_t i = b->len + 6;          /* past "func.part." */
+
+	if (!k->text || k->mod || k->nlen <= i || k->nlen >= sizeof(b->name) ||
+	    memcmp(k->name, b->func, b->len) || memcmp(k->name + b->len, ".part.", 6))
+		return 0;
+	for (; i < k->nlen; i++)
+		if (k->name[i] < '0' || k->name[i] > '9')
+			return 0;
+	/* the same name twice (an alias at another address) is one part */
+	if (b->n && (strlen(b->name) != k->nlen || memcmp(b->name, k->name, k->nlen)))
+		b->n++;
+	else if (!b->n) {
+		memcpy(b->name, k->name, k->nlen);
+		b->name[k->nlen] = '\0';
+		b->n = 1;
+	}
+	return 0;
+}
+
+int ftn_ksyms_part(const struct ftn_ksyms *ks, const char *func, char *buf, size_t size)
+{
+	struct bypart b = { .func = func, .len = func ? strlen(func) : 0 };
+	int err;
+
+	if (!ks || !func || !b.len || b.len + 8 >= sizeof(b.name))
+		return -EINVAL;
+	if ((err = ks_scan(ks, bypart_line, &b)))
+		return err;
+	if (b.n != 1)
+		return b.n ? -EEXIST : -ENOENT;
+	if (strlen(b.name) >= size)
+		return -ENOSPC;
+	strcpy(buf, b.name);
+	return 0;
 }

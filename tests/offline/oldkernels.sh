@@ -133,6 +133,24 @@ for k in $KERNELS; do
 	same "$k: tree left as found after -s" "$R.before" "$R.after-s"
 done
 
+# rt2 on __tcp_retransmit_skb's body where the compiler split it off
+# (Debian's arm64 6.1: __tcp_retransmit_skb.part.0, called by
+# tcp_send_loss_probe with the head inlined): the part, from kallsyms;
+# without a part, the function
+R=$tmp/linux-4.14
+printf '%s\n' 'ffff800008010000 T _stext' 'ffff800008d3ba04 t __tcp_retransmit_skb.part.0' \
+	'ffff800008d3c4c0 T __tcp_retransmit_skb' 'ffff800008d3c540 T tcp_retransmit_skb' >"$tmp/ks.part"
+printf '%s\n' 'ffff800008010000 T _stext' 'ffff800008d3c4c0 T __tcp_retransmit_skb' \
+	'ffff800008d3c540 T tcp_retransmit_skb' >"$tmp/ks.nopart"
+for ks in part nopart; do
+	: > "$R/fs/kprobe_events"
+	orun "$R" linux-4.14 /dev/null env FTNET_KALLSYMS="$tmp/ks.$ks" "$BIN/tcpretrans" -B kprobe -d 1
+	[ $ks = part ] && want=__tcp_retransmit_skb.part.0 || want=__tcp_retransmit_skb
+	check "4.14 tcpretrans, kallsyms with$([ $ks = part ] || echo out) a part: rt2 probes $want (exit $rc)" \
+		sh -c '[ "$1" = 0 ] && grep -Eq "^p:[^ ]*/rt2 $2 " "$3"' sh "$rc" "$want" "$R/fs/kprobe_events"
+done
+: > "$R/fs/kprobe_events"
+
 # the kprobe back ends' definitions: only types the kernel knows
 # (x64 from 4.17's README on, no symbol type before 4.17), and the
 # events decoded

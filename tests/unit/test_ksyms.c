@@ -389,9 +389,46 @@ static void test_real(void)
 	ftn_ksyms_free(ks);
 }
 
+/* ftn_ksyms_part: the one "func.part.N" of the core kernel's text (Debian's
+ * arm64 6.1 has __tcp_retransmit_skb.part.0), never a module's, another
+ * suffix's or a longer name's */
+static void test_part(void)
+{
+	char buf[64];
+	char *path = write_tmp("ffff000000010000 T _stext\n"
+			       "ffff000000020000 t __tcp_retransmit_skb.part.0\n"
+			       "ffff000000020400 T __tcp_retransmit_skb\n"
+			       "ffff000000020480 T tcp_retransmit_skb\n"
+			       "ffff000000030000 t tcp_xmit_retransmit_queue.part.0\n"
+			       "ffff000000030800 t tcp_xmit_retransmit_queue.part.1\n"
+			       "ffff000000040000 t foo.part.0\t[mod]\n"
+			       "ffff000000050000 t bar.part.x\n"
+			       "ffff000000050100 t bar.constprop.0\n"
+			       "ffff000000050200 d baz.part.0\n"
+			       "ffff000000050300 t tcp_retransmit_skb_x.part.0\n");
+	struct ftn_ksyms *ks = path ? ftn_ksyms_load(path) : NULL;
+
+	ok(ks != NULL, "part: table loaded");
+	if (!ks)
+		return;
+	is_int(ftn_ksyms_part(ks, "__tcp_retransmit_skb", buf, sizeof(buf)), 0, "part: found");
+	is_str(buf, "__tcp_retransmit_skb.part.0", "part: its name");
+	is_int(ftn_ksyms_part(ks, "tcp_retransmit_skb", buf, sizeof(buf)), -ENOENT,
+	       "part: another function's part (tcp_retransmit_skb_x) is not this one's");
+	is_int(ftn_ksyms_part(ks, "tcp_xmit_retransmit_queue", buf, sizeof(buf)), -EEXIST,
+	       "part: two parts: -EEXIST");
+	is_int(ftn_ksyms_part(ks, "foo", buf, sizeof(buf)), -ENOENT, "part: a module's is not the kernel's");
+	is_int(ftn_ksyms_part(ks, "bar", buf, sizeof(buf)), -ENOENT, "part: .part.x and .constprop are not parts");
+	is_int(ftn_ksyms_part(ks, "baz", buf, sizeof(buf)), -ENOENT, "part: a data symbol is not a part");
+	is_int(ftn_ksyms_part(ks, "__tcp_retransmit_skb", buf, 8), -ENOSPC, "part: small buffer: -ENOSPC");
+	ftn_ksyms_free(ks);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_fake();
+	test_part();
 	test_real();
 	test_lazy_generated();
 	test_lazy_real();

@@ -33,6 +33,10 @@ static int dec(struct ftn_retrans_dec *d, const char *text, struct ftn_retrans *
 	"          tcpgen-168     [000] ..... " ts ": rt2: (__tcp_retransmit_skb+0x4/0x860) " \
 	"skb=" skb " pcount=1 segs=1" caller
 
+#define RTP(ts, skb, caller) \
+	"          tcpgen-168     [000] ..... " ts ": rt2: (__tcp_retransmit_skb.part.0+0x0/0x7c0) " \
+	"skb=" skb " pcount=1 segs=1" caller
+
 /* the probe on tcp_retransmit_skb with the cause's fields */
 #define RTC(ts, caller, rest) \
 	"          tcpgen-168     [000] ..... " ts ": rt: (tcp_retransmit_skb+0x4/0xe0) " \
@@ -220,6 +224,19 @@ int main(void)
 	   dec(d, RT2("10.004100", "0xff40053801ac3a00", " caller=tcp_retransmit_skb+0x18/0xe0"), &r) == 0 &&
 	   dec(d, RT2("10.009000", "0xff40053801ac3800", " caller=tcp_retransmit_skb+0x18/0xe0"), &r) == 0,
 	   "rt X, (interrupt: rt Y, rt2 Y), rt2 X: two retransmits");
+	/* rt2 on the split part (arm64 6.1: __tcp_retransmit_skb.part.0),
+	 * called by tcp_retransmit_skb (the head inlined), by the function's
+	 * own head, or by a loss probe */
+	ok(dec(d, RT("11.000000", "0xff40053801ac3c00"), &r) == 1 &&
+	   dec(d, RTP("11.000100", "0xff40053801ac3c00", " caller=tcp_retransmit_skb+0x5c/0x130"), &r) == 0,
+	   "part: rt2 from tcp_retransmit_skb is its rt's retransmit");
+	ok(dec(d, RT("12.000000", "0xff40053801ac3e00"), &r) == 1 &&
+	   dec(d, RTP("12.000100", "0xff40053801ac3e00", " caller=__tcp_retransmit_skb+0x5c/0x80"), &r) == 0,
+	   "part: rt2 from __tcp_retransmit_skb's head, its rt open, is that rt's retransmit");
+	ok(dec(d, RTP("13.000000", "0xff40053801ac4000", " caller=__tcp_retransmit_skb+0x5c/0x80"), &r) == 1,
+	   "part: rt2 from __tcp_retransmit_skb's head with no rt open counts");
+	ok(dec(d, RTP("14.000000", "0xff40053801ac4200", " caller=tcp_send_loss_probe+0x16c/0x230"), &r) == 1 &&
+	   r.type == 'R' && r.cause == FTN_RTX_TLP, "part: rt2 from tcp_send_loss_probe is a tlp retransmit");
 	ftn_retrans_dec_free(d);
 	test_causes();
 	return tap_done();
