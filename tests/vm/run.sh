@@ -113,16 +113,10 @@ apt_opts() {
 	[ "$a" = amd64 ] || d=$cache/apt-$suite-$a
 	suite=${d#"$cache"/apt-}
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" || return 0
-	m=$(mirror)
+	s0=$(suite_of "$1")
 	kr=/usr/share/keyrings/debian-archive-keyring.gpg
-	if [ "$a" = amd64 ]; then
-		printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s-security %s-security main\n' \
-			"$kr" "$m" "$suite" "$kr" "$m" "$suite" >"$d/sources.list"
-	else
-		s0=$(suite_of "$1")
-		printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s %s-security main\n' \
-			"$kr" "$m" "$s0" "$kr" "$(mirror_security)" "$s0" >"$d/sources.list"
-	fi
+	printf 'deb [signed-by=%s] %s %s main\ndeb [signed-by=%s] %s %s-security main\n' \
+		"$kr" "$(mirror)" "$s0" "$kr" "$(mirror_security)" "$s0" >"$d/sources.list"
 	opts="-o Dir::Etc::sourcelist=$d/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$d/lists -o Dir::Cache=$d/cache -o Dir::State::status=/dev/null"
 	[ "$a" = amd64 ] || opts="$opts -o APT::Architecture=$a -o APT::Architectures=$a"
 }
