@@ -194,7 +194,7 @@ static void print_json(struct state *st, FILE *f, const struct xcheck x[3], int 
 	tool_json_end(&j);
 }
 
-static int write_prom(struct state *st)
+static int write_prom(struct state *st, int status)
 {
 	const struct tool_loss_row *cr = st->l.rows;
 	static const char *const lc[] = { "stat", NULL };
@@ -214,6 +214,14 @@ static int write_prom(struct state *st)
 	for (int s = 0; s < S_N; s++)
 		if ((err = tool_section_prom(st->env.sec[s], st->prom, top)))
 			return err;
+	/* --check's state for an alerting rule (the thresholds are this
+	 * command line's, which Prometheus cannot know): 0 OK .. 3 UNKNOWN,
+	 * the exit status; a file that cannot be written says nothing */
+	if (st->check &&
+	    (err = tool_prom_gauge(st->prom, "ftnet_netreport_check_status",
+				   "The run's --check state: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (its exit status).",
+				   status)))
+		return tool_fail(err, "cannot export the check status: %s", strerror(-err));
 	tool_prom_set_lost(st->prom, st->env.lost, st->env.uncounted);
 	if ((err = tool_prom_write(st->prom)))
 		return tool_fail(err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(-err));
@@ -234,7 +242,7 @@ static int report(struct state *st)
 	/* the --prom file before anything is printed: with --check, a file
 	 * not written is the status line's to say (UNKNOWN, the reason
 	 * first), for that line is the only one and the first of stdout */
-	if (st->o.prom && (err = write_prom(st)) && st->check) {
+	if (st->o.prom && (err = write_prom(st, status)) && st->check) {
 		struct tool_str why = { 0 };
 
 		tool_str_addf(&why, "cannot write '%s' (--prom): %s; %s", st->o.prom, strerror(-err),

@@ -105,6 +105,11 @@ chk 2 CRITICAL "below (<)" --crit 'RetransSegs<1'
 chk 0 OK "a list, GROUP.NAME sums" --warn 'Softnet.dropped>0,RetransSegs>0,Udp6.NoPorts>0'
 chk 3 UNKNOWN "an unknown counter" --warn 'NoPorts>1' --crit 'NoSuchThing>1'
 chk 3 UNKNOWN "a traced value without tracing" --crit 'traced.drops>1'
+run "$tmp/c" "$tmp/ce" --check --warn 'NoPorts>1' --crit 'NoPorts>100' --prom "$tmp/c.prom"
+check "--check --prom: the state as a gauge (1 WARNING)" \
+	sh -c '[ "$1" = 1 ] && grep -qx "ftnet_netreport_check_status 1" "$2" &&
+	       grep -qx "# TYPE ftnet_netreport_check_status gauge" "$2"' sh "$rc" "$tmp/c.prom"
+check "--prom without --check: no check status" sh -c '! grep -q check_status "$1"' sh "$tmp/p.prom"
 run "$tmp/c" "$tmp/ce" --check --json --crit 'NoPorts>6'
 check "--check --json: exit 2, the state in the document" \
 	sh -c '[ "$1" = 2 ] && grep -q "\"check\":{\"status\":\"CRITICAL\",\"exit\":2," "$2"' sh "$rc" "$tmp/c"

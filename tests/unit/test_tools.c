@@ -518,6 +518,15 @@ static void test_prom(const char *dir)
 	       "ftnet_run_info{tool=\"tcpdrop\",version=\"" FTNET_VERSION "\"} 1\n",
 	       "prom: HELP/TYPE, escaped labels, top 2 + other, lost, run info");
 	free(out);
+	/* a gauge: after the counters, set again by name */
+	is_int(tool_prom_gauge(p, "ftnet_t_state_total", "h", 1), -EINVAL, "prom: a gauge's name must not end in _total");
+	is_int(tool_prom_gauge(p, "ftnet_t_state", "The state.", 1), 0, "prom: gauge registered");
+	is_int(tool_prom_gauge(p, "ftnet_t_state", "The state.", -2), 0, "prom: gauge set again");
+	CAPTURE(out, f, tool_prom_print(p, f));
+	ok(out && strstr(out, "} 3\n# HELP ftnet_t_state The state.\n# TYPE ftnet_t_state gauge\n"
+			      "ftnet_t_state -2\n# HELP ftnet_lost_events_total "),
+	   "prom: the gauge once, its last value, between the counters and the lost events");
+	free(out);
 	/* counters are cumulative: a reset interval changes nothing */
 	tool_counter_reset(c);
 	CAPTURE(out, f, tool_prom_print(p, f));

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #define PROM_MAX_COUNTERS 8
+#define PROM_MAX_GAUGES 4
 
 struct prom_counter {
 	char *name, *help;              /* copies */
@@ -33,6 +34,8 @@ struct tool_prom {
 	const char *tool;
 	struct prom_counter counters[PROM_MAX_COUNTERS];
 	int ncounters;
+	struct { char *name, *help; int64_t v; } gauges[PROM_MAX_GAUGES];  /* copies */
+	int ngauges;
 	uint64_t lost_ring, lost_uncounted;
 };
 
@@ -154,6 +157,10 @@ void tool_prom_free(struct tool_prom *p)
 		return;
 	for (int i = 0; i < p->ncounters; i++)
 		counter_release(&p->counters[i]);
+	for (int i = 0; i < p->ngauges; i++) {
+		free(p->gauges[i].name);
+		free(p->gauges[i].help);
+	}
 	if (p->dirfd >= 0)
 		close(p->dirfd);
 	free(p->path);
@@ -203,6 +210,32 @@ int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 	pc->which = which;
 	pc->top = top;
 	p->ncounters++;
+	return 0;
+}
+
+int tool_prom_gauge(struct tool_prom *p, const char *name, const char *help, int64_t v)
+{
+	char *n, *h;
+
+	if (!valid_name(name) || (strlen(name) >= 6 && !strcmp(name + strlen(name) - 6, "_total")))
+		return -EINVAL;
+	for (int i = 0; i < p->ngauges; i++)
+		if (!strcmp(p->gauges[i].name, name)) {
+			p->gauges[i].v = v;
+			return 0;
+		}
+	if (p->ngauges == PROM_MAX_GAUGES)
+		return -ENOMEM;
+	n = strdup(name);
+	h = strdup(help ? help : name);
+	if (!n || !h) {
+		free(n);
+		free(h);
+		return -ENOMEM;
+	}
+	p->gauges[p->ngauges].name = n;
+	p->gauges[p->ngauges].help = h;
+	p->gauges[p->ngauges++].v = v;
 	return 0;
 }
 
@@ -298,6 +331,10 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 			sample(f, pc, NULL, rest[pc->which ? 1 : 0]);
 		else if (!n && !pc->labels[0])
 			sample(f, pc, NULL, 0);
+	}
+	for (int i = 0; i < p->ngauges; i++) {
+		head(f, p->gauges[i].name, p->gauges[i].help, "gauge");
+		fprintf(f, "%s %lld\n", p->gauges[i].name, (long long)p->gauges[i].v);
 	}
 	head(f, "ftnet_lost_events_total",
 	     "Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).",

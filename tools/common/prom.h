@@ -22,7 +22,9 @@ struct tool_counter;
  *   # HELP NAME TEXT / # TYPE NAME counter / NAME{label="v",...} TOTAL
  * with cumulative totals of the run (never per interval), the top rows by
  * total (cap per counter, rest summed into one row whose labels are all
- * "other"), label values escaped (\\ \" \n); then
+ * "other"), label values escaped (\\ \" \n); the gauges
+ *   # HELP NAME TEXT / # TYPE NAME gauge / NAME VALUE
+ * then
  *   ftnet_lost_events_total{tool="T",cause="ring_buffer"|"not_counted"} N
  *   ftnet_run_info{tool="T",version="V"} 1
  */
@@ -43,6 +45,10 @@ void tool_prom_free(struct tool_prom *p);
 int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 		      struct tool_counter *c, int which,
 		      const char *const *label_names, size_t top);
+/* A gauge with no labels (a run's state, such as netreport's --check
+ * status), printed after the counters; set again by name. name must not
+ * end in _total; at most 4. 0 or -EINVAL / -ENOMEM. */
+int tool_prom_gauge(struct tool_prom *p, const char *name, const char *help, int64_t v);
 /* Events lost so far (cumulative): in ring buffers, and not counted
  * (a full hist table, an allocation failure). */
 void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted);
