@@ -130,5 +130,14 @@ else
 	sed 's/^/#   /' "$tmp/pd" | head -20
 fi
 
+# ftnet(7) states the bound the code has (its --max-series default) and
+# points here
+max=$(sed -n 's/^#define TOOL_COUNTER_MAX_DEFAULT \([0-9]*\)$/\1/p' "$FTNET_TOP/tools/common/counter.h")
+check "ftnet(7): the cardinality bound (--max-series default $max, $((max + 1)) series) and examples/prometheus" sh -c '
+	m=$(sed "s/\\\\-/-/g" "$1") &&
+	echo "$m" | grep -q "^rows (default $2; 0: no cap)" &&
+	echo "$m" | grep -q "grows past $(($2 + 1)) series per counter" &&
+	echo "$m" | grep -q "^examples/prometheus (installed under"' sh "$FTNET_TOP/man/ftnet.7" "$max"
+
 same "cause fake tree left as found" "$tmp/cause.before" "$tmp/cause.after"
 done_tap
