@@ -27,7 +27,7 @@
 #    the offline test cannot produce);
 #  - everything is stopped, the tools exit 0, and tracefs is as before.
 # Needs root, ip, nft, curl, python3, prometheus and
-# prometheus-node-exporter (.ci/run installs them). About 25 s.
+# prometheus-node-exporter (.ci/run installs them). About 15 s.
 
 cd "${FTNET_TOP:=$(pwd)}" || exit 1
 . tests/host/lib.inc
