@@ -586,6 +586,11 @@ struct ftn_socktab *ftn__socktab_snapshot(const char *proc_root, pid_t pid, int 
  * the other its IPv4-mapped IPv6 form (_same) (socktab.c). */
 int ftn__sock_addr_eq(const struct ftn_addr *a, const struct ftn_addr *b);
 int ftn__sock_addr_same(const struct ftn_addr *a, const struct ftn_addr *b);
+/* 1 where the protocols' sendmsg / recvmsg functions (tcp_sendmsg,
+ * udp_recvmsg...) take a struct kiocb * first (before 4.1: the socket is
+ * then their second argument, every other one shifts too), else 0 (also
+ * when the release cannot be read) */
+int ftn__msg_args_shift(void);
 /* ftn_probe_skb_fetchargs with the skb at base ("%si", "$skbaddr") */
 int ftn__probe_skb_fetchargs_at(const char *base, char *buf, size_t size);
 

@@ -242,9 +242,10 @@ int ftn_conn_owner_event(const struct ftn_conn_dec *d, const struct ftn_event *e
 
 int ftn_conn_owner_probes_create(struct ftn_instance *inst)
 {
-	int err = ftn_sock_kprobe_create(inst, "sendmsg", "tcp_sendmsg", 1, 0, NULL);
+	int sk = 1 + ftn__msg_args_shift();     /* after a kiocb before 4.1 */
+	int err = ftn_sock_kprobe_create(inst, "sendmsg", "tcp_sendmsg", sk, 0, NULL);
 
-	return err ? err : ftn_sock_kprobe_create(inst, "recvmsg", "tcp_recvmsg", 1, 0, NULL);
+	return err ? err : ftn_sock_kprobe_create(inst, "recvmsg", "tcp_recvmsg", sk, 0, NULL);
 }
 
 int ftn_conn_by_owner(const struct ftn_conn_event *c)

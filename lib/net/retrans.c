@@ -180,12 +180,22 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 
 			if (arch && arch->ret_addr && ftn_tracefs_readme_has("string, symbol") > 0)
 				snprintf(caller, sizeof(caller), " caller=%s:symbol", arch->ret_addr);
-			snprintf(extra + err, sizeof(extra) - (size_t)err, " segs=%s:s32%s", a3, caller);
+			/* segs: the third argument since 4.7 (before, none:
+			 * the register holds something else) */
+			snprintf(extra + err, sizeof(extra) - (size_t)err, "%s%s%s%s",
+				 ftn__kernel_at_least(4, 7) ? " segs=" : "",
+				 ftn__kernel_at_least(4, 7) ? a3 : "",
+				 ftn__kernel_at_least(4, 7) ? ":s32" : "", caller);
 			if (!strcmp(event, "rt"))
 				cause_fetchargs(probes[i].argn, tuple, extra, sizeof(extra));
 		}
 		/* a request sock's tuple is always read: /proc has no pointer
-		 * to join it with */
+		 * to join it with. Before 4.1 a request sock is no struct
+		 * sock_common (inet_request_sock kept its own addresses and
+		 * ports): nothing is read, the retransmit is counted with its
+		 * connection unknown */
+		if (probes[i].argn == 2 && ftn__kernel_at_least(4, 1) == 0)
+			return ftn_kprobe_create(inst, event, probes[i].func, 0);
 		return ftn_sock_kprobe_create(inst, event, probe_func(probes[i].func, part, sizeof(part)),
 					      probes[i].argn, tuple || probes[i].argn == 2, extra);
 	}
@@ -470,8 +480,10 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		} else if (rt2_nested(c, skb, ev->ts_ns, rt2_caller(ev))) {
 			return 0;
 		}
-		/* (pcount is a u16: bare hex before 4.17, segs an s32) */
-		r->segs = ftn_probe_value_u64(ftn_event_str(ev, "pcount"), d->bare_hex, &pc) || !pc ? 1
+		/* (pcount is a u16: bare hex before 4.17, segs an s32; no
+		 * pcount before 3.18: not known, 0) */
+		r->segs = !ftn_event_str(ev, "pcount") ? 0
+			: ftn_probe_value_u64(ftn_event_str(ev, "pcount"), d->bare_hex, &pc) || !pc ? 1
 			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
 			? (uint32_t)pc : (uint32_t)segs;
 	}

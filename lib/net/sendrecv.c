@@ -124,10 +124,11 @@ static const struct sr_func {
 #define SR_NFUNCS (sizeof(sr_funcs) / sizeof(sr_funcs[0]))
 
 /* The flags argument of the recvmsg functions: the fourth since 5.19
- * (the nonblock argument before it was removed), the fifth before. */
+ * (the nonblock argument before it was removed), the fifth before, the
+ * sixth before 4.1 (a struct kiocb * first). */
 static int flags_argn(void)
 {
-	return ftn__kernel_at_least(5, 19) ? 4 : 5;      /* unknown (-1): 4 */
+	return ftn__kernel_at_least(5, 19) ? 4 : 5 + ftn__msg_args_shift();      /* unknown (-1): 4 */
 }
 
 /* The condition on a probe's family field (skc_family, read from the
@@ -152,7 +153,7 @@ static int sr_probe(struct ftn_instance *inst, const struct sr_func *f, int ret_
 	int fl = f->dir == 'R';
 	int err;
 
-	if ((err = ftn_probe_arg(1, a1, sizeof(a1))) < 0 ||
+	if ((err = ftn_probe_arg(1 + ftn__msg_args_shift(), a1, sizeof(a1))) < 0 ||
 	    (fl && (err = ftn_probe_arg(flags_argn(), af, sizeof(af))) < 0))
 		return err;
 	/* a register at the return is no longer the argument, and every

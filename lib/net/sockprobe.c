@@ -214,10 +214,20 @@ int ftn__probe_skb_fetchargs_at(const char *base, char *buf, size_t size)
 	if (btf && !ftn_btf_member_offset(btf, "struct sk_buff", "cb", &c) &&
 	    !ftn_btf_member_offset(btf, "struct tcp_skb_cb", "tcp_gso_segs", &g))
 		cb = c, gso = g;
+	else if (ftn__kernel_at_least(3, 18) == 0)
+		/* no tcp_gso_segs before 3.18 (the count was in the skb's
+		 * shared info, past its variable-length data): the skb
+		 * alone, its segments not known */
+		return (err = snprintf(buf, size, "skb=%s:u64", base)) < 0 || (size_t)err >= size ? -ENOSPC : err;
 	/* before 4.17 there is no x64: u64 prints bare hex there anyway */
 	err = snprintf(buf, size, "skb=%s:%s pcount=+%u(%s):u16", base,
 		       ftn_tracefs_readme_has("x8/16/32/64") ? "x64" : "u64", cb + gso, base);
 	return err < 0 || (size_t)err >= size ? -ENOSPC : err;
+}
+
+int ftn__msg_args_shift(void)
+{
+	return ftn__kernel_at_least(4, 1) == 0;
 }
 
 int ftn_probe_skb_fetchargs(int argn, char *buf, size_t size)

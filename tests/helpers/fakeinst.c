@@ -27,6 +27,10 @@
  * before 3.14), so the tools' kprobe back ends run on fake trees of
  * kernels no test machine has (tests/offline/oldkernels.sh).
  *
+ * With FTNET_FAKE_RELEASE (a kernel release: "3.10.0-1160.el7.x86_64") it
+ * wraps uname(): the release the fake tree models, for the library's
+ * version checks (ftn__kernel_at_least: which arguments a function takes).
+ *
  * Built twice: build/tests/fakeinst.so for LD_PRELOAD (the tools in
  * offline test scripts, through fakefs.inc) and build/tests/fakeinst.o,
  * linked into the unit tests (a definition in the executable wins over
@@ -41,6 +45,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -454,4 +459,15 @@ ssize_t write(int fd, const void *buf, size_t n)
 		}
 	}
 	return syscall(SYS_write, fd, buf, n);
+}
+
+int uname(struct utsname *u)
+{
+	const char *r = getenv("FTNET_FAKE_RELEASE");
+
+	if (syscall(SYS_uname, u))
+		return -1;
+	if (r && *r)
+		snprintf(u->release, sizeof(u->release), "%s", r);
+	return 0;
 }

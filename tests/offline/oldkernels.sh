@@ -57,7 +57,11 @@ orun() {
 	_r=$1; _k=$2; _f=$3; shift 3
 	_nt=
 	[ "$_k" = linux-3.10 ] && _nt=1
+	# uname's release: which arguments the kernel's functions take
+	_rel=4.14.0
+	[ "$_k" = linux-3.10 ] && _rel=3.10.0-1160.el7.x86_64
 	fake_run "$_r" "$_f" "$tmp/o" "$tmp/e" env FTNET_FAKE_KPROBES="$(cat "$FIX/$_k/kprobe_types")" \
+		FTNET_FAKE_RELEASE=$_rel \
 		${_nt:+FTNET_FAKE_NO_TRIGGERS=1} FTNET_BTF=/nonexistent "$@"
 }
 
@@ -174,7 +178,29 @@ for k in $KERNELS; do
 			check "$v $tn $fmt: the kprobe back end" grep -q 'kprobe back end' "$tmp/e"
 			golden "$tn.$v.$fmt" "$tmp/o"
 		done
+		cp "$R/fs/kprobe_events" "$tmp/defs.$tn"
+		: > "$R/fs/kprobe_events"
 	done
+	# what each kernel's functions take (the definitions as written):
+	# tcp_retransmit_skb's segs since 4.7, tcp_skb_cb's tcp_gso_segs
+	# since 3.18, a request sock as a sock_common since 4.1, a kiocb
+	# before the socket of tcp_sendmsg / tcp_recvmsg before 4.1
+	D=$tmp/defs
+	if [ $k = linux-3.10 ]; then
+		check "3.10: rt and rt2 read no segs argument and no tcp_gso_segs" \
+			sh -c '! grep -E "/rt2? .*(segs|pcount)=" "$1" && grep -q "/rt2 " "$1"' sh "$D.tcpretrans"
+		check "3.10: a SYN-ACK's request sock is not read as a sock_common" \
+			grep -Eq '^p:[^ ]*/synack tcp_rtx_synack$' "$D.tcpretrans"
+		check "3.10: tcp_sendmsg / tcp_recvmsg's socket is the second argument (%si)" \
+			sh -c 'grep -Eq "/sendmsg tcp_sendmsg sk=%si:" "$1" && grep -Eq "/recvmsg tcp_recvmsg sk=%si:" "$1"' sh "$D.tcplife"
+	else
+		check "$v: rt and rt2 read segs (%dx) and tcp_gso_segs" \
+			sh -c 'grep -Eq "^p:[^ ]*/rt2 " "$1" && ! grep -E "^p:[^ ]*/rt2? " "$1" | grep -vq "pcount=.* segs=%dx:s32"' sh "$D.tcpretrans"
+		check "$v: a SYN-ACK's request sock read as a sock_common" \
+			grep -Eq '^p:[^ ]*/synack tcp_rtx_synack sk=%si:' "$D.tcpretrans"
+		check "$v: tcp_sendmsg / tcp_recvmsg's socket is the first argument (%di)" \
+			sh -c 'grep -Eq "/sendmsg tcp_sendmsg sk=%di:" "$1" && grep -Eq "/recvmsg tcp_recvmsg sk=%di:" "$1"' sh "$D.tcplife"
+	fi
 done
 
 # 3.10: tracefs is debugfs's tracing directory (tracefs came in 4.1),
