@@ -4,9 +4,11 @@
  * segments. Every back end sees what the kernel counts in RetransSegs
  * (retransmits of __tcp_retransmit_skb, tail loss probes' included, and
  * SYN-ACKs of tcp_rtx_synack: lib/net/retrans.c); totals count segments.
- * Where the tracepoint cannot say how many (no event probes), count mode
- * adds the segments no event showed: RetransSegs over the namespaces
- * (tools/common/nssum.c) minus the segments seen, as a row of its own.
+ * Where an event cannot say how many (the tracepoint without event probes,
+ * the probes before 3.18) or was lost (a kprobe hit the kernel missed),
+ * count mode adds the segments no event showed: RetransSegs over the
+ * namespaces (tools/common/nssum.c) minus the segments seen, as a row of
+ * its own, on every back end.
  * The back ends' choice and set-up: tools/common/retrans.c.
  */
 #include "ftnet.h"
@@ -301,7 +303,7 @@ static int init(struct state *st)
 	if ((st->owner && !(st->owners = ftn_inode_owners_alloc(NULL))) ||
 	    ((st->owner || st->b.be) && !(st->socks = ftn_sockres_alloc(NULL, st->netns_pid, st->b.be))) ||
 	    ((st->count || st->o.prom) && !(st->counts = tool_counter_alloc(3, st->o.prom != NULL))) ||
-	    (st->counts && !st->b.be && !st->b.family && !(st->nss = tool_nssum_alloc("Tcp.RetransSegs"))))
+	    (st->counts && !st->b.family && !(st->nss = tool_nssum_alloc("Tcp.RetransSegs"))))
 		return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* the first reading before the events are on: a retransmit between
 	 * the two is counted and not seen - unattributed, which it is */
