@@ -113,7 +113,8 @@ FUZZ_TOOL_OBJ := $(patsubst tools/common/%.c,build/fuzz/tools/%.o,$(FUZZ_TOOL_SR
 FUZZ_TOOL_A   := build/fuzz/libftntools.a
 
 .PHONY: FORCE all lib tools check test-bins bench install install-examples uninstall clean help examples \
-	fuzz fuzz-bins fuzz-seeds tools-lib soak san-bins arm64-bins
+	fuzz fuzz-bins fuzz-seeds tools-lib soak san-bins arm64-bins \
+	static multi-bin multi-bins install-static uninstall-static static-arm64
 
 all: lib tools examples
 
@@ -277,6 +278,131 @@ ARM64_DIR   := build/arm64
 ARM64_FLAGS := O=$(ARM64_DIR)/ CC=$(ARM64_CC) AR=aarch64-linux-gnu-ar CFLAGS='-O2'
 arm64-bins:
 	$(Q)$(MAKE) --no-print-directory $(ARM64_FLAGS) tools test-bins
+
+# The multi-call binary (make static): every tool of tools/*.c in one
+# static executable, build/static/ftnet, stripped - the one file to copy
+# to a box. Each tools/X.c is compiled again with
+# -DTOOL_MULTI_MAIN=ftnet_main_X (tools/common.h) into $(B)/multi/ and
+# tools/multi/ftnet.c dispatches on argv[0]'s base name or argv[1]
+# (the table: $(B)/multi/tools.h, written here from tools/*.c). Built with
+# musl-gcc (Debian's musl-tools) where present, glibc's static libraries
+# (libc6-dev's libc.a) otherwise, in its own tree O=build/static/ (the
+# objects, build/static/build/ftnet unstripped): bin/ and build/ stay
+# the normal build. Two trees of links for the tests, like build/san
+# (absolute links: tests/mutants.inc copies a tree with cp -as):
+#   build/static/host  FTNET_TOP of the host tier: bin/TOOL -> ftnet
+#   build/static/fake  FTNET_TOP of the static tier (the offline scripts):
+#                      bin/TOOL -> build/static/build/ftnet-fakeinst, the
+#                      same objects with tests/helpers/fakeinst.c linked
+#                      in (LD_PRELOAD, how the offline tests give fake
+#                      tracefs trees their instances, does not reach into
+#                      a static program)
+# and in each ftnet -> build/static/ftnet (tests/offline/multicall.sh) and
+# build -> the normal build/ (the test helpers, the shims).
+STATIC_DIR    := build/static
+MUSL_CC       ?= musl-gcc
+HAVE_MUSL     := $(shell command -v $(MUSL_CC) >/dev/null 2>&1 && echo 1)
+HAVE_LIBC_A   := $(shell f=$$($(CC) -print-file-name=libc.a 2>/dev/null) && [ -f "$$f" ] && echo 1)
+HAVE_STATIC   := $(or $(HAVE_MUSL),$(HAVE_LIBC_A))
+STATIC_LIBC   := $(if $(HAVE_MUSL),musl,glibc)
+# musl-gcc searches musl's headers only: the kernel's (linux/*.h, asm/)
+# come from linux-libc-dev through a directory of links (they are the
+# kernel's interface, not a library)
+STATIC_KINC   := $(STATIC_DIR)/kinc
+MULTIARCH     := $(shell $(CC) -print-multiarch 2>/dev/null)
+STATIC_CC     ?= $(if $(HAVE_MUSL),$(MUSL_CC) -isystem $(STATIC_KINC),$(CC))
+# -Os and unused sections dropped: the target is 1 MiB stripped for all
+# the tools together (STATIC_MAX_KIB; tests/offline/multicall.sh checks)
+STATIC_CFLAGS ?= -Os -ffunction-sections -fdata-sections
+STATIC_MAX_KIB := 1024
+STATIC_FLAGS  = O=$(STATIC_DIR)/ CC='$(STATIC_CC)' CFLAGS='$(STATIC_CFLAGS)' STATIC=1 STRICT=$(STRICT)
+STRIP         ?= strip
+
+MULTI_NAMES := $(patsubst tools/%.c,%,$(TOOL_SRC))
+MULTI_OBJ   := $(patsubst tools/%.c,$(B)/multi/%.o,$(TOOL_SRC))
+MULTI_LD    := $(MULTI_OBJ) $(B)/multi/ftnet.o $(TC_A) $(LIB_A)
+
+$(B)/multi/%.o: tools/%.c tools/common.h $(wildcard tools/common/*.h) $(PUB_H)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itools $(CFLAGS) -DTOOL_MULTI_MAIN=ftnet_main_$* -c -o $@ $<
+
+$(B)/multi/tools.h: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)printf 'FTNET_TOOL(%s)\n' $(MULTI_NAMES) > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(B)/multi/ftnet.o: tools/multi/ftnet.c $(B)/multi/tools.h tools/common.h $(wildcard tools/common/*.h) $(PUB_H)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)
+	$(Q)$(CC) $(REQ_CFLAGS) -Itools -I$(B)/multi $(CFLAGS) -c -o $@ $<
+
+$(B)/multi/fakeinst.o: tests/helpers/fakeinst.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)
+	$(Q)$(CC) $(SHIM_CFLAGS) -c -o $@ $<
+
+$(B)/ftnet: $(MULTI_LD)
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(MULTI_LD) $(LDFLAGS) -Wl,--gc-sections
+
+$(B)/ftnet-fakeinst: $(MULTI_LD) $(B)/multi/fakeinst.o
+	$(call quiet,CCLD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(B)/multi/fakeinst.o $(MULTI_LD) $(LDFLAGS) -Wl,--gc-sections
+
+$(O)ftnet: $(B)/ftnet
+	$(call quiet,STRIP,$@)
+	$(Q)$(STRIP) -o $@ $<
+
+multi-bin: $(O)ftnet
+multi-bins: $(O)ftnet $(B)/ftnet-fakeinst
+
+$(STATIC_KINC)/.stamp:
+	@mkdir -p $(STATIC_KINC)
+	$(Q)ln -sfn /usr/include/linux $(STATIC_KINC)/linux
+	$(Q)ln -sfn /usr/include/asm-generic $(STATIC_KINC)/asm-generic
+	$(Q)ln -sfn /usr/include/$(MULTIARCH)/asm $(STATIC_KINC)/asm
+	$(Q)touch $@
+
+# static-tree DIR BIN: a test tree of absolute links in DIR: the sources,
+# build -> build/, ftnet -> the stripped binary, bin/TOOL -> BIN
+static-tree = rm -rf $(1) && mkdir -p $(1)/bin && \
+	for f in *; do case $$f in build|bin) ;; *) ln -s $(CURDIR)/$$f $(1)/$$f ;; esac; done && \
+	ln -s $(CURDIR)/build $(1)/build && ln -s $(CURDIR)/$(STATIC_DIR)/ftnet $(1)/ftnet && \
+	for t in $(MULTI_NAMES); do ln -s $(2) $(1)/bin/$$t; done
+
+ifeq ($(HAVE_STATIC),1)
+static: $(if $(HAVE_MUSL),$(STATIC_KINC)/.stamp)
+	$(Q)$(MAKE) --no-print-directory $(STATIC_FLAGS) multi-bins
+	$(Q)$(call static-tree,$(STATIC_DIR)/host,$(CURDIR)/$(STATIC_DIR)/ftnet)
+	$(Q)$(call static-tree,$(STATIC_DIR)/fake,$(CURDIR)/$(STATIC_DIR)/build/ftnet-fakeinst)
+	$(Q)s=$$(stat -c %s $(STATIC_DIR)/ftnet); \
+	printf '  SIZE   %s: %d KiB stripped, %d tools, static, %s (target %d KiB)\n' \
+		$(STATIC_DIR)/ftnet $$(((s + 1023) / 1024)) $(words $(MULTI_NAMES)) $(STATIC_LIBC) $(STATIC_MAX_KIB)
+else
+static:
+	@echo 'make static: neither $(MUSL_CC) (Debian: musl-tools) nor a static libc.a (libc6-dev) here' >&2; exit 2
+endif
+
+# ftnet and a link per tool under BINDIR (make install puts the man pages)
+install-static: static
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(STATIC_DIR)/ftnet $(DESTDIR)$(BINDIR)/ftnet
+	$(Q)for t in $(MULTI_NAMES); do echo "ln -sfn ftnet $(DESTDIR)$(BINDIR)/$$t"; \
+		ln -sfn ftnet $(DESTDIR)$(BINDIR)/$$t || exit 1; done
+
+uninstall-static:
+	$(Q)for t in $(MULTI_NAMES); do [ "$$(readlink $(DESTDIR)$(BINDIR)/$$t)" != ftnet ] || \
+		rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	rm -f $(DESTDIR)$(BINDIR)/ftnet
+
+# The multi-call binary for arm64 (glibc's static libraries of the cross
+# libc, libc6-dev-arm64-cross): built only, build/static-arm64/ftnet
+static-arm64:
+	$(Q)$(MAKE) --no-print-directory O=build/static-arm64/ CC=$(ARM64_CC) AR=aarch64-linux-gnu-ar \
+		STRIP=aarch64-linux-gnu-strip CFLAGS='$(STATIC_CFLAGS)' STATIC=1 multi-bin
+	$(Q)s=$$(stat -c %s build/static-arm64/ftnet); \
+	printf '  SIZE   build/static-arm64/ftnet: %d KiB stripped (aarch64, static, glibc)\n' $$(((s + 1023) / 1024))
 
 # make check builds what the tiers it runs need (FTNET_TIERS, tests/run.sh).
 CHECK_TIERS := $(or $(FTNET_TIERS),default)

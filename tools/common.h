@@ -107,4 +107,18 @@ void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include "common/section.h"
 #include "common/losses.h"
 
+/* ------------------------------------------------------------------ */
+/* The multi-call binary                                              */
+/* ------------------------------------------------------------------ */
+
+/* make static compiles each tools/X.c a second time with
+ * -DTOOL_MULTI_MAIN=ftnet_main_X: its main becomes that entry of the one
+ * ftnet executable (tools/multi/ftnet.c dispatches on the tool's name),
+ * the same source, nothing copied. Declared here so the renamed main has
+ * a prototype (STRICT's -Wmissing-prototypes). */
+#ifdef TOOL_MULTI_MAIN
+#define main TOOL_MULTI_MAIN
+int main(int argc, char **argv);
+#endif
+
 #endif /* FTNET_TOOLS_COMMON_H */
