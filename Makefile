@@ -298,7 +298,7 @@ arm64-bins:
 #                      tracefs trees their instances, does not reach into
 #                      a static program)
 # and in each ftnet -> build/static/ftnet (tests/offline/multicall.sh) and
-# build -> the normal build/ (the test helpers, the shims).
+# build/tests -> the normal build/tests (the test helpers, the shims).
 STATIC_DIR    := build/static
 MUSL_CC       ?= musl-gcc
 HAVE_MUSL     := $(shell command -v $(MUSL_CC) >/dev/null 2>&1 && echo 1)
@@ -365,10 +365,12 @@ $(STATIC_KINC)/.stamp:
 	$(Q)touch $@
 
 # static-tree DIR BIN: a test tree of absolute links in DIR: the sources,
-# build -> build/, ftnet -> the stripped binary, bin/TOOL -> BIN
-static-tree = rm -rf $(1) && mkdir -p $(1)/bin && \
+# build/tests -> build/tests (a directory of its own: a tool resolving a
+# path relative to DIR/build must find DIR/build/tests), ftnet -> the
+# stripped binary, bin/TOOL -> BIN
+static-tree = rm -rf $(1) && mkdir -p $(1)/bin $(1)/build && \
 	for f in *; do case $$f in build|bin) ;; *) ln -s $(CURDIR)/$$f $(1)/$$f ;; esac; done && \
-	ln -s $(CURDIR)/build $(1)/build && ln -s $(CURDIR)/$(STATIC_DIR)/ftnet $(1)/ftnet && \
+	ln -s $(CURDIR)/build/tests $(1)/build/tests && ln -s $(CURDIR)/$(STATIC_DIR)/ftnet $(1)/ftnet && \
 	for t in $(MULTI_NAMES); do ln -s $(2) $(1)/bin/$$t; done
 
 ifeq ($(HAVE_STATIC),1)

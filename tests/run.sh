@@ -5,11 +5,18 @@
 # Tiers, in order:
 #   offline  build/tests/test_* (C unit tests) and tests/offline/*.sh
 #            (the tools against a fake tracefs tree); never needs root
+#   static   the offline scripts again against the multi-call binary (make
+#            static: build/static/fake, FTNET_TOP as the sanitize tier
+#            does); SKIPs, saying why, without musl-gcc or a static libc.a
 #   fuzz     tests/fuzz/run.sh: each libFuzzer harness for
 #            FTNET_FUZZ_SECONDS (default 20; 0 skips); SKIPs, saying why,
 #            without clang and libFuzzer; a crash or timeout fails
 #   host     tests/host/*.sh: real tracepoints on this kernel and real traffic
-#            in network namespaces; each script SKIPs unless root
+#            in network namespaces; each script SKIPs unless root. Run
+#            against the multi-call binary (build/static/host) when make
+#            static built it, conflicts.sh excepted (it preloads a malloc
+#            shim); the separate binaries of bin/ run in the offline tier
+#            and the sanitize tier's host run
 #   analyse  tests/analyse.sh: cppcheck over lib/ and tools/, clean or with
 #            the reviewed suppressions of tests/cppcheck.supp
 #   valgrind the unit binaries (build/tests/test_*) under valgrind: any
@@ -28,7 +35,7 @@
 # Every test prints TAP lines ("ok N - x", "not ok N - x", "ok N - x # SKIP
 # why"); this script counts them. A test program that exits non-zero without
 # a "not ok" line counts as one failure, so a crash is never silent.
-# FTNET_TIERS="offline fuzz host analyse valgrind sanitize vm" limits the
+# FTNET_TIERS="offline static fuzz host analyse valgrind sanitize vm" limits the
 # tiers; FTNET_ONLY=glob one test (sanitize/offline/tcpdrop.sh: a test of
 # the sanitize tier). FTNET_JOBS: how many tests of the valgrind tier (2)
 # and of the sanitize tier's offline scripts (4) run at once;
@@ -38,7 +45,7 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 export FTNET_TOP="$top"
-tiers=${FTNET_TIERS:-offline fuzz host analyse valgrind sanitize vm}
+tiers=${FTNET_TIERS:-offline static fuzz host analyse valgrind sanitize vm}
 logdir=$top/build/test-logs
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0 setup=0
@@ -188,10 +195,55 @@ for tier in $tiers; do
 		par_end ;;
 	fuzz)
 		run_one "fuzz/harnesses" sh tests/fuzz/run.sh ;;
+	static)
+		# the offline scripts again, against the multi-call binary
+		# (make static): the tree build/static/fake, whose bin/TOOL
+		# are links to build/static/build/ftnet-fakeinst (ftnet with
+		# the fake-tree shim linked in: LD_PRELOAD does not reach into
+		# a static program); the scripts are the same files
+		st=$top/build/static/fake
+		if [ ! -e "$st/bin/tpoint" ] || [ ! -e "$st/tests" ]; then
+			if command -v musl-gcc >/dev/null 2>&1 ||
+			   [ -f "$(${CC:-cc} -print-file-name=libc.a 2>/dev/null)" ]; then
+				echo "not ok - static: no multi-call tree in $st (make static)"
+				fail=$((fail + 1))
+			else
+				echo "ok - static tier # SKIP neither musl-gcc (musl-tools) nor a static libc.a (libc6-dev) to build the multi-call binary with"
+				skip=$((skip + 1))
+			fi
+		else
+			FTNET_TOP=$st
+			cd "$st" || exit 1
+			for t in tests/offline/*.sh; do
+				case $t in
+				# as in the sanitize tier: the normal build's
+				# objects, make install and the package, a reading
+				# of the tests, the tests' own failing
+				*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh) continue ;;
+				esac
+				[ -f "$t" ] && par_one "${FTNET_OFFLINE_JOBS:-3}" "static/offline/$(basename "$t")" sh "$t"
+			done
+			par_end
+			FTNET_TOP=$top
+			cd "$top" || exit 1
+		fi ;;
 	host)
+		# against the multi-call binary when make static built it
+		# (build/static/host: bin/TOOL links to build/static/ftnet);
+		# the separate binaries of bin/ are the offline tier's and the
+		# sanitize tier's host run's, and conflicts.sh's here: its
+		# allocation-failure walk preloads a malloc shim, which a
+		# static program does not load
+		st=$top/build/static/host
+		[ -e "$st/bin/tpoint" ] && [ -e "$st/tests" ] ||
+			{ st=$top; echo "# host: no multi-call tree (make static): the tools of bin/"; }
 		for t in tests/host/*.sh; do
+			case $t in */conflicts.sh) FTNET_TOP=$top ;; *) FTNET_TOP=$st ;; esac
+			cd "$FTNET_TOP" || exit 1
 			[ -f "$t" ] && run_one "host/$(basename "$t")" sh "$t"
-		done ;;
+		done
+		FTNET_TOP=$top
+		cd "$top" || exit 1 ;;
 	analyse)
 		run_one "analyse/cppcheck" sh tests/analyse.sh ;;
 	valgrind)
