@@ -1,7 +1,10 @@
 # ftnet - trace the Linux network stack through ftrace.
 #
 #   make            library and tools (tools land in bin/)
-#   make check      every test tier that can run here (SKIP lines otherwise)
+#   make static     every tool in one static binary, build/static/ftnet (musl
+#                   where musl-gcc is, else glibc); make install-static
+#   make check      every test tier that can run here (SKIP lines otherwise);
+#                   sudo make check-deps check installs what they need first
 #   make bench      parser / consumer benchmarks against a baseline
 #   make fuzz       build the libFuzzer harnesses (clang) and run each for
 #                   FUZZ_SECONDS (default 20; FUZZ_SECONDS=600 for long runs)
@@ -114,7 +117,7 @@ FUZZ_TOOL_A   := build/fuzz/libftntools.a
 
 .PHONY: FORCE all lib tools check test-bins bench install install-examples uninstall clean help examples \
 	fuzz fuzz-bins fuzz-seeds tools-lib soak san-bins arm64-bins \
-	static multi-bin multi-bins install-static uninstall-static static-arm64
+	static multi-bin multi-bins install-static uninstall-static static-arm64 check-deps check-bins
 
 all: lib tools examples
 
@@ -412,9 +415,21 @@ CHECK_TIERS := $(or $(FTNET_TIERS),default)
 HAVE_SAN_CC := $(shell command -v $(SAN_CC) >/dev/null 2>&1 && echo 1)
 # (the arm64 guest SKIPs, saying why, without the cross compiler)
 HAVE_ARM64_CC := $(shell command -v $(ARM64_CC) >/dev/null 2>&1 && echo 1)
-check: all test-bins $(if $(HAVE_SAN_CC),$(if $(filter sanitize default,$(CHECK_TIERS)),san-bins)) \
-	$(if $(HAVE_ARM64_CC),$(if $(filter vm default,$(CHECK_TIERS)),arm64-bins))
+# (the static tier SKIPs, and the host tier runs bin/, without a static libc)
+check-bins: all test-bins $(if $(HAVE_SAN_CC),$(if $(filter sanitize default,$(CHECK_TIERS)),san-bins)) \
+	$(if $(HAVE_ARM64_CC),$(if $(filter vm default,$(CHECK_TIERS)),arm64-bins)) \
+	$(if $(HAVE_STATIC),$(if $(filter static host default,$(CHECK_TIERS)),static))
+# After check-deps when both are asked for (make check-deps check), and
+# what to build decided by a second make: the compilers it looks for
+# (HAVE_SAN_CC, HAVE_STATIC...) may have been installed by then.
+check: $(filter check-deps,$(MAKECMDGOALS))
+	$(Q)$(MAKE) --no-print-directory check-bins
 	$(Q)sh tests/run.sh
+
+# What the tests need on Debian (tests/deps.sh, as root; .ci/run calls it
+# too): the newcomer's first command is sudo make check-deps check
+check-deps:
+	$(Q)sh tests/deps.sh
 
 bench: all test-bins $(BENCHES)
 	$(Q)sh tests/bench/run.sh
@@ -466,13 +481,16 @@ clean:
 	rm -rf build bin/*
 
 help:
-	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check bench soak fuzz install uninstall clean help'
+	@echo 'targets: all (default) lib tools tools-lib (build/libftntools.a) examples check check-deps bench soak fuzz install uninstall clean help'
+	@echo '         static (build/static/ftnet: every tool, one static binary; MUSL_CC=musl-gcc) install-static'
+	@echo '         uninstall-static static-arm64 (build/static-arm64/ftnet)'
 	@echo 'knobs:   V=1 CFLAGS=... STRICT=1 STATIC=1 SANITIZE=address,undefined O=DIR/ PREFIX= DESTDIR= DOCDIR='
 	@echo '         FUZZ_SECONDS=20 (per harness) FUZZ_CC=clang'
 	@echo 'soak:    SOAK="host probes vm"; host: FTNET_SOAK_SECS=600 per tool, FTNET_SOAK_TOOLS, FTNET_SOAK_RATE;'
 	@echo '         probes (guest): FTNET_SOAK_SECS, FTNET_SOAK_VM_RATE'
-	@echo 'check:   offline tier always; fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'
-	@echo '         host tier as root; analyse (cppcheck), valgrind (unit tests), sanitize'
+	@echo 'check:   offline tier always; static (the offline scripts on build/static/ftnet, make static);'
+	@echo '         fuzz tier with clang+libFuzzer (FTNET_FUZZ_SECONDS);'
+	@echo '         host tier as root (on build/static/ftnet when built); analyse (cppcheck), valgrind (unit tests), sanitize'
 	@echo '         (offline+host on an ASan+UBSan build in build/san: make san-bins);'
 	@echo '         kprobe VM tier with qemu (5.10, 6.1, 6.12; arm64 6.1 on a cross build in'
 	@echo '         build/arm64: make arm64-bins, ARM64_CC=aarch64-linux-gnu-gcc)'
