@@ -235,8 +235,12 @@ for tier in $tiers; do
 		# allocation-failure walk preloads a malloc shim, which a
 		# static program does not load
 		st=$top/build/static/host
-		[ -e "$st/bin/tpoint" ] && [ -e "$st/tests" ] ||
-			{ st=$top; echo "# host: no multi-call tree (make static): the tools of bin/"; }
+		if [ -e "$st/bin/tpoint" ] && [ -e "$st/tests" ]; then
+			echo "# host: the multi-call binary (build/static/ftnet, $st)"
+		else
+			st=$top
+			echo "# host: no multi-call tree (make static): the tools of bin/"
+		fi
 		for t in tests/host/*.sh; do
 			case $t in */conflicts.sh) FTNET_TOP=$top ;; *) FTNET_TOP=$st ;; esac
 			cd "$FTNET_TOP" || exit 1
