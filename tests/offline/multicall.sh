@@ -22,16 +22,18 @@ ntools=$(echo "$tools" | wc -l)
 # ------------------------------------------------------------ the file
 check "static: no program interpreter, no shared library" \
 	sh -c '! readelf -lW "$1" | grep -q INTERP && ! readelf -dW "$1" | grep -q NEEDED' sh "$F"
-max=$(sed -n 's/^STATIC_MAX_KIB *:= *//p' "$FTNET_TOP/Makefile")
+# the libc it holds, by glibc's own marker (its tunables' variable): the
+# second opinion on what -v says, and the size bound that applies
+if grep -q GLIBC_TUNABLES "$F"; then libc=glibc; else libc=musl; fi
+max=$(sed -n "s/^STATIC_MAX_KIB_$libc *:= *//p" "$FTNET_TOP/Makefile")
 size=$(stat -L -c %s "$F")
-check "size: $((size / 1024)) KiB stripped for $ntools tools, within the target of ${max:-?} KiB" \
+check "size: $((size / 1024)) KiB stripped for $ntools tools, within the target of ${max:-?} KiB ($libc)" \
 	sh -c '[ -n "$2" ] && [ "$1" -le $(($2 * 1024)) ] && ! readelf -SW "$3" | grep -q "\.symtab"' \
 	sh "$size" "$max" "$F"
 
 # ------------------------------------------------------------ its own options
 ver=$(sed -n 's/^#define FTNET_VERSION "\(.*\)"/\1/p' "$FTNET_TOP/lib/ftnet.h")
-# make static prefers musl-gcc (the Makefile's HAVE_MUSL)
-if command -v musl-gcc >/dev/null 2>&1; then libc=musl; else libc='glibc [0-9]*\.[0-9]*'; fi
+[ "$libc" = glibc ] && libc='glibc [0-9]*\.[0-9]*'
 for o in -v --version; do
 	"$F" $o >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "ftnet $o: exit 0, one line: the version, static, the libc ($(cat "$tmp/o"))" \
