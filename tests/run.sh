@@ -39,7 +39,7 @@
 # tiers; FTNET_ONLY=glob one test (sanitize/offline/tcpdrop.sh: a test of
 # the sanitize tier). FTNET_JOBS: how many tests of the valgrind tier (2)
 # and of the sanitize tier's offline scripts (4) run at once;
-# FTNET_OFFLINE_JOBS: of the offline tier's scripts (3). Each test's time
+# FTNET_OFFLINE_JOBS: of the offline and static tiers' scripts (3). Each test's time
 # follows its output ("# time offline/x.sh: 12 s").
 
 top=$(cd "$(dirname "$0")/.." && pwd)
