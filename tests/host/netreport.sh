@@ -246,12 +246,14 @@ done
 # hand with the installed netreport (the scratch root before its
 # /usr/sbin), the log and textfile directories in $tmp, a 2 s run; the log
 # lines it promises
-# (the sanitize tier's tree, build/san, is not installed: make there would
-# rebuild it unsanitized; its run takes the example as it is in examples/
-# with the build's netreport)
+# (the sanitize tier's tree, build/san, and make static's, build/static/*,
+# are not installed: make there would rebuild them as the plain build,
+# over their sanitized tools or their links to the multi-call binary;
+# their run takes the example as it is in examples/ with the tree's
+# netreport)
 R=$tmp/root ex=examples/cron/ftnet-netreport sbin=/usr/local/sbin/ bin=$FTNET_TOP/bin/
 case $FTNET_TOP in
-*/build/san) ;;
+*/build/san|*/build/static/*) ;;
 *)
 	if ! make -s -C "$FTNET_TOP" install DESTDIR="$R" PREFIX=/usr >"$tmp/install.out" 2>&1; then
 		t_fail "make install DESTDIR=scratch PREFIX=/usr"; sed 's/^/#   /' "$tmp/install.out" | head -5
