@@ -106,5 +106,6 @@ void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include "common/check.h"
 #include "common/section.h"
 #include "common/losses.h"
+#include "common/log2.h"
 
 #endif /* FTNET_TOOLS_COMMON_H */

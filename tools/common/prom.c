@@ -33,6 +33,9 @@ struct tool_prom {
 	const char *tool;
 	struct prom_counter counters[PROM_MAX_COUNTERS];
 	int ncounters;
+	/* the tool's own families (tool_prom_extra), after the counters */
+	void (*extra)(void *ctx, FILE *f);
+	void *extra_ctx;
 	uint64_t lost_ring, lost_uncounted;
 };
 
@@ -206,6 +209,12 @@ int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 	return 0;
 }
 
+void tool_prom_extra(struct tool_prom *p, void (*fn)(void *ctx, FILE *f), void *ctx)
+{
+	p->extra = fn;
+	p->extra_ctx = ctx;
+}
+
 void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted)
 {
 	p->lost_ring = ring;
@@ -299,6 +308,8 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		else if (!n && !pc->labels[0])
 			sample(f, pc, NULL, 0);
 	}
+	if (p->extra)
+		p->extra(p->extra_ctx, f);
 	head(f, "ftnet_lost_events_total",
 	     "Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).",
 	     "counter");

@@ -43,6 +43,10 @@ void tool_prom_free(struct tool_prom *p);
 int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
 		      struct tool_counter *c, int which,
 		      const char *const *label_names, size_t top);
+/* Families a tool writes itself (histograms: tool_log2_prom), written by
+ * fn(ctx, f) after the counters each time the file is; fn writes whole
+ * families (# HELP, # TYPE, samples) of the project's names. */
+void tool_prom_extra(struct tool_prom *p, void (*fn)(void *ctx, FILE *f), void *ctx);
 /* Events lost so far (cumulative): in ring buffers, and not counted
  * (a full hist table, an allocation failure). */
 void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted);
