@@ -14,7 +14,7 @@
 #    still queued at the end said;
 #  - a hostile device name escaped in text, JSON and --prom; JSON lines
 #    valid; promtool accepts the file; lost events (a page's missed-events
-#    count) reported; -c and --dev pushed into the kernel's filters;
+#    count) reported; -c and --dev pushed into the kernel's filters; -H, -b;
 #  - usage errors, exit codes, the tree left as found.
 . "$(dirname "$0")/fakefs.inc"
 
@@ -200,6 +200,10 @@ check "text: the NAPI row of eth0" grep -q '^napi     -    eth0  *2  *67  *1  *-
 check "text: hostile name as \\xNN, nothing a terminal obeys" sh -c '
 	grep -q "^napi     -    h\"o\\\\x1b\[31m\\\\x5cst\\\\x0a  *1  *2  *0" "$1" &&
 	! grep -q "$(printf "\033")" "$1"' sh "$tmp/o"
+
+run "$tmp/o" "$tmp/e" -d 1 -i 10 -H -b 64
+check "-H: rows without the header" sh -c '! grep -q "^SECTION" "$1" && grep -q "^softirq  0 " "$1"' sh "$tmp/o"
+check "-b 64: the per-CPU buffer size written" grep -qx 64 "$R/seen/buffer_size_kb"
 
 # --- --prom: histograms, escaped labels, promtool
 run "$tmp/o" "$tmp/e" -d 1 -i 10 --prom "$tmp/n.prom"
