@@ -11,6 +11,7 @@
 #    instance's tracing is turned off (SIGINT): an attempt in which a
 #    softirq ran inside one of those few-millisecond windows cannot be
 #    compared exactly and is run again (at most 5 attempts; said).
+#  - -c 1 under the same traffic: CPU 1's softirqs only.
 #  - tx queue: a veth pair between two namespaces of our own, no IPv6
 #    address (addrgenmode none) and static neighbours, so that the
 #    sender's datagrams are all the device sends. With sch_netem, "delay
@@ -88,6 +89,26 @@ fi
 t_check "softirq rows carry wait and run histograms" \
 	grep -q '"section":"softirq".*"wait_us":{"count":[1-9][0-9]*,.*"run_us":{"count":[1-9]' "$tmp/w.json"
 host_no_loss "no events lost" "$tmp/w.err"
+
+# --- -c 1: CPU 1's softirqs only (in the kernel's filter), under traffic on every CPU
+if [ "$ncpu" -ge 2 ]; then
+	host_start_tool "$NL" "$tmp/c.json" "$tmp/c.err" --json -i 1 -c 1
+	sh -c "$traffic"
+	kill -INT "$host_pid"
+	host_wait_pid "$host_pid" 100
+	wait "$host_pid"; rc=$?
+	t_is "$rc" 0 "netlat -c 1 ends 0 on SIGINT"
+	t_check "-c 1: softirq rows of CPU 1 only, with our 300 at least" python3 -c '
+import json, sys
+n = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("section") == "softirq":
+        n[r["cpu"]] = n.get(r["cpu"], 0) + r["count"]
+sys.exit(not (list(n) == [1] and n[1] >= 300))' "$tmp/c.json"
+else
+	t_skip "-c 1" "one CPU"
+fi
 
 # --- tx queue latency on a veth pair with a delaying qdisc
 ip netns add "$NSA" && _host_netns="$_host_netns $NSA"
