@@ -4,7 +4,10 @@
  * each interval: the NET_RX softirq per CPU (raise -> entry: the wait,
  * entry -> exit: the run), NAPI polls per device (packets, polls that
  * used their whole budget), and the transmit queue per device
- * (net:net_dev_queue -> net:net_dev_xmit, joined by skb address).
+ * (net:net_dev_queue -> net:net_dev_xmit, joined by skb address), and the
+ * UDP socket receive queue per task (sock:sk_data_ready -> the task's
+ * sock:sock_recv_length, joined per socket in order: a UDP socket's queue
+ * is first in, first out).
  *
  * One back end so far: the binary ring buffer, joined here in user space
  * (the events are read in time order). A kernel with hist triggers could
@@ -29,6 +32,11 @@
 #define TXQ_PENDING_DEFAULT 65536
 #define TXQ_MAX_AGE_NS (10ULL * 1000000000ULL)  /* queued longer: never sent */
 #define NETDEV_TX_BUSY 0x10     /* net_dev_xmit rc: requeued, sent later */
+#define PROC_MAX 1024           /* tasks with rows; the rest go to "other" */
+#define SOCK_MAX 4096           /* UDP sockets with datagrams queued, followed */
+#define SOCKQ_CAP 64            /* times kept per socket; older ones counted only */
+#define IPPROTO_UDP_ 17
+#define MSG_PEEK_ 2
 
 /* [0] this interval, [1] the run (the interval's are added at its end) */
 struct cpu_st {
@@ -54,6 +62,25 @@ struct txq_pend {
 	uint32_t dev;
 };
 
+/* A UDP socket's queue as seen: the times of the last SOCKQ_CAP datagrams
+ * queued and not read yet, after `untimed` older ones whose times were
+ * not kept */
+struct sockq {
+	uint64_t ts[SOCKQ_CAP];
+	uint32_t head, n;
+	uint64_t untimed;
+	uint64_t last;          /* the latest queued */
+};
+
+/* A task that read from a UDP socket */
+struct proc_st {
+	int pid;                /* task (thread) ID; 0: "other" */
+	char comm[32];
+	uint64_t no_queue[2];   /* reads of a datagram not seen queued */
+	uint64_t evicted[2];    /* reads of a datagram whose time was not kept */
+	struct tool_log2 sockq[2];
+};
+
 struct state {
 	struct tool_opts o;
 	long cpu;               /* -c, -1 any */
@@ -70,16 +97,29 @@ struct state {
 	uint32_t ndevs;
 	struct ftn_map *devmap;         /* name hash -> index + 1 */
 	struct ftn_map *txq;            /* skbaddr -> struct txq_pend */
+	int has_sockq;
+	long pid;                       /* -p, -1 any */
+	struct ftn_map *socks;          /* sk -> struct sockq * */
+	struct proc_st **procs;
+	uint32_t nprocs;
+	struct ftn_map *procmap;        /* pid + 1 -> index */
+	uint64_t not_read[2];           /* queued, never read (socket closed) */
+	uint64_t sock_evicted[2];       /* queued on a socket past SOCK_MAX */
 	uint64_t last_ts;               /* the latest event time seen */
 	struct tool_str filter;
 };
 
-enum { C_SECTION, C_CPU, C_DEV, C_COUNT, C_PACKETS, C_FULL, C_UNJOINED,
-       C_NO_RAISE, C_NO_ENTRY, C_NO_QUEUE, C_NO_XMIT, C_EVICTED };
+/* DEV/TASK: a device, or a task COMM/PID (sockq); JSON has dev, pid and
+ * comm apart */
+enum { C_SECTION, C_CPU, C_WHO, C_DEV, C_PID, C_COMM, C_COUNT, C_PACKETS, C_FULL, C_UNJOINED,
+       C_NO_RAISE, C_NO_ENTRY, C_NO_QUEUE, C_NO_XMIT, C_EVICTED, C_NOT_READ };
 static const struct tool_col cols[] = {
 	{ "SECTION", "section", -8, TOOL_COL_STR, 0, 0 },
 	{ "CPU", "cpu", -4, TOOL_COL_INT, 0, 0 },
-	{ "DEV", "dev", -16, TOOL_COL_STR, 0, 0 },
+	{ "DEV/TASK", NULL, -16, TOOL_COL_STR, 0, 0 },
+	{ NULL, "dev", 0, TOOL_COL_STR, 0, 0 },
+	{ NULL, "pid", 0, TOOL_COL_INT, 0, 0 },
+	{ NULL, "comm", 0, TOOL_COL_STR, 0, 0 },
 	{ "COUNT", "count", 10, TOOL_COL_UINT, 0, 0 },
 	{ "PACKETS", "packets", 10, TOOL_COL_UINT, 0, 0 },
 	{ "FULL", "full_budget", 8, TOOL_COL_UINT, 0, 0 },
@@ -89,6 +129,7 @@ static const struct tool_col cols[] = {
 	{ NULL, "no_queue", 0, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "no_xmit", 0, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "evicted", 0, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "not_read", 0, TOOL_COL_UINT, 0, 0 },
 };
 
 /* --- Tables --- */
@@ -300,6 +341,104 @@ static void on_xmit(struct state *st, const struct ftn_event *ev)
 	ftn_map_del(st->txq, skb);
 }
 
+/* The row of task pid (comm as the event names it), made when new; past
+ * PROC_MAX - 1 tasks (or out of memory) the row "other" (pid 0). NULL
+ * when not even that. */
+static struct proc_st *proc_get(struct state *st, int pid, const char *comm)
+{
+	struct proc_st *p;
+	uint32_t *v;
+	int added;
+
+	if (pid < 0)
+		pid = 0;
+	if ((v = ftn_map_get(st->procmap, (uint64_t)pid + 1)))
+		return st->procs[*v];
+	if (pid && st->nprocs >= PROC_MAX - 1)
+		return proc_get(st, 0, "other");
+	if (st->nprocs >= PROC_MAX)
+		return NULL;
+	if (!(p = calloc(1, sizeof(*p))) || !(v = ftn_map_put(st->procmap, (uint64_t)pid + 1, &added))) {
+		free(p);
+		return pid ? proc_get(st, 0, "other") : NULL;
+	}
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
+	*v = st->nprocs;
+	st->procs[st->nprocs++] = p;
+	return p;
+}
+
+/* A datagram queued on a UDP socket (sock:sk_data_ready, in softirq) */
+static void on_ready(struct state *st, const struct ftn_event *ev)
+{
+	uint64_t sk = 0, proto = 0;
+	struct sockq **qp, *q;
+	int added = 0;
+
+	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
+	    ftn_event_u64(ev, "skaddr", &sk) || !sk)
+		return;
+	if (!(qp = ftn_map_put(st->socks, sk, &added))) {
+		st->sock_evicted[0]++;  /* SOCK_MAX sockets with datagrams queued */
+		return;
+	}
+	if (added && !(*qp = calloc(1, sizeof(**qp)))) {
+		ftn_map_del(st->socks, sk);
+		st->sock_evicted[0]++;
+		return;
+	}
+	q = *qp;
+	if (q->n == SOCKQ_CAP) {        /* the oldest time goes; its datagram stays counted */
+		q->head = (q->head + 1) % SOCKQ_CAP;
+		q->n--;
+		q->untimed++;
+	}
+	q->ts[(q->head + q->n) % SOCKQ_CAP] = ev->ts_ns;
+	q->n++;
+	q->last = ev->ts_ns;
+}
+
+/* A task read from a UDP socket (sock:sock_recv_length, ret >= 0): the
+ * oldest datagram queued there left the queue */
+static void on_recv(struct state *st, const struct ftn_event *ev)
+{
+	uint64_t sk = 0, proto = 0, flags = 0;
+	struct sockq **qp, *q;
+	struct proc_st *pr = NULL;
+
+	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
+	    ftn_event_u64(ev, "sk", &sk) || !sk)
+		return;
+	if (!ftn_event_u64(ev, "flags", &flags) && (flags & MSG_PEEK_))
+		return;         /* a peek leaves the datagram queued */
+	/* -p in user space only: every read moves the socket's queue on */
+	if (st->pid < 0 || ev->pid == st->pid)
+		pr = proc_get(st, ev->pid, ev->comm);
+	/* a socket is kept while it has datagrams queued */
+	if (!(qp = ftn_map_get(st->socks, sk))) {
+		if (pr)
+			pr->no_queue[0]++;
+		return;
+	}
+	q = *qp;
+	if (q->untimed) {
+		q->untimed--;
+		if (pr)
+			pr->evicted[0]++;
+	} else {
+		if (pr)
+			tool_log2_add(&pr->sockq[0], ev->ts_ns >= q->ts[q->head] ?
+				      (ev->ts_ns - q->ts[q->head]) / 1000 : 0);
+		q->head = (q->head + 1) % SOCKQ_CAP;
+		q->n--;
+	}
+	if (!q->n && !q->untimed) {     /* only sockets with a queue are kept */
+		free(q);
+		ftn_map_del(st->socks, sk);
+	}
+}
+
 static int on_event(void *ctx, const struct ftn_event *ev)
 {
 	struct state *st = ctx;
@@ -319,6 +458,10 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 		on_queue(st, ev);
 	else if (!strcmp(n, "net_dev_xmit"))
 		on_xmit(st, ev);
+	else if (!strcmp(n, "sk_data_ready"))
+		on_ready(st, ev);
+	else if (!strcmp(n, "sock_recv_length"))
+		on_recv(st, ev);
 	return 0;
 }
 
@@ -346,6 +489,17 @@ static void txq_expire(struct state *st)
 {
 	struct ftn_map_iter it;
 	struct txq_pend *p;
+	struct sockq **qp;
+
+	/* queued on a socket longer than that: never read (the socket
+	 * closed, its reader gone) */
+	for (ftn_map_iter_init(&it, st->socks); (qp = ftn_map_iter_next(&it, st->socks, NULL));) {
+		if ((*qp)->last + TXQ_MAX_AGE_NS < st->last_ts) {
+			st->not_read[0] += (*qp)->n + (*qp)->untimed;
+			free(*qp);
+			ftn_map_iter_del(&it, st->socks);
+		}
+	}
 
 	for (ftn_map_iter_init(&it, st->txq); (p = ftn_map_iter_next(&it, st->txq, NULL));) {
 		if (p->ts + TXQ_MAX_AGE_NS < st->last_ts) {
@@ -358,39 +512,110 @@ static void txq_expire(struct state *st)
 #define MOVE(f) do { (f)[1] += (f)[0]; (f)[0] = 0; } while (0)
 #define MOVE_H(h) do { tool_log2_merge(&(h)[1], &(h)[0]); memset(&(h)[0], 0, sizeof((h)[0])); } while (0)
 
-static void row_head(struct state *st, const char *section, int cpu, const char *dev)
+/* A row's head: section, CPU (-1: none), and a device, or a task (pid >
+ * 0; 0: "other" tasks) */
+static void row_head(struct state *st, const char *section, int cpu, const char *dev,
+		     int pid, const char *comm)
 {
+	char who[64];
+
 	tool_report_row(st->r, TOOL_ROW_INTERVAL);
 	tool_report_str(st->r, C_SECTION, section);
 	if (cpu >= 0)
 		tool_report_int(st->r, C_CPU, cpu);
 	else
 		tool_report_null(st->r, C_CPU);
+	if (pid > 0)
+		snprintf(who, sizeof(who), "%s/%d", comm, pid);
+	tool_report_str(st->r, C_WHO, pid > 0 ? who : pid == 0 ? "other" : dev);
 	tool_report_str(st->r, C_DEV, dev);
+	if (pid > 0)
+		tool_report_int(st->r, C_PID, pid);
+	else
+		tool_report_null(st->r, C_PID);
+	tool_report_str(st->r, C_COMM, pid > 0 ? comm : pid == 0 ? "other" : NULL);
 }
 
-static void interval(struct state *st, int64_t now_wall)
+/* Has the interval a row to print? */
+static int interval_rows(const struct state *st)
 {
-	uint64_t total = 0;
-	int rows = 0;
-	char title[160];
+	int rows = st->not_read[0] || st->sock_evicted[0];
 
-	txq_expire(st);
-	for (int i = 0; i < st->ncpus; i++) {
-		total += st->cpus[i].n[0];
+	for (int i = 0; i < st->ncpus; i++)
 		rows |= st->cpus[i].n[0] || st->cpus[i].no_entry[0];
-	}
 	for (uint32_t i = 0; i < st->ndevs; i++) {
 		const struct dev_st *d = st->devs[i];
 
 		rows |= d->polls[0] || d->txq[0].count || d->no_queue[0] || d->no_xmit[0] || d->evicted[0];
 	}
-	tool_report_interval_begin(st->r, now_wall, total, rows);
+	for (uint32_t i = 0; i < st->nprocs; i++)
+		rows |= st->procs[i]->sockq[0].count || st->procs[i]->no_queue[0] ||
+			st->procs[i]->evicted[0];
+	return rows;
+}
+
+static void interval_sockq(struct state *st)
+{
+	char title[160];
+
+	for (uint32_t i = 0; i < st->nprocs; i++) {
+		struct proc_st *p = st->procs[i];
+
+		if (p->sockq[0].count || p->no_queue[0] || p->evicted[0]) {
+			row_head(st, "sockq", -1, NULL, p->pid, p->comm);
+			tool_report_uint(st->r, C_COUNT, p->sockq[0].count);
+			tool_report_null(st->r, C_PACKETS);
+			tool_report_null(st->r, C_FULL);
+			tool_report_uint(st->r, C_UNJOINED, p->no_queue[0] + p->evicted[0]);
+			tool_report_null(st->r, C_NO_RAISE);
+			tool_report_null(st->r, C_NO_ENTRY);
+			tool_report_uint(st->r, C_NO_QUEUE, p->no_queue[0]);
+			tool_report_null(st->r, C_NO_XMIT);
+			tool_report_uint(st->r, C_EVICTED, p->evicted[0]);
+			tool_report_null(st->r, C_NOT_READ);
+			if (p->pid)
+				snprintf(title, sizeof(title), "task %s/%d: UDP queued -> read (socket queue)",
+					 p->comm, p->pid);
+			else
+				snprintf(title, sizeof(title), "other tasks: UDP queued -> read (socket queue)");
+			tool_report_log2(st->r, "sockq_us", title, "usecs", &p->sockq[0]);
+			tool_report_row_end(st->r);
+		}
+		MOVE(p->no_queue);
+		MOVE(p->evicted);
+		MOVE_H(p->sockq);
+	}
+	/* queued and never read, or not followed: no task to charge */
+	if (st->not_read[0] || st->sock_evicted[0]) {
+		row_head(st, "sockq", -1, NULL, -1, NULL);
+		tool_report_uint(st->r, C_COUNT, 0);
+		tool_report_null(st->r, C_PACKETS);
+		tool_report_null(st->r, C_FULL);
+		tool_report_uint(st->r, C_UNJOINED, st->not_read[0] + st->sock_evicted[0]);
+		for (int c = C_NO_RAISE; c <= C_NO_XMIT; c++)
+			tool_report_null(st->r, c);
+		tool_report_uint(st->r, C_EVICTED, st->sock_evicted[0]);
+		tool_report_uint(st->r, C_NOT_READ, st->not_read[0]);
+		tool_report_row_end(st->r);
+	}
+	MOVE(st->not_read);
+	MOVE(st->sock_evicted);
+}
+
+static void interval(struct state *st, int64_t now_wall)
+{
+	uint64_t total = 0;
+	char title[160];
+
+	txq_expire(st);
+	for (int i = 0; i < st->ncpus; i++)
+		total += st->cpus[i].n[0];
+	tool_report_interval_begin(st->r, now_wall, total, interval_rows(st));
 	for (int i = 0; i < st->ncpus; i++) {
 		struct cpu_st *c = &st->cpus[i];
 
 		if (c->n[0] || c->no_entry[0]) {
-			row_head(st, "softirq", i, NULL);
+			row_head(st, "softirq", i, NULL, -1, NULL);
 			tool_report_uint(st->r, C_COUNT, c->n[0]);
 			tool_report_null(st->r, C_PACKETS);
 			tool_report_null(st->r, C_FULL);
@@ -413,7 +638,7 @@ static void interval(struct state *st, int64_t now_wall)
 		struct dev_st *d = st->devs[i];
 
 		if (d->polls[0]) {
-			row_head(st, "napi", -1, d->name);
+			row_head(st, "napi", -1, d->name, -1, NULL);
 			tool_report_uint(st->r, C_COUNT, d->polls[0]);
 			tool_report_uint(st->r, C_PACKETS, d->packets[0]);
 			tool_report_uint(st->r, C_FULL, d->full[0]);
@@ -425,7 +650,7 @@ static void interval(struct state *st, int64_t now_wall)
 		struct dev_st *d = st->devs[i];
 
 		if (d->txq[0].count || d->no_queue[0] || d->no_xmit[0] || d->evicted[0]) {
-			row_head(st, "txq", -1, d->name);
+			row_head(st, "txq", -1, d->name, -1, NULL);
 			tool_report_uint(st->r, C_COUNT, d->txq[0].count);
 			tool_report_null(st->r, C_PACKETS);
 			tool_report_null(st->r, C_FULL);
@@ -448,6 +673,7 @@ static void interval(struct state *st, int64_t now_wall)
 		MOVE(d->evicted);
 		MOVE_H(d->txq);
 	}
+	interval_sockq(st);
 	if (st->cpu_unjoined[0])
 		tool_report_uncounted(st->r, st->cpu_unjoined[0], "events of a CPU above 8191");
 	MOVE(st->cpu_unjoined);
@@ -486,7 +712,7 @@ static void prom_write(void *ctx, FILE *f)
 	struct state *st = ctx;
 	char cpu[16];
 	const char *lv[2] = { cpu, NULL };
-	uint64_t unj[6] = { 0 };
+	uint64_t unj[7] = { 0 };
 
 	if (st->has_softirq) {
 		prom_counter_head(f, "ftnet_netlat_softirqs_total",
@@ -538,6 +764,26 @@ static void prom_write(void *ctx, FILE *f)
 			unj[4] += d->evicted[1];
 		}
 	}
+	if (st->has_sockq) {
+		static const char *const lproc[] = { "pid", "comm", NULL };
+		char pid[16];
+
+		tool_log2_prom_head(f, "ftnet_netlat_sockq_seconds",
+				    "Time a UDP datagram waited on its socket until a task read it, by task.");
+		for (uint32_t i = 0; i < st->nprocs; i++) {
+			const struct proc_st *p = st->procs[i];
+			const char *pv[3] = { pid, p->comm, NULL };
+
+			if (p->pid)
+				snprintf(pid, sizeof(pid), "%d", p->pid);
+			else
+				snprintf(pid, sizeof(pid), "other");
+			if (p->sockq[1].count)
+				tool_log2_prom(f, "ftnet_netlat_sockq_seconds", lproc, pv, &p->sockq[1], 1e-6);
+			unj[5] += p->no_queue[1];
+			unj[6] += p->evicted[1];
+		}
+	}
 	prom_counter_head(f, "ftnet_netlat_unjoined_total",
 			  "Events netlat could not join with their partner, by section and why.");
 	if (st->has_softirq)
@@ -550,6 +796,12 @@ static void prom_write(void *ctx, FILE *f)
 			"ftnet_netlat_unjoined_total{section=\"txq\",why=\"evicted\"} %llu\n",
 			(unsigned long long)unj[2], (unsigned long long)unj[3],
 			(unsigned long long)unj[4]);
+	if (st->has_sockq)
+		fprintf(f, "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"no_queue\"} %llu\n"
+			"ftnet_netlat_unjoined_total{section=\"sockq\",why=\"evicted\"} %llu\n"
+			"ftnet_netlat_unjoined_total{section=\"sockq\",why=\"not_read\"} %llu\n",
+			(unsigned long long)unj[5], (unsigned long long)(unj[6] + st->sock_evicted[1]),
+			(unsigned long long)st->not_read[1]);
 }
 
 /* --- Phases --- */
@@ -578,6 +830,14 @@ static int on_opt(void *ctx, int c, const char *arg)
 			return tool_fail(-EINVAL, "invalid CPU '%s' (0 to %d)", arg, CPU_MAX - 1);
 		st->cpu = (long)v;
 		return 0;
+	case 'p': {
+		pid_t pid;
+
+		if (tool_parse_pid(arg, &pid))
+			return tool_fail(-EINVAL, "invalid PID '%s'", arg);
+		st->pid = pid;
+		return 0;
+	}
 	case OPT_DEV:
 		st->dev = arg;
 		return dev_check(arg);
@@ -591,16 +851,19 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [--dev IFACE] [--pending N]\n"
+	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [--dev IFACE] [--pending N]\n"
 		    "              [-b KB] [--json] [--prom FILE]",
 	.about = "Where packets' time goes in the kernel, as log2 histograms in microseconds\n"
 		 "each interval: the NET_RX softirq per CPU (raise -> entry: how long packets\n"
 		 "waited for it; entry -> exit: how long it ran; how many ran), NAPI polls\n"
 		 "per device (packets, polls that used their whole budget) and the transmit\n"
-		 "queue per device (net_dev_queue -> net_dev_xmit, qdisc and driver). Events\n"
-		 "are joined in user space from the binary ring buffer; what cannot be\n"
-		 "joined is counted (UNJOINED). Needs root.\n",
+		 "queue per device (net_dev_queue -> net_dev_xmit, qdisc and driver), and the\n"
+		 "UDP socket queue per task (sk_data_ready -> the task's read: how long\n"
+		 "datagrams waited to be read). Events are joined in user space from the\n"
+		 "binary ring buffer; what cannot be joined is counted (UNJOINED). Needs\n"
+		 "root.\n",
 	.options = "  -c CPU      the softirq and NAPI sections of this CPU only\n"
+		   "  -p PID      the socket queue rows of this task (thread ID) only\n"
 		   "  --dev IFACE the NAPI and transmit queue sections of this device only\n"
 		   "  --pending N packets queued and not yet transmitted that are followed\n"
 		   "              (default 65536); past it the oldest are evicted, counted\n",
@@ -610,7 +873,7 @@ static const struct tool_desc desc = {
 		    "  netlat --json -i 5          JSON rows with bucket arrays\n"
 		    "  netlat -i 60 --prom /var/lib/node_exporter/netlat.prom   for Prometheus\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
-	.shortopts = "c:",
+	.shortopts = "c:p:",
 	.longopts = (const struct option[]){
 		{ "dev", required_argument, NULL, OPT_DEV },
 		{ "pending", required_argument, NULL, OPT_PENDING },
@@ -649,19 +912,27 @@ static int init(struct state *st)
 			  ftn_event_exists("irq", "softirq_entry") && ftn_event_exists("irq", "softirq_exit");
 	st->has_napi = ftn_event_exists("napi", "napi_poll");
 	st->has_txq = ftn_event_exists("net", "net_dev_queue") && ftn_event_exists("net", "net_dev_xmit");
-	if (!st->has_softirq && !st->has_napi && !st->has_txq)
+	st->has_sockq = ftn_event_exists("sock", "sk_data_ready") &&
+			ftn_event_exists("sock", "sock_recv_length");
+	if (!st->has_softirq && !st->has_napi && !st->has_txq && !st->has_sockq)
 		return tool_fail(-ENOTSUP, "none of irq:softirq_*, napi:napi_poll, "
-				 "net:net_dev_queue/net_dev_xmit on this kernel");
+				 "net:net_dev_queue/net_dev_xmit, sock:sk_data_ready/sock_recv_length "
+				 "on this kernel");
 	tool_info("back end: the binary ring buffer, joined in user space: %s",
 		  ftn_event_has_hist("irq", "softirq_entry") == 1 ?
 		  "this kernel has hist triggers, but netlat's in-kernel back end is not written yet" :
 		  "this kernel has no hist triggers (events/irq/softirq_entry/hist)");
-	tool_info("sections: softirq %s, napi %s, txq %s", st->has_softirq ? "yes" : "no (no irq:softirq_*)",
+	tool_info("sections: softirq %s, napi %s, txq %s, sockq %s",
+		  st->has_softirq ? "yes" : "no (no irq:softirq_*)",
 		  st->has_napi ? "yes" : "no (no napi:napi_poll)",
-		  st->has_txq ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)");
+		  st->has_txq ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
+		  st->has_sockq ? "yes" : "no (no sock:sk_data_ready/sock_recv_length: before 6.6)");
 	if (!(st->devs = calloc(DEV_MAX, sizeof(*st->devs))) ||
 	    !(st->devmap = ftn_map_alloc(sizeof(uint32_t), 16, DEV_MAX)) ||
-	    !(st->txq = ftn_map_alloc(sizeof(struct txq_pend), 1024, st->pending_max)))
+	    !(st->txq = ftn_map_alloc(sizeof(struct txq_pend), 1024, st->pending_max)) ||
+	    !(st->socks = ftn_map_alloc(sizeof(struct sockq *), 64, SOCK_MAX)) ||
+	    !(st->procs = calloc(PROC_MAX, sizeof(*st->procs))) ||
+	    !(st->procmap = ftn_map_alloc(sizeof(uint32_t), 16, PROC_MAX)))
 		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
 	if (!cpu_get(st, (int)(sysconf(_SC_NPROCESSORS_CONF) > 0 ? sysconf(_SC_NPROCESSORS_CONF) - 1 : 0)))
 		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
@@ -698,13 +969,20 @@ static int init(struct state *st)
 		    (err = setup(st, "net", "net_dev_xmit", f)))
 			return err;
 	}
+	/* -p is not pushed into the kernel: the join needs every read of a
+	 * socket, whoever reads it */
+	if (st->has_sockq &&
+	    ((err = setup(st, "sock", "sk_data_ready", "protocol == 17")) ||
+	     (err = setup(st, "sock", "sock_recv_length", "protocol == 17 && ret >= 0"))))
+		return err;
 	return 0;
 }
 
 static int run(struct state *st)
 {
 	static const char *const evs[] = { "irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit",
-					   "napi/napi_poll", "net/net_dev_queue", "net/net_dev_xmit", NULL };
+					   "napi/napi_poll", "net/net_dev_queue", "net/net_dev_xmit",
+					   "sock/sk_data_ready", "sock/sock_recv_length", NULL };
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration, .ordered = 1,
 	};
@@ -718,7 +996,7 @@ static int run(struct state *st)
 	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	tool_report_prom_extra(st->r, prom_write, st);
-	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls and tx queues "
+	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx and UDP socket queues "
 				     "(binary buffers), histograms each interval.")))
 		return err;
 	return tool_consume(st->inst, 'r', evs, &co, &ops, st, st->r);
@@ -727,29 +1005,37 @@ static int run(struct state *st)
 static int fini(struct state *st, int err)
 {
 	int ferr;
-	uint64_t pend = st->txq ? ftn_map_count(st->txq) : 0;
+	uint64_t pend = st->txq ? ftn_map_count(st->txq) : 0, queued = 0;
+	struct ftn_map_iter it;
+	struct sockq **qp;
+
+	if (st->socks) {
+		for (ftn_map_iter_init(&it, st->socks); (qp = ftn_map_iter_next(&it, st->socks, NULL));) {
+			queued += (*qp)->n + (*qp)->untimed;
+			free(*qp);
+		}
+	}
 
 	/* the last, partial interval */
-	if (st->r && !err) {
-		int any = 0;
-
-		for (int i = 0; i < st->ncpus; i++)
-			any |= st->cpus[i].n[0] || st->cpus[i].no_entry[0];
-		for (uint32_t i = 0; i < st->ndevs; i++)
-			any |= st->devs[i]->polls[0] || st->devs[i]->txq[0].count ||
-			       st->devs[i]->no_queue[0] || st->devs[i]->no_xmit[0] || st->devs[i]->evicted[0];
-		if (any)
-			interval(st, tool_now_wall());
-	}
+	if (st->r && !err && interval_rows(st))
+		interval(st, tool_now_wall());
 	if (st->r && pend)
 		tool_fail(0, "%llu packets queued and not transmitted yet when the run ended: "
 			  "not joined", (unsigned long long)pend);
+	if (st->r && queued)
+		tool_fail(0, "%llu UDP datagrams queued on sockets and not read yet when the run "
+			  "ended: not joined", (unsigned long long)queued);
 	ferr = tool_report_finish(st->r);
 	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
 	for (uint32_t i = 0; i < st->ndevs; i++)
 		free(st->devs[i]);
 	free(st->devs);
+	for (uint32_t i = 0; i < st->nprocs; i++)
+		free(st->procs[i]);
+	free(st->procs);
+	ftn_map_free(st->procmap);
+	ftn_map_free(st->socks);
 	free(st->cpus);
 	ftn_map_free(st->devmap);
 	ftn_map_free(st->txq);
@@ -764,6 +1050,7 @@ int main(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	st.cpu = -1;
+	st.pid = -1;
 	st.pending_max = TXQ_PENDING_DEFAULT;
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);

@@ -12,6 +12,10 @@
 #    (rc NETDEV_TX_BUSY) waited through, a transmit without a queue and
 #    an skb queued twice counted, --pending's evictions counted, what is
 #    still queued at the end said;
+#  - sockq: UDP datagrams queued (sock:sk_data_ready) joined in order
+#    with their socket's reads (sock:sock_recv_length) per task: the
+#    buckets, a peek and TCP left out, a read never queued, times not
+#    kept past 64 per socket (evicted), what is left at the end said; -p;
 #  - a hostile device name escaped in text, JSON and --prom; JSON lines
 #    valid; promtool accepts the file; lost events (a page's missed-events
 #    count) reported; -c and --dev pushed into the kernel's filters; -H, -b;
@@ -21,28 +25,32 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-EVS="irq/softirq_raise irq/softirq_entry irq/softirq_exit napi/napi_poll net/net_dev_queue net/net_dev_xmit"
+EVS="irq/softirq_raise irq/softirq_entry irq/softirq_exit napi/napi_poll net/net_dev_queue net/net_dev_xmit sock/sk_data_ready sock/sock_recv_length"
 R=$tmp/t
 # shellcheck disable=SC2086 # the list of events, word-split on purpose
 fake_tree "$R" linux-6.18 $EVS
 cp "$FIX/linux-6.18/header_page" "$FIX/linux-6.18/header_event" "$R/fs/events/"
-printf '1 systemd\n' > "$R/fs/saved_cmdlines"
+printf '1 systemd\n4194303 slowreader\n4194302 flood\n' > "$R/fs/saved_cmdlines"
 
-# The pages: "CPU TIME_US EVENT ARGS..." lines, in time order per CPU,
-# become one 4 KiB page per CPU (u64 timestamp, u64 commit, records with
-# type_len = payload/4 and the delta in ns). MISSED=N on a CPU's line of
-# the form "missed CPU N" sets the page's missed-events flag and count.
+# The pages: "CPU TIME_US EVENT ARGS..." lines, sorted by time per CPU,
+# become 4 KiB pages (u64 timestamp, u64 commit, records with type_len =
+# payload/4 and the delta in ns). A line "missed CPU N" sets the missed-
+# events flag and count of the CPU's first page.
 cat > "$tmp/gen.py" <<'EOF'
 import struct, sys
 fs, out = sys.argv[1], sys.argv[2]
 ids = {}
 for ev in ("irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit", "napi/napi_poll",
-           "net/net_dev_queue", "net/net_dev_xmit"):
+           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length"):
     for line in open(f"{fs}/events/{ev}/format"):
         if line.startswith("ID:"):
             ids[ev.split("/")[1]] = int(line.split()[1])
 def rec(ev, args):
-    head = struct.pack("<HBBi", ids[ev], 0, 0, 0)
+    head = struct.pack("<HBBi", ids[ev], 0, 0, int(args[-1]) if ev == "sock_recv_length" else 0)
+    if ev == "sk_data_ready":   # skaddr, family, protocol, ip
+        return head + struct.pack("<QHHIQ", int(args[0], 16), 2, int(args[1]), 0, 0xffffffff81000000)
+    if ev == "sock_recv_length":        # sk, family, protocol, ret, flags (then the pid)
+        return head + struct.pack("<QHHii", int(args[0], 16), 2, int(args[1]), int(args[2]), int(args[3]))
     if ev.startswith("softirq"):
         return head + struct.pack("<I", int(args[0]))
     if ev == "napi_poll":       # napi, dev_name (loc), work, budget, string
@@ -62,23 +70,33 @@ for line in open(sys.argv[3]):
     if w[0] == "missed":
         missed[int(w[1])] = int(w[2])
         continue
+    if w[0] == "loop":          # loop N CPU TIME_US STEP EVENT ARGS: N events STEP us apart
+        for i in range(int(w[1])):
+            pages[int(w[2])].append((1000000000 + int((float(w[3]) + i * float(w[4])) * 1000), w[5], w[6:]))
+        continue
     pages[int(w[0])].append((1000000000 + int(float(w[1]) * 1000), w[2], w[3:]))
 for cpu, evs in pages.items():
     evs.sort(key=lambda e: e[0])
     base = 1000000000
-    data, t = b"", base
+    raw, data, t, pts = b"", b"", base, base
+    def page(data, pts, first):
+        commit = len(data)
+        if first and cpu in missed:
+            data += struct.pack("<Q", missed[cpu])
+            commit |= 0xC0000000
+        p = struct.pack("<QQ", pts, commit) + data
+        return p + b"\0" * (4096 - len(p))
     for ts, ev, args in evs:
         p = rec(ev, args)
         p += b"\0" * (-len(p) % 4)
+        if 16 + len(data) + 4 + len(p) + 8 > 4096:
+            raw += page(data, pts, not raw)
+            data, pts = b"", t
         assert len(p) <= 112 and 0 <= ts - t < 1 << 27
         data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
         t = ts
-    commit = len(data)
-    if cpu in missed:
-        data += struct.pack("<Q", missed[cpu])
-        commit |= 0xC0000000
-    page = struct.pack("<QQ", base, commit) + data
-    open(f"{out}/cpu{cpu}/trace_pipe_raw", "wb").write(page + b"\0" * (4096 - len(page)))
+    raw += page(data, pts, not raw)
+    open(f"{out}/cpu{cpu}/trace_pipe_raw", "wb").write(raw)
 EOF
 # times in microseconds from the page's start (1 s)
 cat > "$tmp/events" <<'EOF'
@@ -126,6 +144,26 @@ cat > "$tmp/events" <<'EOF'
 1 2000     net_dev_xmit  ffff888100aa0003 veth0 0
 1 11000    net_dev_xmit  ffff888100aa0001 veth0 0
 1 13100    net_dev_xmit  ffff888100aa0002 veth0 0
+# UDP socket queues (datagrams queued in softirq on CPU 0, read by tasks
+# on CPU 1). Socket ..100: two queued at 5000 and 5100, a peek at 24000
+# (not a read), read at 25000 and 25010 (20000 and 19910 us: 16384-32767)
+# by slowreader; a read of socket ..200, never queued (no_queue); a TCP
+# socket's queueing (protocol 6) and read, not followed; socket ..500
+# queued and never read.
+0 5000     sk_data_ready ffff888200000100 17
+0 5100     sk_data_ready ffff888200000100 17
+0 5200     sk_data_ready ffff888200000300 6
+0 1000     sk_data_ready ffff888200000500 17
+1 24000    sock_recv_length ffff888200000100 17 32 2 4194303
+1 25000    sock_recv_length ffff888200000100 17 32 0 4194303
+1 25010    sock_recv_length ffff888200000100 17 32 0 4194303
+1 25100    sock_recv_length ffff888200000200 17 32 0 4194303
+1 25200    sock_recv_length ffff888200000300 6 32 0 4194303
+# socket ..400: 66 queued 10 us apart from 30000, read from 40000 on by
+# flood: the times of the first 2 are not kept (64 per socket): evicted;
+# the other 64 waited 10000 us (8192-16383)
+loop 66 0 30000 10 sk_data_ready ffff888200000400 17
+loop 66 1 40000 10 sock_recv_length ffff888200000400 17 32 0 4194302
 EOF
 mkpages() { python3 "$tmp/gen.py" "$R/fs" "$R/tmpl/per_cpu" "$1"; }
 mkpages "$tmp/events"
@@ -179,13 +217,23 @@ jcheck "napi eth0: 2 polls, 67 packets, 1 with its whole budget" "$(jrow "$tmp/j
 v=$(jrow "$tmp/j" txq dev veth0)
 jcheck "txq veth0: 4 joined (10 ms, 12 ms, 3 ms after a requeue, 10 us) in slots 13, 13, 11, 3" "$v" "\"count\": 4, .*\"txq_us\": {\"buckets\": \[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2\], \"count\": 4, \"sum\": 25010}"
 jcheck "txq veth0: 1 sent without a queue, 1 queued twice, none evicted" "$v" "\"evicted\": 0, .*\"no_queue\": 1, .*\"no_xmit\": 1, .*\"unjoined\": 2"
+v=$(jrow "$tmp/j" sockq pid 4194303)
+jcheck "sockq slowreader: 2 reads joined, 20000 and 19910 us in slot 14 (the peek and the TCP read not counted)" "$v" \
+	"\"comm\": \"slowreader\", \"count\": 2, .*\"sockq_us\": {\"buckets\": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2\], \"count\": 2, \"sum\": 39910}"
+jcheck "sockq slowreader: a read of a socket never seen queued (no_queue 1)" "$v" "\"evicted\": 0, .*\"no_queue\": 1, .*\"unjoined\": 1"
+v=$(jrow "$tmp/j" sockq pid 4194302)
+jcheck "sockq flood: past 64 queued the 2 oldest times not kept (evicted), the other 64 joined in order (10000 us)" "$v" \
+	"\"comm\": \"flood\", \"count\": 64, \"cpu\": null, \"dev\": null, \"evicted\": 2, .*\"no_queue\": 0, .*\"sockq_us\": {\"buckets\": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64\], \"count\": 64, \"sum\": 640000}, .*\"unjoined\": 2"
+check "sockq: a datagram still queued at the end, said" grep -q '^netlat: 1 UDP datagrams queued on sockets and not read yet when the run ended: not joined' "$tmp/je"
 check "the interval's total is the NET_RX runs (4)" grep -q '"total":4,"lost":0' "$tmp/j"
 check "5 still queued at the end: said" grep -q '^netlat: 5 packets queued and not transmitted yet when the run ended: not joined' "$tmp/je"
 check "hostile name in JSON: escaped, one line" \
 	grep -q '"dev":"h\\"o\\u001b\[31m\\\\st\\n"' "$tmp/j"
 check "in-kernel filters: vec == 3 on the softirq events, none on the others" sh -c '
 	for e in softirq_raise softirq_entry softirq_exit; do grep -qx "vec == 3" "$1/events/irq/$e/filter" || exit 1; done
-	! test -s "$1/events/napi/napi_poll/filter" && ! test -s "$1/events/net/net_dev_queue/filter"' sh "$R/seen"
+	! test -s "$1/events/napi/napi_poll/filter" && ! test -s "$1/events/net/net_dev_queue/filter" &&
+	grep -qx "protocol == 17" "$1/events/sock/sk_data_ready/filter" &&
+	grep -qx "protocol == 17 && ret >= 0" "$1/events/sock/sock_recv_length/filter"' sh "$R/seen"
 
 # --- text: BCC's histograms, the hostile name escaped
 run "$tmp/o" "$tmp/e" -d 1 -i 10
@@ -223,6 +271,11 @@ check "--prom: unjoined by section and why" sh -c '
 	grep -qx "ftnet_netlat_unjoined_total{section=\"softirq\",why=\"no_raise\"} 1" "$1" &&
 	grep -qx "ftnet_netlat_unjoined_total{section=\"txq\",why=\"no_queue\"} 1" "$1" &&
 	grep -qx "ftnet_netlat_unjoined_total{section=\"txq\",why=\"no_xmit\"} 1" "$1"' sh "$tmp/n.prom"
+check "--prom: the socket queue histogram of a task, and its unjoined" sh -c '
+	grep -qx "ftnet_netlat_sockq_seconds_bucket{pid=\"4194303\",comm=\"slowreader\",le=\"0.032768\"} 2" "$1" &&
+	grep -qx "ftnet_netlat_sockq_seconds_count{pid=\"4194302\",comm=\"flood\"} 64" "$1" &&
+	grep -qx "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"evicted\"} 2" "$1" &&
+	grep -qx "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"no_queue\"} 1" "$1"' sh "$tmp/n.prom"
 check "--prom: the hostile name, text form then Prometheus-escaped" \
 	grep -qxF 'ftnet_netlat_napi_polls_total{dev="h\"o\\x1b[31m\\x5cst\\x0a"} 1' "$tmp/n.prom"
 if command -v promtool >/dev/null 2>&1; then
@@ -248,6 +301,12 @@ check "-c 1: CPU == 1 in the softirq and napi filters" sh -c '
 	grep -qx "name == \"eth0\"" "$1/events/net/net_dev_xmit/filter"' sh "$R/seen"
 check "-c 1 --dev eth0: only CPU 1's softirqs and eth0 (also filtered here)" sh -c '
 	! grep -q "\"cpu\":0" "$1" && ! grep -q "veth0\|h\\\\\"o" "$1" && grep -q "\"dev\":\"eth0\"" "$1"' sh "$tmp/j"
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json -p 4194302
+check "-p 4194302: that task's socket queue row only, joined as without -p" sh -c '
+	grep -q "\"section\":\"sockq\",\"cpu\":null,\"dev\":null,\"pid\":4194302,.*\"count\":64," "$1" &&
+	! grep -q "\"pid\":4194303" "$1"' sh "$tmp/j"
+check "-p: not in the kernel's filter (every read moves a socket's queue)" \
+	grep -qx "protocol == 17 && ret >= 0" "$R/seen/events/sock/sock_recv_length/filter"
 run "$tmp/j" "$tmp/je" -d 1 -i 10 --json -v --dev 'h"o'
 check "--dev with a quote: no kernel filter, said with -v" sh -c '
 	! test -s "$1/events/napi/napi_poll/filter" && grep -q "filtered in user space" "$2"' sh "$R/seen" "$tmp/je"
@@ -264,7 +323,7 @@ check "lost events: in the interval's lost count" grep -q '"total":4,"lost":7' "
 mkpages "$tmp/events"
 
 # --- usage
-for a in "-c x" "-c 8192" "--dev a/b" "--dev 0123456789abcdef" "--pending 0" "--pending x"; do
+for a in "-p 0" "-p x" "-c x" "-c 8192" "--dev a/b" "--dev 0123456789abcdef" "--pending 0" "--pending x"; do
 	# shellcheck disable=SC2086 # the option and its value
 	"$BIN/netlat" $a -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "netlat $a: exit 2, one line" \
