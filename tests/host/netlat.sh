@@ -12,6 +12,10 @@
 #    softirq ran inside one of those few-millisecond windows cannot be
 #    compared exactly and is run again (at most 5 attempts; said).
 #  - -c 1 under the same traffic: CPU 1's softirqs only.
+#  - UDP socket queue: in the namespace, a reader that sleeps 20 ms
+#    between a datagram's send and its read, and one that reads at once:
+#    the first's reads all in the 16384-32767 us bucket, the second's all
+#    below 1024 us, counts = the datagrams each read (its own log).
 #  - tx queue: a veth pair between two namespaces of our own, no IPv6
 #    address (addrgenmode none) and static neighbours, so that the
 #    sender's datagrams are all the device sends. With sch_netem, "delay
@@ -108,6 +112,54 @@ for l in open(sys.argv[1]):
 sys.exit(not (list(n) == [1] and n[1] >= 300))' "$tmp/c.json"
 else
 	t_skip "-c 1" "one CPU"
+fi
+
+# --- UDP socket queue: a reader that sleeps 20 ms before each read, one
+# that reads at once; each logs its PID and the datagrams it read
+cat > "$tmp/rq.py" <<'EOF'
+import os, socket, sys, time
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r.bind(("127.0.0.1", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+n, delay, got = int(sys.argv[1]), float(sys.argv[2]), 0
+for i in range(n):
+    s.sendto(b"z" * 32, r.getsockname())
+    time.sleep(delay)
+    r.recv(100)
+    got += 1
+print(os.getpid(), got)
+EOF
+if [ -d "$HOST_TRACEFS/events/sock/sk_data_ready" ]; then
+	host_start_tool "$NL" "$tmp/q.json" "$tmp/q.err" --json -i 1
+	ip netns exec "$NS" python3 "$tmp/rq.py" 30 0.02 > "$tmp/slow.log"
+	ip netns exec "$NS" python3 "$tmp/rq.py" 30 0 > "$tmp/fast.log"
+	kill -INT "$host_pid"
+	host_wait_pid "$host_pid" 100
+	wait "$host_pid"; rc=$?
+	t_is "$rc" 0 "netlat (socket queue run) ends 0 on SIGINT"
+	read -r spid sgot < "$tmp/slow.log"
+	read -r fpid fgot < "$tmp/fast.log"
+	sq() { # PID: count, slot 14 (16384-32767 us), slots below 1024 us, unjoined
+		python3 -c '
+import json, sys
+n = u = 0; b = [0] * 40
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("section") == "sockq" and r.get("pid") == int(sys.argv[2]):
+        n += r["count"]; u += r["unjoined"]
+        for i, c in enumerate(r["sockq_us"]["buckets"]):
+            b[i] += c
+print(n, b[14], sum(b[:10]), u)' "$tmp/q.json" "$1"
+	}
+	# shellcheck disable=SC2046 # four numbers
+	set -- $(sq "$spid")
+	t_is "$1 $2 $4" "$sgot $sgot 0" "sockq: the 20 ms reader's $sgot datagrams joined, all in 16384-32767 us, none unjoined"
+	# shellcheck disable=SC2046
+	set -- $(sq "$fpid")
+	t_is "$1 $3 $4" "$fgot $fgot 0" "sockq: the reader at once: $fgot joined, all below 1024 us, none unjoined"
+	host_no_loss "socket queue run: no events lost" "$tmp/q.err"
+else
+	t_skip "sockq" "no sock:sk_data_ready (6.6+)"
 fi
 
 # --- tx queue latency on a veth pair with a delaying qdisc
