@@ -926,7 +926,7 @@ static int init(struct state *st)
 		  st->has_softirq ? "yes" : "no (no irq:softirq_*)",
 		  st->has_napi ? "yes" : "no (no napi:napi_poll)",
 		  st->has_txq ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
-		  st->has_sockq ? "yes" : "no (no sock:sk_data_ready/sock_recv_length: before 6.6)");
+		  st->has_sockq ? "yes" : "no (no sock:sk_data_ready/sock_recv_length)");
 	if (!(st->devs = calloc(DEV_MAX, sizeof(*st->devs))) ||
 	    !(st->devmap = ftn_map_alloc(sizeof(uint32_t), 16, DEV_MAX)) ||
 	    !(st->txq = ftn_map_alloc(sizeof(struct txq_pend), 1024, st->pending_max)) ||

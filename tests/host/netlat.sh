@@ -159,7 +159,7 @@ print(n, b[14], sum(b[:10]), u)' "$tmp/q.json" "$1"
 	t_is "$1 $3 $4" "$fgot $fgot 0" "sockq: the reader at once: $fgot joined, all below 1024 us, none unjoined"
 	host_no_loss "socket queue run: no events lost" "$tmp/q.err"
 else
-	t_skip "sockq" "no sock:sk_data_ready (6.6+)"
+	t_skip "sockq" "no sock:sk_data_ready on this kernel"
 fi
 
 # --- tx queue latency on a veth pair with a delaying qdisc
