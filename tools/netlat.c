@@ -403,13 +403,15 @@ static void on_ready(struct state *st, const struct ftn_event *ev)
  * oldest datagram queued there left the queue */
 static void on_recv(struct state *st, const struct ftn_event *ev)
 {
-	uint64_t sk = 0, proto = 0, flags = 0;
+	uint64_t sk = 0, proto = 0, flags = 0, ret = 0;
 	struct sockq **qp, *q;
 	struct proc_st *pr = NULL;
 
 	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
 	    ftn_event_u64(ev, "sk", &sk) || !sk)
 		return;
+	if (!ftn_event_u64(ev, "ret", &ret) && (int32_t)ret < 0)
+		return;         /* a failed read dequeues nothing (the kernel's filter too) */
 	if (!ftn_event_u64(ev, "flags", &flags) && (flags & MSG_PEEK_))
 		return;         /* a peek leaves the datagram queued */
 	/* -p in user space only: every read moves the socket's queue on */
@@ -466,11 +468,22 @@ static int on_event(void *ctx, const struct ftn_event *ev)
 }
 
 /* Events lost on a CPU: its joins in progress are not to be trusted (the
- * events between are missing); every CPU's when cpu < 0. The loss itself
- * is reported as every tool reports it. */
+ * events between are missing); every CPU's when cpu < 0. The sockets'
+ * queues, joined in order across CPUs, are all dropped: a datagram queued
+ * or read unseen would shift every later join of its socket. Their
+ * datagrams are counted as evicted, their reads to come as no_queue.
+ * The loss itself is reported as every tool reports it. */
 static void on_lost(void *ctx, int cpu, uint64_t n)
 {
 	struct state *st = ctx;
+	struct ftn_map_iter it;
+	struct sockq **qp;
+
+	for (ftn_map_iter_init(&it, st->socks); (qp = ftn_map_iter_next(&it, st->socks, NULL));) {
+		st->sock_evicted[0] += (*qp)->n + (*qp)->untimed;
+		free(*qp);
+		ftn_map_iter_del(&it, st->socks);
+	}
 
 	for (int i = 0; i < st->ncpus; i++) {
 		if (cpu >= 0 && i != cpu)

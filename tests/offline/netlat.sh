@@ -146,7 +146,7 @@ cat > "$tmp/events" <<'EOF'
 1 13100    net_dev_xmit  ffff888100aa0002 veth0 0
 # UDP socket queues (datagrams queued in softirq on CPU 0, read by tasks
 # on CPU 1). Socket ..100: two queued at 5000 and 5100, a peek at 24000
-# (not a read), read at 25000 and 25010 (20000 and 19910 us: 16384-32767)
+# and a failed read (EAGAIN) at 24500 (neither dequeues), read at 25000 and 25010 (20000 and 19910 us: 16384-32767)
 # by slowreader; a read of socket ..200, never queued (no_queue); a TCP
 # socket's queueing (protocol 6) and read, not followed; socket ..500
 # queued and never read.
@@ -155,6 +155,7 @@ cat > "$tmp/events" <<'EOF'
 0 5200     sk_data_ready ffff888200000300 6
 0 1000     sk_data_ready ffff888200000500 17
 1 24000    sock_recv_length ffff888200000100 17 32 2 4194303
+1 24500    sock_recv_length ffff888200000100 17 -11 0 4194303
 1 25000    sock_recv_length ffff888200000100 17 32 0 4194303
 1 25010    sock_recv_length ffff888200000100 17 32 0 4194303
 1 25100    sock_recv_length ffff888200000200 17 32 0 4194303
@@ -218,7 +219,7 @@ v=$(jrow "$tmp/j" txq dev veth0)
 jcheck "txq veth0: 4 joined (10 ms, 12 ms, 3 ms after a requeue, 10 us) in slots 13, 13, 11, 3" "$v" "\"count\": 4, .*\"txq_us\": {\"buckets\": \[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2\], \"count\": 4, \"sum\": 25010}"
 jcheck "txq veth0: 1 sent without a queue, 1 queued twice, none evicted" "$v" "\"evicted\": 0, .*\"no_queue\": 1, .*\"no_xmit\": 1, .*\"unjoined\": 2"
 v=$(jrow "$tmp/j" sockq pid 4194303)
-jcheck "sockq slowreader: 2 reads joined, 20000 and 19910 us in slot 14 (the peek and the TCP read not counted)" "$v" \
+jcheck "sockq slowreader: 2 reads joined, 20000 and 19910 us in slot 14 (the peek, the failed read and the TCP read not counted)" "$v" \
 	"\"comm\": \"slowreader\", \"count\": 2, .*\"sockq_us\": {\"buckets\": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2\], \"count\": 2, \"sum\": 39910}"
 jcheck "sockq slowreader: a read of a socket never seen queued (no_queue 1)" "$v" "\"evicted\": 0, .*\"no_queue\": 1, .*\"unjoined\": 1"
 v=$(jrow "$tmp/j" sockq pid 4194302)
