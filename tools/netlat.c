@@ -45,7 +45,7 @@ struct cpu_st {
 	uint64_t n[2];          /* NET_RX softirqs entered */
 	uint64_t no_raise[2];   /* entries without a raise seen */
 	uint64_t no_entry[2];   /* exits without an entry, entries without an exit */
-	struct tool_log2 wait[2], run[2];
+	struct ftn_log2 wait[2], run[2];
 };
 
 struct dev_st {
@@ -54,7 +54,7 @@ struct dev_st {
 	uint64_t no_queue[2];   /* transmits without a queue event */
 	uint64_t no_xmit[2];    /* queued, never transmitted (dropped, lost) */
 	uint64_t evicted[2];    /* pending table full */
-	struct tool_log2 txq[2];
+	struct ftn_log2 txq[2];
 };
 
 struct txq_pend {
@@ -78,7 +78,7 @@ struct proc_st {
 	char comm[32];
 	uint64_t no_queue[2];   /* reads of a datagram not seen queued */
 	uint64_t evicted[2];    /* reads of a datagram whose time was not kept */
-	struct tool_log2 sockq[2];
+	struct ftn_log2 sockq[2];
 };
 
 struct state {
@@ -230,7 +230,7 @@ static void on_softirq(struct state *st, const struct ftn_event *ev, char kind)
 	case 'n':
 		c->n[0]++;
 		if (c->raise_ts && ev->ts_ns >= c->raise_ts)
-			tool_log2_add(&c->wait[0], (ev->ts_ns - c->raise_ts) / 1000);
+			ftn_log2_add(&c->wait[0], (ev->ts_ns - c->raise_ts) / 1000);
 		else
 			c->no_raise[0]++;
 		if (c->entry_ts)
@@ -242,7 +242,7 @@ static void on_softirq(struct state *st, const struct ftn_event *ev, char kind)
 		break;
 	case 'x':
 		if (c->entry_ts && ev->ts_ns >= c->entry_ts)
-			tool_log2_add(&c->run[0], (ev->ts_ns - c->entry_ts) / 1000);
+			ftn_log2_add(&c->run[0], (ev->ts_ns - c->entry_ts) / 1000);
 		else
 			c->no_entry[0]++;
 		c->entry_ts = 0;
@@ -337,7 +337,7 @@ static void on_xmit(struct state *st, const struct ftn_event *ev)
 		st->devs[i]->no_queue[0]++;
 		return;
 	}
-	tool_log2_add(&st->devs[i]->txq[0], (ev->ts_ns - p->ts) / 1000);
+	ftn_log2_add(&st->devs[i]->txq[0], (ev->ts_ns - p->ts) / 1000);
 	ftn_map_del(st->txq, skb);
 }
 
@@ -430,7 +430,7 @@ static void on_recv(struct state *st, const struct ftn_event *ev)
 			pr->evicted[0]++;
 	} else {
 		if (pr)
-			tool_log2_add(&pr->sockq[0], ev->ts_ns >= q->ts[q->head] ?
+			ftn_log2_add(&pr->sockq[0], ev->ts_ns >= q->ts[q->head] ?
 				      (ev->ts_ns - q->ts[q->head]) / 1000 : 0);
 		q->head = (q->head + 1) % SOCKQ_CAP;
 		q->n--;
@@ -523,7 +523,7 @@ static void txq_expire(struct state *st)
 }
 
 #define MOVE(f) do { (f)[1] += (f)[0]; (f)[0] = 0; } while (0)
-#define MOVE_H(h) do { tool_log2_merge(&(h)[1], &(h)[0]); memset(&(h)[0], 0, sizeof((h)[0])); } while (0)
+#define MOVE_H(h) do { ftn_log2_merge(&(h)[1], &(h)[0]); memset(&(h)[0], 0, sizeof((h)[0])); } while (0)
 
 /* A row's head: section, CPU (-1: none), and a device, or a task (pid >
  * 0; 0: "other" tasks) */

@@ -639,27 +639,27 @@ static void test_log2(void)
 {
 	static const char *const ln[] = { "dev", NULL };
 	static const char *const lv[] = { "a\"b\\c", NULL };
-	struct tool_log2 h, h2;
+	struct ftn_log2 h, h2;
 	struct tool_json j;
 	char *out = NULL;
 
 	memset(&h, 0, sizeof(h));
 	memset(&h2, 0, sizeof(h2));
-	is_int(tool_log2_slot(0), 0, "log2: 0 in slot 0");
-	is_int(tool_log2_slot(1), 0, "log2: 1 in slot 0");
-	is_int(tool_log2_slot(2), 1, "log2: 2 in slot 1");
-	is_int(tool_log2_slot(8191), 12, "log2: 8191 in slot 12");
-	is_int(tool_log2_slot(8192), 13, "log2: 8192 in slot 13");
-	is_int(tool_log2_slot(16383), 13, "log2: 16383 in slot 13");
-	is_int(tool_log2_slot(UINT64_MAX), TOOL_LOG2_SLOTS - 1, "log2: the largest value in the last slot");
+	is_int(ftn_log2_slot(0), 0, "log2: 0 in slot 0");
+	is_int(ftn_log2_slot(1), 0, "log2: 1 in slot 0");
+	is_int(ftn_log2_slot(2), 1, "log2: 2 in slot 1");
+	is_int(ftn_log2_slot(8191), 12, "log2: 8191 in slot 12");
+	is_int(ftn_log2_slot(8192), 13, "log2: 8192 in slot 13");
+	is_int(ftn_log2_slot(16383), 13, "log2: 16383 in slot 13");
+	is_int(ftn_log2_slot(UINT64_MAX), FTN_LOG2_SLOTS - 1, "log2: the largest value in the last slot");
 	CAPTURE(out, f, tool_log2_text(f, &h, "usecs"));
 	is_str(out, "", "log2 text: nothing for an empty histogram");
 	free(out);
-	tool_log2_add(&h, 3);
-	tool_log2_add(&h, 12000);
-	tool_log2_add(&h, 9000);
-	tool_log2_merge(&h2, &h);
-	tool_log2_merge(&h2, &h);
+	ftn_log2_add(&h, 3);
+	ftn_log2_add(&h, 12000);
+	ftn_log2_add(&h, 9000);
+	ftn_log2_merge(&h2, &h);
+	ftn_log2_merge(&h2, &h);
 	ok(h2.count == 6 && h2.sum == 2 * 21003 && h2.slot[1] == 2 && h2.slot[13] == 4,
 	   "log2: merge adds slots, count and sum");
 	CAPTURE(out, f, tool_log2_text(f, &h, "usecs"));

@@ -1,45 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * log2.c - log2 histograms: counting, and the three renderings (BCC's
- * text histogram, JSON bucket arrays, Prometheus histograms).
+ * log2.c - the three renderings of a log2 histogram (struct ftn_log2,
+ * counted by the library): BCC's text histogram, JSON bucket arrays,
+ * Prometheus histograms.
  */
 #include "common.h"
 
 #include <string.h>
 
-unsigned int tool_log2_slot(uint64_t v)
-{
-	unsigned int i = v ? 63u - (unsigned int)__builtin_clzll(v) : 0;
-
-	return i < TOOL_LOG2_SLOTS ? i : TOOL_LOG2_SLOTS - 1;
-}
-
-void tool_log2_add(struct tool_log2 *h, uint64_t v)
-{
-	h->slot[tool_log2_slot(v)]++;
-	h->count++;
-	h->sum += v;
-}
-
-void tool_log2_merge(struct tool_log2 *into, const struct tool_log2 *h)
-{
-	for (int i = 0; i < TOOL_LOG2_SLOTS; i++)
-		into->slot[i] += h->slot[i];
-	into->count += h->count;
-	into->sum += h->sum;
-}
-
 /* The highest slot with a count, -1 when none */
-static int top_slot(const struct tool_log2 *h)
+static int top_slot(const struct ftn_log2 *h)
 {
-	int i = TOOL_LOG2_SLOTS - 1;
+	int i = FTN_LOG2_SLOTS - 1;
 
 	while (i >= 0 && !h->slot[i])
 		i--;
 	return i;
 }
 
-void tool_log2_text(FILE *f, const struct tool_log2 *h, const char *unit)
+void tool_log2_text(FILE *f, const struct ftn_log2 *h, const char *unit)
 {
 	int top = top_slot(h), wide = top > 32;
 	uint64_t max = 0;
@@ -53,7 +32,7 @@ void tool_log2_text(FILE *f, const struct tool_log2 *h, const char *unit)
 	for (int i = 0; i <= top; i++) {
 		/* slot 0 holds 0 and 1; the last one everything above */
 		unsigned long long lo = i ? 1ULL << i : 0;
-		unsigned long long hi = i == TOOL_LOG2_SLOTS - 1 ? ~0ULL : (1ULL << (i + 1)) - 1;
+		unsigned long long hi = i == FTN_LOG2_SLOTS - 1 ? ~0ULL : (1ULL << (i + 1)) - 1;
 		int stars = (int)(h->slot[i] * 40 / max);
 		char bar[41];
 
@@ -65,7 +44,7 @@ void tool_log2_text(FILE *f, const struct tool_log2 *h, const char *unit)
 	}
 }
 
-void tool_log2_json(struct tool_json *j, const char *key, const struct tool_log2 *h)
+void tool_log2_json(struct tool_json *j, const char *key, const struct ftn_log2 *h)
 {
 	int top = top_slot(h);
 
@@ -99,13 +78,13 @@ static void labels(FILE *f, const char *const *lnames, const char *const *lvals,
 }
 
 void tool_log2_prom(FILE *f, const char *name, const char *const *lnames,
-		    const char *const *lvals, const struct tool_log2 *h, double scale)
+		    const char *const *lvals, const struct ftn_log2 *h, double scale)
 {
 	int top = top_slot(h);
 	uint64_t cum = 0;
 	char le[32];
 
-	for (int i = 0; i <= top && i < TOOL_LOG2_SLOTS - 1; i++) {
+	for (int i = 0; i <= top && i < FTN_LOG2_SLOTS - 1; i++) {
 		cum += h->slot[i];
 		snprintf(le, sizeof(le), "%.13g", (double)(1ULL << (i + 1)) * scale);
 		fprintf(f, "%s_bucket", name);

@@ -304,7 +304,7 @@ void tool_report_row_end(struct tool_report *r)
 }
 
 void tool_report_log2(struct tool_report *r, const char *key, const char *title,
-		      const char *unit, const struct tool_log2 *h)
+		      const char *unit, const struct ftn_log2 *h)
 {
 	if (r->o.json) {
 		if (r->in_row)
