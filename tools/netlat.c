@@ -9,11 +9,12 @@
  * sock:sock_recv_length, joined per socket in order: a UDP socket's queue
  * is first in, first out).
  *
- * One back end so far: the binary ring buffer, joined here in user space
- * (the events are read in time order). A kernel with hist triggers could
- * do the joins itself (synthetic events); that back end is not written
- * yet, and -v says so. Every event that cannot be joined is counted and
- * shown, never dropped without a word.
+ * One back end so far: the binary ring buffer, joined in user space by
+ * the library (struct ftn_netlat, lib/net/netlat.c; the events are read
+ * in time order). A kernel with hist triggers could do the joins itself
+ * (synthetic events); that back end is not written yet, and -v says so.
+ * Every event that cannot be joined is counted and shown, never dropped
+ * without a word. This file sets up the events and prints the rows.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -25,87 +26,20 @@
 #include <unistd.h>
 
 #define TOOL "netlat"
-#define VEC_NET_RX 3            /* irq:softirq_* vec of NET_RX */
-#define CPU_MAX 8192            /* CPUs followed; an event of a higher one is not joined */
-#define DEV_MAX 1024            /* devices with rows; the rest go to "other" */
-#define DEV_NAME_MAX 64         /* bytes of a device name kept (the kernel's: 15) */
-#define TXQ_PENDING_DEFAULT 65536
-#define TXQ_MAX_AGE_NS (10ULL * 1000000000ULL)  /* queued longer: never sent */
-#define NETDEV_TX_BUSY 0x10     /* net_dev_xmit rc: requeued, sent later */
-#define PROC_MAX 1024           /* tasks with rows; the rest go to "other" */
-#define SOCK_MAX 4096           /* UDP sockets with datagrams queued, followed */
-#define SOCKQ_CAP 64            /* times kept per socket; older ones counted only */
-#define IPPROTO_UDP_ 17
-#define MSG_PEEK_ 2
-
-/* [0] this interval, [1] the run (the interval's are added at its end) */
-struct cpu_st {
-	uint64_t raise_ts;      /* first NET_RX raise not yet run, 0 none */
-	uint64_t entry_ts;      /* entry of the NET_RX softirq running, 0 none */
-	uint64_t n[2];          /* NET_RX softirqs entered */
-	uint64_t no_raise[2];   /* entries without a raise seen */
-	uint64_t no_entry[2];   /* exits without an entry, entries without an exit */
-	struct ftn_log2 wait[2], run[2];
-};
-
-struct dev_st {
-	char name[DEV_NAME_MAX];
-	uint64_t polls[2], packets[2], full[2];
-	uint64_t no_queue[2];   /* transmits without a queue event */
-	uint64_t no_xmit[2];    /* queued, never transmitted (dropped, lost) */
-	uint64_t evicted[2];    /* pending table full */
-	struct ftn_log2 txq[2];
-};
-
-struct txq_pend {
-	uint64_t ts;
-	uint32_t dev;
-};
-
-/* A UDP socket's queue as seen: the times of the last SOCKQ_CAP datagrams
- * queued and not read yet, after `untimed` older ones whose times were
- * not kept */
-struct sockq {
-	uint64_t ts[SOCKQ_CAP];
-	uint32_t head, n;
-	uint64_t untimed;
-	uint64_t last;          /* the latest queued */
-};
-
-/* A task that read from a UDP socket */
-struct proc_st {
-	int pid;                /* task (thread) ID; 0: "other" */
-	char comm[32];
-	uint64_t no_queue[2];   /* reads of a datagram not seen queued */
-	uint64_t evicted[2];    /* reads of a datagram whose time was not kept */
-	struct ftn_log2 sockq[2];
-};
+#define NUL UINT64_MAX          /* a count column's null ("-") */
+#define UNSET (UINT64_MAX - 1)  /* a count column the row has not */
 
 struct state {
 	struct tool_opts o;
 	long cpu;               /* -c, -1 any */
 	const char *dev;        /* --dev */
 	unsigned long pending_max;      /* --pending */
+	long pid;               /* -p, -1 any */
 
-	int has_softirq, has_napi, has_txq;
+	int has_softirq, has_napi, has_txq, has_sockq;
 	struct ftn_instance *inst;
 	struct tool_report *r;
-	struct cpu_st *cpus;
-	int ncpus;
-	uint64_t cpu_unjoined[2];       /* events of a CPU >= CPU_MAX */
-	struct dev_st **devs;
-	uint32_t ndevs;
-	struct ftn_map *devmap;         /* name hash -> index + 1 */
-	struct ftn_map *txq;            /* skbaddr -> struct txq_pend */
-	int has_sockq;
-	long pid;                       /* -p, -1 any */
-	struct ftn_map *socks;          /* sk -> struct sockq * */
-	struct proc_st **procs;
-	uint32_t nprocs;
-	struct ftn_map *procmap;        /* pid + 1 -> index */
-	uint64_t not_read[2];           /* queued, never read (socket closed) */
-	uint64_t sock_evicted[2];       /* queued on a socket past SOCK_MAX */
-	uint64_t last_ts;               /* the latest event time seen */
+	struct ftn_netlat *nl;
 	struct tool_str filter;
 };
 
@@ -132,403 +66,31 @@ static const struct tool_col cols[] = {
 	{ NULL, "not_read", 0, TOOL_COL_UINT, 0, 0 },
 };
 
-/* --- Tables --- */
-
-static struct cpu_st *cpu_get(struct state *st, int cpu)
-{
-	if (cpu < 0 || cpu >= CPU_MAX)
-		return NULL;
-	if (cpu >= st->ncpus) {
-		int n = cpu + 1;
-		struct cpu_st *c = realloc(st->cpus, (size_t)n * sizeof(*c));
-
-		if (!c)
-			return NULL;
-		memset(c + st->ncpus, 0, (size_t)(n - st->ncpus) * sizeof(*c));
-		st->cpus = c;
-		st->ncpus = n;
-	}
-	return &st->cpus[cpu];
-}
-
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h | 1;           /* never 0: no key */
-}
-
-static uint32_t dev_find(const struct state *st, const char *name)
-{
-	const uint32_t *v = ftn_map_get(st->devmap, name_hash(name));
-
-	if (v && !strcmp(st->devs[*v]->name, name))
-		return *v;
-	for (uint32_t i = 0; v && i < st->ndevs; i++)     /* a hash collision */
-		if (!strcmp(st->devs[i]->name, name))
-			return i;
-	return UINT32_MAX;
-}
-
-static uint32_t dev_add(struct state *st, const char *name)
-{
-	struct dev_st *d = calloc(1, sizeof(*d));
-	uint32_t *v;
-	int added;
-
-	if (!d)
-		return UINT32_MAX;
-	snprintf(d->name, sizeof(d->name), "%s", name);
-	/* a colliding hash keeps its first device: the other is found by
-	 * dev_find's scan */
-	if ((v = ftn_map_put(st->devmap, name_hash(name), &added)) && added)
-		*v = st->ndevs;
-	st->devs[st->ndevs] = d;
-	return st->ndevs++;
-}
-
-/* The row of device name (its first DEV_NAME_MAX - 1 bytes), made when
- * new; past DEV_MAX - 1 devices (or out of memory) the row "other", for
- * which the last place is kept. UINT32_MAX when not even that. */
-static uint32_t dev_index(struct state *st, const char *name)
-{
-	char buf[DEV_NAME_MAX];
-	uint32_t i;
-
-	snprintf(buf, sizeof(buf), "%s", name ? name : "");
-	if ((i = dev_find(st, buf)) != UINT32_MAX)
-		return i;
-	if (st->ndevs < DEV_MAX - 1 && (i = dev_add(st, buf)) != UINT32_MAX)
-		return i;
-	if ((i = dev_find(st, "other")) != UINT32_MAX)
-		return i;
-	return st->ndevs < DEV_MAX ? dev_add(st, "other") : UINT32_MAX;
-}
-
 /* --- Events --- */
-
-static void on_softirq(struct state *st, const struct ftn_event *ev, char kind)
-{
-	uint64_t vec = 0;
-	struct cpu_st *c;
-
-	if (ftn_event_u64(ev, "vec", &vec) || vec != VEC_NET_RX)
-		return;         /* the kernel's filter passes NET_RX only */
-	if (st->cpu >= 0 && ev->cpu != st->cpu)
-		return;
-	if (!(c = cpu_get(st, ev->cpu))) {
-		st->cpu_unjoined[0]++;
-		return;
-	}
-	switch (kind) {
-	case 'r':               /* the wait starts at the first raise */
-		if (!c->raise_ts)
-			c->raise_ts = ev->ts_ns;
-		break;
-	case 'n':
-		c->n[0]++;
-		if (c->raise_ts && ev->ts_ns >= c->raise_ts)
-			ftn_log2_add(&c->wait[0], (ev->ts_ns - c->raise_ts) / 1000);
-		else
-			c->no_raise[0]++;
-		if (c->entry_ts)
-			c->no_entry[0]++;       /* the last one's exit never came */
-		/* the kernel clears the pending bit before running: a raise
-		 * from now on is the next run's */
-		c->raise_ts = 0;
-		c->entry_ts = ev->ts_ns;
-		break;
-	case 'x':
-		if (c->entry_ts && ev->ts_ns >= c->entry_ts)
-			ftn_log2_add(&c->run[0], (ev->ts_ns - c->entry_ts) / 1000);
-		else
-			c->no_entry[0]++;
-		c->entry_ts = 0;
-		break;
-	}
-}
-
-static int dev_wanted(const struct state *st, const char *name)
-{
-	return !st->dev || (name && !strcmp(name, st->dev));
-}
-
-static void on_napi(struct state *st, const struct ftn_event *ev)
-{
-	const char *name = ftn_event_str(ev, "dev_name");
-	uint64_t work = 0, budget = 0;
-	uint32_t i;
-
-	if ((st->cpu >= 0 && ev->cpu != st->cpu) || !dev_wanted(st, name))
-		return;
-	if ((i = dev_index(st, name)) == UINT32_MAX)
-		return;
-	ftn_event_u64(ev, "work", &work);
-	ftn_event_u64(ev, "budget", &budget);
-	st->devs[i]->polls[0]++;
-	st->devs[i]->packets[0] += (uint32_t)work;
-	if ((int32_t)work >= (int32_t)budget && (int32_t)budget > 0)
-		st->devs[i]->full[0]++;
-}
-
-/* The pending table is full: the oldest eighth of its time span goes,
- * counted per device (at least the oldest entry) */
-static void txq_evict(struct state *st)
-{
-	struct ftn_map_iter it;
-	struct txq_pend *p;
-	uint64_t lo = UINT64_MAX, hi = 0, cut;
-
-	for (ftn_map_iter_init(&it, st->txq); (p = ftn_map_iter_next(&it, st->txq, NULL));) {
-		lo = p->ts < lo ? p->ts : lo;
-		hi = p->ts > hi ? p->ts : hi;
-	}
-	cut = lo + (hi - lo) / 8;
-	for (ftn_map_iter_init(&it, st->txq); (p = ftn_map_iter_next(&it, st->txq, NULL));) {
-		if (p->ts <= cut) {
-			st->devs[p->dev]->evicted[0]++;
-			ftn_map_iter_del(&it, st->txq);
-		}
-	}
-}
-
-static void on_queue(struct state *st, const struct ftn_event *ev)
-{
-	const char *name = ftn_event_str(ev, "name");
-	uint64_t skb = 0;
-	struct txq_pend *p;
-	uint32_t i;
-	int added = 0;
-
-	if (!dev_wanted(st, name) || ftn_event_u64(ev, "skbaddr", &skb) || !skb)
-		return;
-	if ((i = dev_index(st, name)) == UINT32_MAX)
-		return;
-	if (!(p = ftn_map_put(st->txq, skb, &added)) && errno == ENOSPC) {
-		txq_evict(st);
-		p = ftn_map_put(st->txq, skb, &added);
-	}
-	if (!p) {
-		st->devs[i]->evicted[0]++;
-		return;
-	}
-	if (!added)             /* the same skb queued again: the last never sent */
-		st->devs[p->dev]->no_xmit[0]++;
-	p->ts = ev->ts_ns;
-	p->dev = i;
-}
-
-static void on_xmit(struct state *st, const struct ftn_event *ev)
-{
-	const char *name = ftn_event_str(ev, "name");
-	uint64_t skb = 0, rc = 0;
-	struct txq_pend *p;
-	uint32_t i;
-
-	if (!dev_wanted(st, name) || ftn_event_u64(ev, "skbaddr", &skb) || !skb)
-		return;
-	if ((i = dev_index(st, name)) == UINT32_MAX)
-		return;
-	if (!ftn_event_u64(ev, "rc", &rc) && (int32_t)rc == NETDEV_TX_BUSY)
-		return;         /* requeued: its transmit comes later */
-	if (!(p = ftn_map_get(st->txq, skb)) || ev->ts_ns < p->ts) {
-		st->devs[i]->no_queue[0]++;
-		return;
-	}
-	ftn_log2_add(&st->devs[i]->txq[0], (ev->ts_ns - p->ts) / 1000);
-	ftn_map_del(st->txq, skb);
-}
-
-/* The row of task pid (comm as the event names it), made when new; past
- * PROC_MAX - 1 tasks (or out of memory) the row "other" (pid 0). NULL
- * when not even that. */
-static struct proc_st *proc_get(struct state *st, int pid, const char *comm)
-{
-	struct proc_st *p;
-	uint32_t *v;
-	int added;
-
-	if (pid < 0)
-		pid = 0;
-	if ((v = ftn_map_get(st->procmap, (uint64_t)pid + 1)))
-		return st->procs[*v];
-	if (pid && st->nprocs >= PROC_MAX - 1)
-		return proc_get(st, 0, "other");
-	if (st->nprocs >= PROC_MAX)
-		return NULL;
-	if (!(p = calloc(1, sizeof(*p))) || !(v = ftn_map_put(st->procmap, (uint64_t)pid + 1, &added))) {
-		free(p);
-		return pid ? proc_get(st, 0, "other") : NULL;
-	}
-	p->pid = pid;
-	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
-	*v = st->nprocs;
-	st->procs[st->nprocs++] = p;
-	return p;
-}
-
-/* A datagram queued on a UDP socket (sock:sk_data_ready, in softirq) */
-static void on_ready(struct state *st, const struct ftn_event *ev)
-{
-	uint64_t sk = 0, proto = 0;
-	struct sockq **qp, *q;
-	int added = 0;
-
-	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
-	    ftn_event_u64(ev, "skaddr", &sk) || !sk)
-		return;
-	if (!(qp = ftn_map_put(st->socks, sk, &added))) {
-		st->sock_evicted[0]++;  /* SOCK_MAX sockets with datagrams queued */
-		return;
-	}
-	if (added && !(*qp = calloc(1, sizeof(**qp)))) {
-		ftn_map_del(st->socks, sk);
-		st->sock_evicted[0]++;
-		return;
-	}
-	q = *qp;
-	if (q->n == SOCKQ_CAP) {        /* the oldest time goes; its datagram stays counted */
-		q->head = (q->head + 1) % SOCKQ_CAP;
-		q->n--;
-		q->untimed++;
-	}
-	q->ts[(q->head + q->n) % SOCKQ_CAP] = ev->ts_ns;
-	q->n++;
-	q->last = ev->ts_ns;
-}
-
-/* A task read from a UDP socket (sock:sock_recv_length, ret >= 0): the
- * oldest datagram queued there left the queue */
-static void on_recv(struct state *st, const struct ftn_event *ev)
-{
-	uint64_t sk = 0, proto = 0, flags = 0, ret = 0;
-	struct sockq **qp, *q;
-	struct proc_st *pr = NULL;
-
-	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
-	    ftn_event_u64(ev, "sk", &sk) || !sk)
-		return;
-	if (!ftn_event_u64(ev, "ret", &ret) && (int32_t)ret < 0)
-		return;         /* a failed read dequeues nothing (the kernel's filter too) */
-	if (!ftn_event_u64(ev, "flags", &flags) && (flags & MSG_PEEK_))
-		return;         /* a peek leaves the datagram queued */
-	/* -p in user space only: every read moves the socket's queue on */
-	if (st->pid < 0 || ev->pid == st->pid)
-		pr = proc_get(st, ev->pid, ev->comm);
-	/* a socket is kept while it has datagrams queued */
-	if (!(qp = ftn_map_get(st->socks, sk))) {
-		if (pr)
-			pr->no_queue[0]++;
-		return;
-	}
-	q = *qp;
-	if (q->untimed) {
-		q->untimed--;
-		if (pr)
-			pr->evicted[0]++;
-	} else {
-		if (pr)
-			ftn_log2_add(&pr->sockq[0], ev->ts_ns >= q->ts[q->head] ?
-				      (ev->ts_ns - q->ts[q->head]) / 1000 : 0);
-		q->head = (q->head + 1) % SOCKQ_CAP;
-		q->n--;
-	}
-	if (!q->n && !q->untimed) {     /* only sockets with a queue are kept */
-		free(q);
-		ftn_map_del(st->socks, sk);
-	}
-}
 
 static int on_event(void *ctx, const struct ftn_event *ev)
 {
-	struct state *st = ctx;
-	const char *n = ev->name;
-
-	if (ev->ts_ns > st->last_ts)
-		st->last_ts = ev->ts_ns;
-	if (!strcmp(n, "softirq_raise"))
-		on_softirq(st, ev, 'r');
-	else if (!strcmp(n, "softirq_entry"))
-		on_softirq(st, ev, 'n');
-	else if (!strcmp(n, "softirq_exit"))
-		on_softirq(st, ev, 'x');
-	else if (!strcmp(n, "napi_poll"))
-		on_napi(st, ev);
-	else if (!strcmp(n, "net_dev_queue"))
-		on_queue(st, ev);
-	else if (!strcmp(n, "net_dev_xmit"))
-		on_xmit(st, ev);
-	else if (!strcmp(n, "sk_data_ready"))
-		on_ready(st, ev);
-	else if (!strcmp(n, "sock_recv_length"))
-		on_recv(st, ev);
+	ftn_netlat_event(((struct state *)ctx)->nl, ev);
 	return 0;
 }
 
-/* Events lost on a CPU: its joins in progress are not to be trusted (the
- * events between are missing); every CPU's when cpu < 0. The sockets'
- * queues, joined in order across CPUs, are all dropped: a datagram queued
- * or read unseen would shift every later join of its socket. Their
- * datagrams are counted as evicted, their reads to come as no_queue.
- * The loss itself is reported as every tool reports it. */
+/* Events lost: the library drops the joins they break (lib/net/netlat.c);
+ * the loss itself is reported as every tool reports it. */
 static void on_lost(void *ctx, int cpu, uint64_t n)
 {
 	struct state *st = ctx;
-	struct ftn_map_iter it;
-	struct sockq **qp;
 
-	for (ftn_map_iter_init(&it, st->socks); (qp = ftn_map_iter_next(&it, st->socks, NULL));) {
-		st->sock_evicted[0] += (*qp)->n + (*qp)->untimed;
-		free(*qp);
-		ftn_map_iter_del(&it, st->socks);
-	}
-
-	for (int i = 0; i < st->ncpus; i++) {
-		if (cpu >= 0 && i != cpu)
-			continue;
-		st->cpus[i].raise_ts = 0;
-		st->cpus[i].entry_ts = 0;
-	}
+	ftn_netlat_lost(st->nl, cpu);
 	tool_report_lost(st->r, cpu, n);
 }
 
 /* --- Intervals --- */
 
-/* Queued longer than TXQ_MAX_AGE_NS before the latest event: never sent
- * (dropped by the qdisc or the driver, or its transmit lost) */
-static void txq_expire(struct state *st)
-{
-	struct ftn_map_iter it;
-	struct txq_pend *p;
-	struct sockq **qp;
-
-	/* queued on a socket longer than that: never read (the socket
-	 * closed, its reader gone) */
-	for (ftn_map_iter_init(&it, st->socks); (qp = ftn_map_iter_next(&it, st->socks, NULL));) {
-		if ((*qp)->last + TXQ_MAX_AGE_NS < st->last_ts) {
-			st->not_read[0] += (*qp)->n + (*qp)->untimed;
-			free(*qp);
-			ftn_map_iter_del(&it, st->socks);
-		}
-	}
-
-	for (ftn_map_iter_init(&it, st->txq); (p = ftn_map_iter_next(&it, st->txq, NULL));) {
-		if (p->ts + TXQ_MAX_AGE_NS < st->last_ts) {
-			st->devs[p->dev]->no_xmit[0]++;
-			ftn_map_iter_del(&it, st->txq);
-		}
-	}
-}
-
-#define MOVE(f) do { (f)[1] += (f)[0]; (f)[0] = 0; } while (0)
-#define MOVE_H(h) do { ftn_log2_merge(&(h)[1], &(h)[0]); memset(&(h)[0], 0, sizeof((h)[0])); } while (0)
-
-/* A row's head: section, CPU (-1: none), and a device, or a task (pid >
- * 0; 0: "other" tasks) */
-static void row_head(struct state *st, const char *section, int cpu, const char *dev,
-		     int pid, const char *comm)
+/* A row: its head (section, CPU -1: none, and a device, or a task: pid >
+ * 0, 0 "other" tasks), then the counts from C_COUNT on (NUL, UNSET), n of
+ * them; the caller adds histograms and ends it */
+static void row(struct state *st, const char *section, int cpu, const char *dev, int pid,
+		const char *comm, const uint64_t *v, int n)
 {
 	char who[64];
 
@@ -547,149 +109,114 @@ static void row_head(struct state *st, const char *section, int cpu, const char 
 	else
 		tool_report_null(st->r, C_PID);
 	tool_report_str(st->r, C_COMM, pid > 0 ? comm : pid == 0 ? "other" : NULL);
+	for (int i = 0; i < n; i++) {
+		if (v[i] == NUL)
+			tool_report_null(st->r, C_COUNT + i);
+		else if (v[i] != UNSET)
+			tool_report_uint(st->r, C_COUNT + i, v[i]);
+	}
+}
+
+static int dev_row(const struct ftn_netlat_dev *d)
+{
+	return d->txq.count || d->no_queue || d->no_xmit || d->evicted;
+}
+
+static int task_row(const struct ftn_netlat_task *p)
+{
+	return p->sockq.count || p->no_queue || p->evicted;
 }
 
 /* Has the interval a row to print? */
 static int interval_rows(const struct state *st)
 {
-	int rows = st->not_read[0] || st->sock_evicted[0];
+	struct ftn_netlat_unjoined u;
+	int rows;
 
-	for (int i = 0; i < st->ncpus; i++)
-		rows |= st->cpus[i].n[0] || st->cpus[i].no_entry[0];
-	for (uint32_t i = 0; i < st->ndevs; i++) {
-		const struct dev_st *d = st->devs[i];
-
-		rows |= d->polls[0] || d->txq[0].count || d->no_queue[0] || d->no_xmit[0] || d->evicted[0];
-	}
-	for (uint32_t i = 0; i < st->nprocs; i++)
-		rows |= st->procs[i]->sockq[0].count || st->procs[i]->no_queue[0] ||
-			st->procs[i]->evicted[0];
+	ftn_netlat_unjoined(st->nl, 0, &u);
+	rows = u.not_read || u.sock_evicted;
+	for (int i = 0; i < ftn_netlat_ncpus(st->nl); i++)
+		rows |= ftn_netlat_cpu(st->nl, i, 0)->n || ftn_netlat_cpu(st->nl, i, 0)->no_entry;
+	for (uint32_t i = 0; i < ftn_netlat_ndevs(st->nl); i++)
+		rows |= ftn_netlat_dev(st->nl, i, 0)->polls || dev_row(ftn_netlat_dev(st->nl, i, 0));
+	for (uint32_t i = 0; i < ftn_netlat_ntasks(st->nl); i++)
+		rows |= task_row(ftn_netlat_task(st->nl, i, 0));
 	return rows;
-}
-
-static void interval_sockq(struct state *st)
-{
-	char title[160];
-
-	for (uint32_t i = 0; i < st->nprocs; i++) {
-		struct proc_st *p = st->procs[i];
-
-		if (p->sockq[0].count || p->no_queue[0] || p->evicted[0]) {
-			row_head(st, "sockq", -1, NULL, p->pid, p->comm);
-			tool_report_uint(st->r, C_COUNT, p->sockq[0].count);
-			tool_report_null(st->r, C_PACKETS);
-			tool_report_null(st->r, C_FULL);
-			tool_report_uint(st->r, C_UNJOINED, p->no_queue[0] + p->evicted[0]);
-			tool_report_null(st->r, C_NO_RAISE);
-			tool_report_null(st->r, C_NO_ENTRY);
-			tool_report_uint(st->r, C_NO_QUEUE, p->no_queue[0]);
-			tool_report_null(st->r, C_NO_XMIT);
-			tool_report_uint(st->r, C_EVICTED, p->evicted[0]);
-			tool_report_null(st->r, C_NOT_READ);
-			if (p->pid)
-				snprintf(title, sizeof(title), "task %s/%d: UDP queued -> read (socket queue)",
-					 p->comm, p->pid);
-			else
-				snprintf(title, sizeof(title), "other tasks: UDP queued -> read (socket queue)");
-			tool_report_log2(st->r, "sockq_us", title, "usecs", &p->sockq[0]);
-			tool_report_row_end(st->r);
-		}
-		MOVE(p->no_queue);
-		MOVE(p->evicted);
-		MOVE_H(p->sockq);
-	}
-	/* queued and never read, or not followed: no task to charge */
-	if (st->not_read[0] || st->sock_evicted[0]) {
-		row_head(st, "sockq", -1, NULL, -1, NULL);
-		tool_report_uint(st->r, C_COUNT, 0);
-		tool_report_null(st->r, C_PACKETS);
-		tool_report_null(st->r, C_FULL);
-		tool_report_uint(st->r, C_UNJOINED, st->not_read[0] + st->sock_evicted[0]);
-		for (int c = C_NO_RAISE; c <= C_NO_XMIT; c++)
-			tool_report_null(st->r, c);
-		tool_report_uint(st->r, C_EVICTED, st->sock_evicted[0]);
-		tool_report_uint(st->r, C_NOT_READ, st->not_read[0]);
-		tool_report_row_end(st->r);
-	}
-	MOVE(st->not_read);
-	MOVE(st->sock_evicted);
 }
 
 static void interval(struct state *st, int64_t now_wall)
 {
+	struct ftn_netlat_unjoined u;
 	uint64_t total = 0;
 	char title[160];
 
-	txq_expire(st);
-	for (int i = 0; i < st->ncpus; i++)
-		total += st->cpus[i].n[0];
+	ftn_netlat_expire(st->nl);
+	for (int i = 0; i < ftn_netlat_ncpus(st->nl); i++)
+		total += ftn_netlat_cpu(st->nl, i, 0)->n;
 	tool_report_interval_begin(st->r, now_wall, total, interval_rows(st));
-	for (int i = 0; i < st->ncpus; i++) {
-		struct cpu_st *c = &st->cpus[i];
+	for (int i = 0; i < ftn_netlat_ncpus(st->nl); i++) {
+		const struct ftn_netlat_cpu *c = ftn_netlat_cpu(st->nl, i, 0);
+		const uint64_t v[] = { c->n, NUL, NUL, c->no_raise + c->no_entry, c->no_raise, c->no_entry };
 
-		if (c->n[0] || c->no_entry[0]) {
-			row_head(st, "softirq", i, NULL, -1, NULL);
-			tool_report_uint(st->r, C_COUNT, c->n[0]);
-			tool_report_null(st->r, C_PACKETS);
-			tool_report_null(st->r, C_FULL);
-			tool_report_uint(st->r, C_UNJOINED, c->no_raise[0] + c->no_entry[0]);
-			tool_report_uint(st->r, C_NO_RAISE, c->no_raise[0]);
-			tool_report_uint(st->r, C_NO_ENTRY, c->no_entry[0]);
-			snprintf(title, sizeof(title), "cpu %d: NET_RX softirq raise -> entry (wait)", i);
-			tool_report_log2(st->r, "wait_us", title, "usecs", &c->wait[0]);
-			snprintf(title, sizeof(title), "cpu %d: NET_RX softirq entry -> exit (run)", i);
-			tool_report_log2(st->r, "run_us", title, "usecs", &c->run[0]);
-			tool_report_row_end(st->r);
-		}
-		MOVE(c->n);
-		MOVE(c->no_raise);
-		MOVE(c->no_entry);
-		MOVE_H(c->wait);
-		MOVE_H(c->run);
+		if (!c->n && !c->no_entry)
+			continue;
+		row(st, "softirq", i, NULL, -1, NULL, v, 6);
+		snprintf(title, sizeof(title), "cpu %d: NET_RX softirq raise -> entry (wait)", i);
+		tool_report_log2(st->r, "wait_us", title, "usecs", &c->wait);
+		snprintf(title, sizeof(title), "cpu %d: NET_RX softirq entry -> exit (run)", i);
+		tool_report_log2(st->r, "run_us", title, "usecs", &c->run);
+		tool_report_row_end(st->r);
 	}
-	for (uint32_t i = 0; i < st->ndevs; i++) {
-		struct dev_st *d = st->devs[i];
+	for (uint32_t i = 0; i < ftn_netlat_ndevs(st->nl); i++) {
+		const struct ftn_netlat_dev *d = ftn_netlat_dev(st->nl, i, 0);
+		const uint64_t v[] = { d->polls, d->packets, d->full, NUL };
 
-		if (d->polls[0]) {
-			row_head(st, "napi", -1, d->name, -1, NULL);
-			tool_report_uint(st->r, C_COUNT, d->polls[0]);
-			tool_report_uint(st->r, C_PACKETS, d->packets[0]);
-			tool_report_uint(st->r, C_FULL, d->full[0]);
-			tool_report_null(st->r, C_UNJOINED);
+		if (d->polls) {
+			row(st, "napi", -1, d->name, -1, NULL, v, 4);
 			tool_report_row_end(st->r);
 		}
 	}
-	for (uint32_t i = 0; i < st->ndevs; i++) {
-		struct dev_st *d = st->devs[i];
+	for (uint32_t i = 0; i < ftn_netlat_ndevs(st->nl); i++) {
+		const struct ftn_netlat_dev *d = ftn_netlat_dev(st->nl, i, 0);
+		const uint64_t v[] = { d->txq.count, NUL, NUL, d->no_queue + d->no_xmit + d->evicted,
+				       NUL, NUL, d->no_queue, d->no_xmit, d->evicted };
 
-		if (d->txq[0].count || d->no_queue[0] || d->no_xmit[0] || d->evicted[0]) {
-			row_head(st, "txq", -1, d->name, -1, NULL);
-			tool_report_uint(st->r, C_COUNT, d->txq[0].count);
-			tool_report_null(st->r, C_PACKETS);
-			tool_report_null(st->r, C_FULL);
-			tool_report_uint(st->r, C_UNJOINED, d->no_queue[0] + d->no_xmit[0] + d->evicted[0]);
-			tool_report_null(st->r, C_NO_RAISE);
-			tool_report_null(st->r, C_NO_ENTRY);
-			tool_report_uint(st->r, C_NO_QUEUE, d->no_queue[0]);
-			tool_report_uint(st->r, C_NO_XMIT, d->no_xmit[0]);
-			tool_report_uint(st->r, C_EVICTED, d->evicted[0]);
-			/* the name is escaped when the title is printed */
-			snprintf(title, sizeof(title), "dev %s: queue -> xmit (tx queue)", d->name);
-			tool_report_log2(st->r, "txq_us", title, "usecs", &d->txq[0]);
-			tool_report_row_end(st->r);
-		}
-		MOVE(d->polls);
-		MOVE(d->packets);
-		MOVE(d->full);
-		MOVE(d->no_queue);
-		MOVE(d->no_xmit);
-		MOVE(d->evicted);
-		MOVE_H(d->txq);
+		if (!dev_row(d))
+			continue;
+		row(st, "txq", -1, d->name, -1, NULL, v, 9);
+		/* the name is escaped when the title is printed */
+		snprintf(title, sizeof(title), "dev %s: queue -> xmit (tx queue)", d->name);
+		tool_report_log2(st->r, "txq_us", title, "usecs", &d->txq);
+		tool_report_row_end(st->r);
 	}
-	interval_sockq(st);
-	if (st->cpu_unjoined[0])
-		tool_report_uncounted(st->r, st->cpu_unjoined[0], "events of a CPU above 8191");
-	MOVE(st->cpu_unjoined);
+	for (uint32_t i = 0; i < ftn_netlat_ntasks(st->nl); i++) {
+		const struct ftn_netlat_task *p = ftn_netlat_task(st->nl, i, 0);
+		const uint64_t v[] = { p->sockq.count, NUL, NUL, p->no_queue + p->evicted,
+				       NUL, NUL, p->no_queue, NUL, p->evicted, NUL };
+
+		if (!task_row(p))
+			continue;
+		row(st, "sockq", -1, NULL, p->pid, p->comm, v, 10);
+		if (p->pid)
+			snprintf(title, sizeof(title), "task %s/%d: UDP queued -> read (socket queue)",
+				 p->comm, p->pid);
+		else
+			snprintf(title, sizeof(title), "other tasks: UDP queued -> read (socket queue)");
+		tool_report_log2(st->r, "sockq_us", title, "usecs", &p->sockq);
+		tool_report_row_end(st->r);
+	}
+	/* queued and never read, or not followed: no task to charge */
+	ftn_netlat_unjoined(st->nl, 0, &u);
+	if (u.not_read || u.sock_evicted) {
+		const uint64_t v[] = { 0, NUL, NUL, u.not_read + u.sock_evicted,
+				       NUL, NUL, NUL, NUL, u.sock_evicted, u.not_read };
+
+		row(st, "sockq", -1, NULL, -1, NULL, v, 10);
+		tool_report_row_end(st->r);
+	}
+	if (u.cpu)
+		tool_report_uncounted(st->r, u.cpu, "events of a CPU above 8191");
+	ftn_netlat_interval_end(st->nl);
 	tool_report_interval_end(st->r);
 }
 
@@ -706,16 +233,26 @@ static void prom_counter_head(FILE *f, const char *name, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
 }
 
-static void prom_dev(FILE *f, const char *name, const char *dev, uint64_t v)
+/* One histogram family of the CPUs' wait (run 0) or run (1) */
+static void prom_cpus(struct state *st, FILE *f, const char *name, const char *help, int run)
 {
-	fprintf(f, "%s{dev=\"", name);
-	tool_prom_escape(f, dev);
-	fprintf(f, "\"} %llu\n", (unsigned long long)v);
+	static const char *const lcpu[] = { "cpu", NULL };
+	char cpu[16];
+	const char *lv[2] = { cpu, NULL };
+
+	tool_log2_prom_head(f, name, help);
+	for (int i = 0; i < ftn_netlat_ncpus(st->nl); i++) {
+		const struct ftn_netlat_cpu *c = ftn_netlat_cpu(st->nl, i, 1);
+
+		snprintf(cpu, sizeof(cpu), "%d", i);
+		if ((run ? &c->run : &c->wait)->count)
+			tool_log2_prom(f, name, lcpu, lv, run ? &c->run : &c->wait, 1e-6);
+	}
 }
 
 static void prom_write(void *ctx, FILE *f)
 {
-	static const char *const lcpu[] = { "cpu", NULL }, *const ldev[] = { "dev", NULL };
+	static const char *const ldev[] = { "dev", NULL }, *const lproc[] = { "pid", "comm", NULL };
 	static const struct { const char *name, *help; } dc[] = {
 		{ "ftnet_netlat_napi_polls_total", "NAPI polls (napi:napi_poll), by device." },
 		{ "ftnet_netlat_napi_packets_total", "Packets NAPI polls took (work), by device." },
@@ -723,80 +260,70 @@ static void prom_write(void *ctx, FILE *f)
 		  "NAPI polls that used their whole budget, by device." },
 	};
 	struct state *st = ctx;
-	char cpu[16];
-	const char *lv[2] = { cpu, NULL };
+	struct ftn_netlat_unjoined u;
 	uint64_t unj[7] = { 0 };
+	uint32_t ndevs = ftn_netlat_ndevs(st->nl);
 
 	if (st->has_softirq) {
 		prom_counter_head(f, "ftnet_netlat_softirqs_total",
 				  "NET_RX softirqs run (irq:softirq_entry), by CPU.");
-		for (int i = 0; i < st->ncpus; i++)
-			if (st->cpus[i].n[1])
+		for (int i = 0; i < ftn_netlat_ncpus(st->nl); i++) {
+			const struct ftn_netlat_cpu *c = ftn_netlat_cpu(st->nl, i, 1);
+
+			if (c->n)
 				fprintf(f, "ftnet_netlat_softirqs_total{cpu=\"%d\"} %llu\n", i,
-					(unsigned long long)st->cpus[i].n[1]);
-		tool_log2_prom_head(f, "ftnet_netlat_softirq_wait_seconds",
-				    "Time from a NET_RX softirq raise to its run, by CPU.");
-		for (int i = 0; i < st->ncpus; i++) {
-			snprintf(cpu, sizeof(cpu), "%d", i);
-			if (st->cpus[i].wait[1].count)
-				tool_log2_prom(f, "ftnet_netlat_softirq_wait_seconds", lcpu, lv,
-					       &st->cpus[i].wait[1], 1e-6);
+					(unsigned long long)c->n);
+			unj[0] += c->no_raise;
+			unj[1] += c->no_entry;
 		}
-		tool_log2_prom_head(f, "ftnet_netlat_softirq_run_seconds",
-				    "Time a NET_RX softirq ran (entry to exit), by CPU.");
-		for (int i = 0; i < st->ncpus; i++) {
-			snprintf(cpu, sizeof(cpu), "%d", i);
-			if (st->cpus[i].run[1].count)
-				tool_log2_prom(f, "ftnet_netlat_softirq_run_seconds", lcpu, lv,
-					       &st->cpus[i].run[1], 1e-6);
-			unj[0] += st->cpus[i].no_raise[1];
-			unj[1] += st->cpus[i].no_entry[1];
-		}
+		prom_cpus(st, f, "ftnet_netlat_softirq_wait_seconds",
+			  "Time from a NET_RX softirq raise to its run, by CPU.", 0);
+		prom_cpus(st, f, "ftnet_netlat_softirq_run_seconds",
+			  "Time a NET_RX softirq ran (entry to exit), by CPU.", 1);
 	}
 	for (size_t k = 0; st->has_napi && k < sizeof(dc) / sizeof(dc[0]); k++) {
 		prom_counter_head(f, dc[k].name, dc[k].help);
-		for (uint32_t i = 0; i < st->ndevs; i++) {
-			const struct dev_st *d = st->devs[i];
+		for (uint32_t i = 0; i < ndevs; i++) {
+			const struct ftn_netlat_dev *d = ftn_netlat_dev(st->nl, i, 1);
 
-			if (d->polls[1])
-				prom_dev(f, dc[k].name, d->name,
-					 k == 0 ? d->polls[1] : k == 1 ? d->packets[1] : d->full[1]);
+			if (!d->polls)
+				continue;
+			fprintf(f, "%s{dev=\"", dc[k].name);
+			tool_prom_escape(f, d->name);
+			fprintf(f, "\"} %llu\n", (unsigned long long)(k == 0 ? d->polls :
+									k == 1 ? d->packets : d->full));
 		}
 	}
 	if (st->has_txq) {
 		tool_log2_prom_head(f, "ftnet_netlat_txq_seconds",
 				    "Time from net_dev_queue to net_dev_xmit of a packet, by device.");
-		for (uint32_t i = 0; i < st->ndevs; i++) {
-			const struct dev_st *d = st->devs[i];
+		for (uint32_t i = 0; i < ndevs; i++) {
+			const struct ftn_netlat_dev *d = ftn_netlat_dev(st->nl, i, 1);
 			const char *dv[2] = { d->name, NULL };
 
-			if (d->txq[1].count)
-				tool_log2_prom(f, "ftnet_netlat_txq_seconds", ldev, dv, &d->txq[1], 1e-6);
-			unj[2] += d->no_queue[1];
-			unj[3] += d->no_xmit[1];
-			unj[4] += d->evicted[1];
+			if (d->txq.count)
+				tool_log2_prom(f, "ftnet_netlat_txq_seconds", ldev, dv, &d->txq, 1e-6);
+			unj[2] += d->no_queue;
+			unj[3] += d->no_xmit;
+			unj[4] += d->evicted;
 		}
 	}
 	if (st->has_sockq) {
-		static const char *const lproc[] = { "pid", "comm", NULL };
-		char pid[16];
-
 		tool_log2_prom_head(f, "ftnet_netlat_sockq_seconds",
 				    "Time a UDP datagram waited on its socket until a task read it, by task.");
-		for (uint32_t i = 0; i < st->nprocs; i++) {
-			const struct proc_st *p = st->procs[i];
+		for (uint32_t i = 0; i < ftn_netlat_ntasks(st->nl); i++) {
+			const struct ftn_netlat_task *p = ftn_netlat_task(st->nl, i, 1);
+			char pid[16];
 			const char *pv[3] = { pid, p->comm, NULL };
 
-			if (p->pid)
-				snprintf(pid, sizeof(pid), "%d", p->pid);
-			else
-				snprintf(pid, sizeof(pid), "other");
-			if (p->sockq[1].count)
-				tool_log2_prom(f, "ftnet_netlat_sockq_seconds", lproc, pv, &p->sockq[1], 1e-6);
-			unj[5] += p->no_queue[1];
-			unj[6] += p->evicted[1];
+			snprintf(pid, sizeof(pid), p->pid ? "%d" : "other", p->pid);
+			if (p->sockq.count)
+				tool_log2_prom(f, "ftnet_netlat_sockq_seconds", lproc, pv, &p->sockq, 1e-6);
+			unj[5] += p->no_queue;
+			unj[6] += p->evicted;
 		}
 	}
+	ftn_netlat_unjoined(st->nl, 1, &u);
 	prom_counter_head(f, "ftnet_netlat_unjoined_total",
 			  "Events netlat could not join with their partner, by section and why.");
 	if (st->has_softirq)
@@ -813,8 +340,8 @@ static void prom_write(void *ctx, FILE *f)
 		fprintf(f, "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"no_queue\"} %llu\n"
 			"ftnet_netlat_unjoined_total{section=\"sockq\",why=\"evicted\"} %llu\n"
 			"ftnet_netlat_unjoined_total{section=\"sockq\",why=\"not_read\"} %llu\n",
-			(unsigned long long)unj[5], (unsigned long long)(unj[6] + st->sock_evicted[1]),
-			(unsigned long long)st->not_read[1]);
+			(unsigned long long)unj[5], (unsigned long long)(unj[6] + u.sock_evicted),
+			(unsigned long long)u.not_read);
 }
 
 /* --- Phases --- */
@@ -839,8 +366,8 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'c':
-		if (tool_parse_uint(arg, 0, CPU_MAX - 1, &v))
-			return tool_fail(-EINVAL, "invalid CPU '%s' (0 to %d)", arg, CPU_MAX - 1);
+		if (tool_parse_uint(arg, 0, FTN_NETLAT_CPU_MAX - 1, &v))
+			return tool_fail(-EINVAL, "invalid CPU '%s' (0 to %d)", arg, FTN_NETLAT_CPU_MAX - 1);
 		st->cpu = (long)v;
 		return 0;
 	case 'p': {
@@ -940,22 +467,17 @@ static int init(struct state *st)
 		  st->has_napi ? "yes" : "no (no napi:napi_poll)",
 		  st->has_txq ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
 		  st->has_sockq ? "yes" : "no (no sock:sk_data_ready/sock_recv_length)");
-	if (!(st->devs = calloc(DEV_MAX, sizeof(*st->devs))) ||
-	    !(st->devmap = ftn_map_alloc(sizeof(uint32_t), 16, DEV_MAX)) ||
-	    !(st->txq = ftn_map_alloc(sizeof(struct txq_pend), 1024, st->pending_max)) ||
-	    !(st->socks = ftn_map_alloc(sizeof(struct sockq *), 64, SOCK_MAX)) ||
-	    !(st->procs = calloc(PROC_MAX, sizeof(*st->procs))) ||
-	    !(st->procmap = ftn_map_alloc(sizeof(uint32_t), 16, PROC_MAX)))
-		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
-	if (!cpu_get(st, (int)(sysconf(_SC_NPROCESSORS_CONF) > 0 ? sysconf(_SC_NPROCESSORS_CONF) - 1 : 0)))
+	if (!(st->nl = ftn_netlat_alloc(&(struct ftn_netlat_opts){
+		.cpu = (int)st->cpu, .dev = st->dev, .pid = st->pid, .pending_max = st->pending_max,
+		.ncpus = sysconf(_SC_NPROCESSORS_CONF) > 0 ? (int)sysconf(_SC_NPROCESSORS_CONF) : 1 })))
 		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
 	if ((err = tool_instance_raw(TOOL, "netlat's events", &st->inst, &st->o)))
 		return err;
 	if (st->has_softirq) {
 		if (st->cpu >= 0)
-			snprintf(f, sizeof(f), "vec == %d && CPU == %ld", VEC_NET_RX, st->cpu);
+			snprintf(f, sizeof(f), "vec == %d && CPU == %ld", FTN_NETLAT_VEC_NET_RX, st->cpu);
 		else
-			snprintf(f, sizeof(f), "vec == %d", VEC_NET_RX);
+			snprintf(f, sizeof(f), "vec == %d", FTN_NETLAT_VEC_NET_RX);
 		for (int i = 0; i < 3; i++)
 			if ((err = setup(st, "irq", sq[i], f)))
 				return err;
@@ -1018,17 +540,10 @@ static int run(struct state *st)
 static int fini(struct state *st, int err)
 {
 	int ferr;
-	uint64_t pend = st->txq ? ftn_map_count(st->txq) : 0, queued = 0;
-	struct ftn_map_iter it;
-	struct sockq **qp;
+	uint64_t pend = 0, queued = 0;
 
-	if (st->socks) {
-		for (ftn_map_iter_init(&it, st->socks); (qp = ftn_map_iter_next(&it, st->socks, NULL));) {
-			queued += (*qp)->n + (*qp)->untimed;
-			free(*qp);
-		}
-	}
-
+	if (st->nl)
+		ftn_netlat_pending(st->nl, &pend, &queued);
 	/* the last, partial interval */
 	if (st->r && !err && interval_rows(st))
 		interval(st, tool_now_wall());
@@ -1041,17 +556,7 @@ static int fini(struct state *st, int err)
 	ferr = tool_report_finish(st->r);
 	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
-	for (uint32_t i = 0; i < st->ndevs; i++)
-		free(st->devs[i]);
-	free(st->devs);
-	for (uint32_t i = 0; i < st->nprocs; i++)
-		free(st->procs[i]);
-	free(st->procs);
-	ftn_map_free(st->procmap);
-	ftn_map_free(st->socks);
-	free(st->cpus);
-	ftn_map_free(st->devmap);
-	ftn_map_free(st->txq);
+	ftn_netlat_free(st->nl);
 	tool_str_free(&st->filter);
 	return err ? err : ferr;
 }
@@ -1064,7 +569,7 @@ int main(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	st.cpu = -1;
 	st.pid = -1;
-	st.pending_max = TXQ_PENDING_DEFAULT;
+	st.pending_max = FTN_NETLAT_PENDING_DEFAULT;
 	tool_opts_parse(&desc, &st.o, &st, argc, argv);
 	err = init(&st);
 	if (!err)
