@@ -919,11 +919,14 @@ struct ftn_netlat_task {
 	uint64_t evicted;       /* reads of a datagram whose time was not kept */
 	struct ftn_log2 sockq;
 };
-/* Counts of no row. */
+/* What was not joined: counts of no row, then the rows' summed. */
 struct ftn_netlat_unjoined {
 	uint64_t cpu;           /* events of a CPU >= FTN_NETLAT_CPU_MAX */
 	uint64_t not_read;      /* datagrams queued, never read (socket closed) */
 	uint64_t sock_evicted;  /* datagrams on a socket not followed, or dropped by a loss */
+	uint64_t no_raise, no_entry;    /* the CPUs' */
+	uint64_t txq_no_queue, txq_no_xmit, txq_evicted;        /* the devices' */
+	uint64_t sockq_no_queue, sockq_evicted;                 /* the tasks' */
 };
 struct ftn_netlat;
 /* A netlat object with opts (NULL: every default), freed with
@@ -954,7 +957,7 @@ FTN_EXPORT uint32_t ftn_netlat_ndevs(const struct ftn_netlat *nl);
 FTN_EXPORT const struct ftn_netlat_dev *ftn_netlat_dev(const struct ftn_netlat *nl, uint32_t i, int total);
 FTN_EXPORT uint32_t ftn_netlat_ntasks(const struct ftn_netlat *nl);
 FTN_EXPORT const struct ftn_netlat_task *ftn_netlat_task(const struct ftn_netlat *nl, uint32_t i, int total);
-/* The counts of no row, of the interval (total 0) or the run (1), in *out. */
+/* What was not joined in the interval (total 0) or the run (1), in *out. */
 FTN_EXPORT void ftn_netlat_unjoined(const struct ftn_netlat *nl, int total,
 				    struct ftn_netlat_unjoined *out);
 /* End of an interval: its counts are added to the run's and zeroed. */

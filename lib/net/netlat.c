@@ -501,7 +501,22 @@ const struct ftn_netlat_task *ftn_netlat_task(const struct ftn_netlat *nl, uint3
 
 void ftn_netlat_unjoined(const struct ftn_netlat *nl, int total, struct ftn_netlat_unjoined *out)
 {
-	*out = nl->unj[!!total];
+	int k = !!total;
+
+	*out = nl->unj[k];
+	for (int i = 0; i < nl->ncpus; i++) {
+		out->no_raise += nl->cpus[i].v[k].no_raise;
+		out->no_entry += nl->cpus[i].v[k].no_entry;
+	}
+	for (uint32_t i = 0; i < nl->ndevs; i++) {
+		out->txq_no_queue += nl->devs[i]->v[k].no_queue;
+		out->txq_no_xmit += nl->devs[i]->v[k].no_xmit;
+		out->txq_evicted += nl->devs[i]->v[k].evicted;
+	}
+	for (uint32_t i = 0; i < nl->nprocs; i++) {
+		out->sockq_no_queue += nl->procs[i]->v[k].no_queue;
+		out->sockq_evicted += nl->procs[i]->v[k].evicted;
+	}
 }
 
 #define MOVE(a, b, f) do { (a)->f += (b)->f; (b)->f = 0; } while (0)

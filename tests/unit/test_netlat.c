@@ -114,6 +114,10 @@ static void test_softirq(void)
 	   "interval end: the run has them");
 	ftn_netlat_unjoined(nl, 1, &u);
 	is_int(u.cpu, 1, "interval end: the run's unjoined count");
+	ok(u.no_raise == 2 && u.no_entry == 2 && u.txq_no_queue == 0 && u.sockq_evicted == 0,
+	   "interval end: the run's rows' unjoined counts summed");
+	ftn_netlat_unjoined(nl, 0, &u);
+	ok(u.cpu == 0 && u.no_raise == 0 && u.no_entry == 0, "interval end: the interval's unjoined zeroed");
 	ok(!ftn_netlat_cpu(nl, 2, 0) && !ftn_netlat_cpu(nl, -1, 0), "a CPU out of range: NULL");
 	ftn_netlat_free(nl);
 }
@@ -158,6 +162,7 @@ static void test_pending_cap(void)
 {
 	struct ftn_netlat *nl = alloc(4);
 	const struct ftn_netlat_dev *d;
+	struct ftn_netlat_unjoined u;
 	uint64_t pend = 0;
 
 	QUEUE(nl, "eth0", "0x1", 1 * MS);
@@ -176,6 +181,8 @@ static void test_pending_cap(void)
 	XMIT(nl, "eth0", "0x2", "0", 6 * MS);
 	d = ftn_netlat_dev(nl, 0, 0);
 	ok(d && d->no_queue == 1 && d->txq.count == 1, "cap: the evicted one's transmit is not joined");
+	ftn_netlat_unjoined(nl, 0, &u);
+	ok(u.txq_evicted == 1 && u.txq_no_queue == 1 && u.txq_no_xmit == 0, "cap: the devices' unjoined summed");
 	ftn_netlat_free(nl);
 }
 
@@ -218,6 +225,8 @@ static void test_lost(void)
 	t = ftn_netlat_task(nl, 0, 0);
 	ok(t && t->pid == 42 && t->no_queue == 1 && t->sockq.count == 0,
 	   "lost: a read after it is not joined (no_queue)");
+	ftn_netlat_unjoined(nl, 0, &u);
+	ok(u.sockq_no_queue == 1 && u.sock_evicted == 2, "lost: the tasks' unjoined summed");
 	ftn_netlat_free(nl);
 }
 
