@@ -222,7 +222,8 @@ static int init(struct state *st)
 	for (size_t i = 0; i < NEV; i++)
 		if (st->has[evs[i].sec] && !ftn_event_exists(evs[i].sys, evs[i].ev))
 			st->has[evs[i].sec] = 0;
-	if (!st->has[NETLAT_SOFTIRQ] && !st->has[NETLAT_NAPI] && !st->has[NETLAT_TXQ] && !st->has[NETLAT_SOCKQ])
+	if (!st->has[NETLAT_SOFTIRQ] && !st->has[NETLAT_NAPI] && !st->has[NETLAT_TXQ] &&
+	    !st->has[NETLAT_SOCKQ])
 		return tool_fail(-ENOTSUP, "none of irq:softirq_*, napi:napi_poll, "
 				 "net:net_dev_queue/net_dev_xmit, sock:sk_data_ready/sock_recv_length "
 				 "on this kernel");
@@ -273,8 +274,8 @@ static int run(struct state *st)
 	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	tool_report_prom_extra(st->r, prom_write, st);
-	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx and UDP socket queues "
-				     "(binary buffers), histograms each interval.")))
+	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx and UDP "
+				     "socket queues (binary buffers), histograms each interval.")))
 		return err;
 	return tool_consume(st->inst, 'r', names, &co, &ops, st, st->r);
 }
