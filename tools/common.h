@@ -106,6 +106,7 @@ void tool_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include "common/check.h"
 #include "common/section.h"
 #include "common/losses.h"
+#include "common/log2.h"
 
 /* ------------------------------------------------------------------ */
 /* The multi-call binary                                              */

@@ -5,7 +5,7 @@
  * from events and probes, /proc/net socket tables and the resolver,
  * sock_diag, owners, file descriptors as sockets, listeners,
  * connections, retransmits, resets, send and receive calls, socket
- * system calls, network counter deltas.
+ * system calls, network counter deltas, netlat's latency joins.
  *
  * Included by <ftnet.h>, the one public include (it defines FTN_EXPORT
  * and includes the headers every part needs): never on its own.
@@ -862,6 +862,110 @@ struct ftn_netdelta {
  * the snapshots. 0 or -ENOMEM. */
 FTN_EXPORT int ftn_netsnap_delta(const struct ftn_netsnap *old, const struct ftn_netsnap *cur,
 				 struct ftn_netdelta **out, size_t *n);
+
+/* ------------------------------------------------------------------ */
+/* Where packets' time goes: netlat's joins (netlat.c)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Events joined in time order (a binary consumer with ordered = 1) into
+ * log2 histograms in microseconds: the NET_RX softirq per CPU
+ * (irq:softirq_raise -> softirq_entry: the wait; entry -> softirq_exit:
+ * the run), NAPI polls per device (napi:napi_poll), the transmit queue
+ * per device (net:net_dev_queue -> net:net_dev_xmit by skb address) and
+ * the UDP socket receive queue per task (sock:sk_data_ready -> the
+ * task's sock:sock_recv_length, in order per socket: a UDP socket's
+ * queue is first in, first out; peeks and failed reads left out). What
+ * cannot be joined is counted, never dropped without a word. Each row
+ * has the counts of the interval and those of the run, to which
+ * ftn_netlat_interval_end adds the interval's. Bounded: FTN_NETLAT_CPU_MAX
+ * CPUs, 1024 devices and 1024 tasks with rows (the rest in a row
+ * "other"), pending_max packets queued (the oldest evicted past it,
+ * counted), 4096 UDP sockets with datagrams queued and 64 times per
+ * socket (older ones counted as evicted).
+ */
+#define FTN_NETLAT_VEC_NET_RX 3         /* irq:softirq_* vec of NET_RX */
+#define FTN_NETLAT_CPU_MAX 8192         /* CPUs followed; an event of a higher one is counted */
+#define FTN_NETLAT_PENDING_DEFAULT 65536
+struct ftn_netlat_opts {
+	int cpu;                /* softirq and NAPI of this CPU only; -1 any */
+	const char *dev;        /* NAPI and tx of this device only; NULL any (copied) */
+	long pid;               /* socket queue rows of this task only (every
+				   read still moves its socket's queue); -1 any */
+	size_t pending_max;     /* packets queued followed; 0: FTN_NETLAT_PENDING_DEFAULT */
+	int ncpus;              /* CPUs to make rows for at once (more as seen) */
+};
+/* A CPU's NET_RX softirqs. */
+struct ftn_netlat_cpu {
+	uint64_t n;             /* softirqs entered */
+	uint64_t no_raise;      /* entries without a raise seen */
+	uint64_t no_entry;      /* exits without an entry, entries without an exit */
+	struct ftn_log2 wait, run;
+};
+/* A device's NAPI polls and transmit queue. */
+struct ftn_netlat_dev {
+	const char *name;       /* owned by the netlat object */
+	uint64_t polls, packets, full;  /* full: polls that used their whole budget */
+	uint64_t no_queue;      /* transmits without a queue event */
+	uint64_t no_xmit;       /* queued, never transmitted (dropped, lost) */
+	uint64_t evicted;       /* the pending table full */
+	struct ftn_log2 txq;
+};
+/* A task that read from a UDP socket. */
+struct ftn_netlat_task {
+	int pid;                /* task (thread) ID; 0: the row "other" */
+	const char *comm;       /* owned by the netlat object */
+	uint64_t no_queue;      /* reads of a datagram not seen queued */
+	uint64_t evicted;       /* reads of a datagram whose time was not kept */
+	struct ftn_log2 sockq;
+};
+/* What was not joined: counts of no row, then the rows' summed. */
+struct ftn_netlat_unjoined {
+	uint64_t cpu;           /* events of a CPU >= FTN_NETLAT_CPU_MAX */
+	uint64_t not_read;      /* datagrams queued, never read (socket closed) */
+	uint64_t sock_evicted;  /* datagrams on a socket not followed, or dropped by a loss */
+	uint64_t no_raise, no_entry;    /* the CPUs' */
+	uint64_t txq_no_queue, txq_no_xmit, txq_evicted;        /* the devices' */
+	uint64_t sockq_no_queue, sockq_evicted;                 /* the tasks' */
+};
+struct ftn_netlat;
+/* A netlat object with opts (NULL: every default), freed with
+ * ftn_netlat_free(). NULL + errno (ENOMEM). */
+FTN_EXPORT struct ftn_netlat *ftn_netlat_alloc(const struct ftn_netlat_opts *opts);
+/* Free nl and everything it owns (row names included); NULL is fine. */
+FTN_EXPORT void ftn_netlat_free(struct ftn_netlat *nl);
+/* One event, in time order: 1 when it is one of netlat's (counted or
+ * joined, or left out by a filter), 0 when not. */
+FTN_EXPORT int ftn_netlat_event(struct ftn_netlat *nl, const struct ftn_event *ev);
+/* Events lost on cpu (every CPU's when cpu < 0): its softirq joins in
+ * progress are dropped; every socket queue too (joined in order across
+ * CPUs: one datagram unseen would shift every later join), its
+ * datagrams counted as sock_evicted. */
+FTN_EXPORT void ftn_netlat_lost(struct ftn_netlat *nl, int cpu);
+/* Packets queued, and datagrams last queued on their socket, more than
+ * 10 s before the latest event: never sent (no_xmit of the device),
+ * never read (not_read). Call at the end of each interval, before
+ * reading it. */
+FTN_EXPORT void ftn_netlat_expire(struct ftn_netlat *nl);
+/* Rows: total 0 the interval's, 1 the run's (before this interval). The
+ * pointers are valid until the next call that is not a read; NULL out
+ * of range. CPUs are 0 .. ftn_netlat_ncpus() - 1, devices and tasks in
+ * the order first seen. */
+FTN_EXPORT int ftn_netlat_ncpus(const struct ftn_netlat *nl);
+FTN_EXPORT const struct ftn_netlat_cpu *ftn_netlat_cpu(const struct ftn_netlat *nl, int cpu, int total);
+FTN_EXPORT uint32_t ftn_netlat_ndevs(const struct ftn_netlat *nl);
+FTN_EXPORT const struct ftn_netlat_dev *ftn_netlat_dev(const struct ftn_netlat *nl, uint32_t i, int total);
+FTN_EXPORT uint32_t ftn_netlat_ntasks(const struct ftn_netlat *nl);
+FTN_EXPORT const struct ftn_netlat_task *ftn_netlat_task(const struct ftn_netlat *nl, uint32_t i, int total);
+/* What was not joined in the interval (total 0) or the run (1), in *out. */
+FTN_EXPORT void ftn_netlat_unjoined(const struct ftn_netlat *nl, int total,
+				    struct ftn_netlat_unjoined *out);
+/* End of an interval: its counts are added to the run's and zeroed. */
+FTN_EXPORT void ftn_netlat_interval_end(struct ftn_netlat *nl);
+/* What is still waiting for its partner: packets queued and not
+ * transmitted, datagrams queued and not read (either may be NULL). */
+FTN_EXPORT void ftn_netlat_pending(const struct ftn_netlat *nl, uint64_t *packets,
+				   uint64_t *datagrams);
 
 #ifdef __cplusplus
 }

@@ -4,8 +4,8 @@
  * logging, tracefs, instances and their events, reaping stale runs,
  * cleanup, events as delivered and the text parser, event formats, the
  * text and binary consumers, the ring buffer, kernel symbols, hist
- * triggers, the function tracer, threads, dynamic probes, ELF files and
- * BTF. Nothing here knows of sockets.
+ * triggers, the function tracer, threads, dynamic probes, ELF files,
+ * BTF and log2 histograms. Nothing here knows of sockets.
  *
  * Included by <ftnet.h>, the one public include (it defines FTN_EXPORT
  * and includes the headers every part needs): never on its own.
@@ -610,6 +610,27 @@ FTN_EXPORT int ftn_elf_symbol_find(const char *path, const char *sym,
  * -ENOENT, -ENAMETOOLONG or -errno. */
 FTN_EXPORT int ftn_elf_resolve(const char *name, pid_t pid, char *out, size_t size,
 		    const char **how);
+
+/* ------------------------------------------------------------------ */
+/* Log2 histograms (log2.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/* A log2 histogram of integer values (microseconds, say). Slot i counts
+ * values v with 2^i <= v < 2^(i+1), slot 0 also 0 (BCC's log2 slots); the
+ * last slot every larger value (2^39 us: six days). Plain data: zeroed, it
+ * is empty; the caller owns it. */
+#define FTN_LOG2_SLOTS 40
+struct ftn_log2 {
+	uint64_t slot[FTN_LOG2_SLOTS];
+	uint64_t count;                 /* values added */
+	uint64_t sum;                   /* their sum */
+};
+/* The slot of v. */
+FTN_EXPORT unsigned int ftn_log2_slot(uint64_t v);
+/* Add v to h. */
+FTN_EXPORT void ftn_log2_add(struct ftn_log2 *h, uint64_t v);
+/* Add every value of h into into (an interval into the run). */
+FTN_EXPORT void ftn_log2_merge(struct ftn_log2 *into, const struct ftn_log2 *h);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # every tool: -h, misuse and the common options (the tools' own tests
 # check only what is theirs)
-for t in tcpdrop tcpretrans kprobe tpoint tcpstates tcplife tcpconnect tcpaccept tcpreset tcptop udptop tcpsnoop udpsnoop netdelta netreport funccount sockio uprobe; do
+for t in tcpdrop tcpretrans kprobe tpoint tcpstates tcplife tcpconnect tcpaccept tcpreset tcptop udptop tcpsnoop udpsnoop netdelta netreport netlat funccount sockio uprobe; do
 	T=$BIN/$t
 	"$T" -h >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "$t -h: exit 0, usage on stdout only" \

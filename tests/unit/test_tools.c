@@ -643,6 +643,59 @@ static void test_report(void)
 	free(out);
 }
 
+/* issue 27: log2 histograms: BCC's slots, text, JSON buckets, Prometheus */
+static void test_log2(void)
+{
+	static const char *const ln[] = { "dev", NULL };
+	static const char *const lv[] = { "a\"b\\c", NULL };
+	struct ftn_log2 h, h2;
+	struct tool_json j;
+	char *out = NULL;
+
+	memset(&h, 0, sizeof(h));
+	memset(&h2, 0, sizeof(h2));
+	is_int(ftn_log2_slot(0), 0, "log2: 0 in slot 0");
+	is_int(ftn_log2_slot(1), 0, "log2: 1 in slot 0");
+	is_int(ftn_log2_slot(2), 1, "log2: 2 in slot 1");
+	is_int(ftn_log2_slot(8191), 12, "log2: 8191 in slot 12");
+	is_int(ftn_log2_slot(8192), 13, "log2: 8192 in slot 13");
+	is_int(ftn_log2_slot(16383), 13, "log2: 16383 in slot 13");
+	is_int(ftn_log2_slot(UINT64_MAX), FTN_LOG2_SLOTS - 1, "log2: the largest value in the last slot");
+	CAPTURE(out, f, tool_log2_text(f, &h, "usecs"));
+	is_str(out, "", "log2 text: nothing for an empty histogram");
+	free(out);
+	ftn_log2_add(&h, 3);
+	ftn_log2_add(&h, 12000);
+	ftn_log2_add(&h, 9000);
+	ftn_log2_merge(&h2, &h);
+	ftn_log2_merge(&h2, &h);
+	ok(h2.count == 6 && h2.sum == 2 * 21003 && h2.slot[1] == 2 && h2.slot[13] == 4,
+	   "log2: merge adds slots, count and sum");
+	CAPTURE(out, f, tool_log2_text(f, &h, "usecs"));
+	ok(out && !strncmp(out, "     usecs               : count    distribution\n"
+			   "         0 -> 1          : 0        |                                        |\n"
+			   "         2 -> 3          : 1        |********************                    |\n", 154) &&
+	   strstr(out, "\n      8192 -> 16383      : 2        |****************************************|\n"),
+	   "log2 text: BCC's header, slot ranges and 40-character bars");
+	free(out);
+	CAPTURE(out, f, { tool_json_begin(&j, f); tool_log2_json(&j, "h", &h); tool_json_end(&j); });
+	is_str(out, "{\"h\":{\"count\":3,\"sum\":21003,\"buckets\":[0,1,0,0,0,0,0,0,0,0,0,0,0,2]}}\n",
+	       "log2 JSON: count, sum, buckets up to the highest in use");
+	free(out);
+	CAPTURE(out, f, tool_log2_prom(f, "x_seconds", ln, lv, &h, 1e-6));
+	ok(out && strstr(out, "x_seconds_bucket{dev=\"a\\\"b\\\\x5cc\",le=\"2e-06\"} 0\n"
+			     "x_seconds_bucket{dev=\"a\\\"b\\\\x5cc\",le=\"4e-06\"} 1\n") &&
+	   strstr(out, "le=\"0.008192\"} 1\n") && strstr(out, "le=\"0.016384\"} 3\n") &&
+	   strstr(out, "le=\"+Inf\"} 3\nx_seconds_sum{dev=\"a\\\"b\\\\x5cc\"} 0.021003\n"
+			"x_seconds_count{dev=\"a\\\"b\\\\x5cc\"} 3\n"),
+	   "log2 Prometheus: cumulative buckets, le in seconds, +Inf, sum, count, labels escaped");
+	free(out);
+	CAPTURE(out, f, tool_log2_prom(f, "y", NULL, NULL, &h2, 1));
+	ok(out && strstr(out, "y_bucket{le=\"+Inf\"} 6\ny_sum 42006\ny_count 6\n"),
+	   "log2 Prometheus: no labels, no braces on _sum and _count");
+	free(out);
+}
+
 /* issue 22: the report's text rows and frames, and stderr lines */
 static void test_report_escape(void)
 {
@@ -1025,6 +1078,7 @@ int main(void)
 	test_counter_model();
 	test_prom(dir);
 	test_report();
+	test_log2();
 	test_escape();
 	test_report_escape();
 	test_values();

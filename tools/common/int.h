@@ -20,6 +20,8 @@ struct tool_report {
 	const struct tool_col *cols;
 	int ncols;
 	int nfield;                     /* text fields printed in this row */
+	int row_out;                    /* text: the row's line is out (a
+					   histogram followed it) */
 	/* text: the row being built, written with one fwrite at its end */
 	size_t llen;
 	char line[1024];

@@ -142,6 +142,15 @@ void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, 
 	putc(']', j->f);
 }
 
+void tool_json_uintv(struct tool_json *j, const char *key, const uint64_t *v, int n)
+{
+	tool_json_key(j, key);
+	putc('[', j->f);
+	for (int i = 0; i < n; i++)
+		fprintf(j->f, i ? ",%llu" : "%llu", (unsigned long long)v[i]);
+	putc(']', j->f);
+}
+
 /* Open an object or array (c): its members start a new "first" */
 static void nest(struct tool_json *j, int c)
 {

@@ -6,6 +6,7 @@
 #ifndef FTNET_TOOLS_JSON_H
 #define FTNET_TOOLS_JSON_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* One object per line. Strings are escaped (", \, control characters;
@@ -28,6 +29,8 @@ void tool_json_num(struct tool_json *j, const char *key, double val, int decimal
 void tool_json_null(struct tool_json *j, const char *key);
 void tool_json_bool(struct tool_json *j, const char *key, int val);     /* true / false */
 void tool_json_strv(struct tool_json *j, const char *key, const char *const *v, int n);
+/* "key":[v0,v1,...] (n numbers) */
+void tool_json_uintv(struct tool_json *j, const char *key, const uint64_t *v, int n);
 void tool_json_obj_begin(struct tool_json *j, const char *key);  /* "key":{ */
 void tool_json_obj_end(struct tool_json *j);                     /* } */
 /* Arrays of objects: "key":[ , then {..} per element (tool_json_elem_begin

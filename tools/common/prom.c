@@ -36,6 +36,9 @@ struct tool_prom {
 	int ncounters;
 	struct { char *name, *help; int64_t v; } gauges[PROM_MAX_GAUGES];  /* copies */
 	int ngauges;
+	/* the tool's own families (tool_prom_extra), after the counters */
+	void (*extra)(void *ctx, FILE *f);
+	void *extra_ctx;
 	uint64_t lost_ring, lost_uncounted;
 };
 
@@ -239,6 +242,12 @@ int tool_prom_gauge(struct tool_prom *p, const char *name, const char *help, int
 	return 0;
 }
 
+void tool_prom_extra(struct tool_prom *p, void (*fn)(void *ctx, FILE *f), void *ctx)
+{
+	p->extra = fn;
+	p->extra_ctx = ctx;
+}
+
 void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted)
 {
 	p->lost_ring = ring;
@@ -336,6 +345,8 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		head(f, p->gauges[i].name, p->gauges[i].help, "gauge");
 		fprintf(f, "%s %lld\n", p->gauges[i].name, (long long)p->gauges[i].v);
 	}
+	if (p->extra)
+		p->extra(p->extra_ctx, f);
 	head(f, "ftnet_lost_events_total",
 	     "Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).",
 	     "counter");

@@ -49,6 +49,10 @@ int tool_prom_counter(struct tool_prom *p, const char *name, const char *help,
  * status), printed after the counters; set again by name. name must not
  * end in _total; at most 4. 0 or -EINVAL / -ENOMEM. */
 int tool_prom_gauge(struct tool_prom *p, const char *name, const char *help, int64_t v);
+/* Families a tool writes itself (histograms: tool_log2_prom), written by
+ * fn(ctx, f) after the counters each time the file is; fn writes whole
+ * families (# HELP, # TYPE, samples) of the project's names. */
+void tool_prom_extra(struct tool_prom *p, void (*fn)(void *ctx, FILE *f), void *ctx);
 /* Events lost so far (cumulative): in ring buffers, and not counted
  * (a full hist table, an allocation failure). */
 void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted);

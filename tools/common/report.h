@@ -100,6 +100,9 @@ void tool_report_set_file(struct tool_report *r, FILE *f);
 int tool_report_prom_counter(struct tool_report *r, const char *name,
 			     const char *help, struct tool_counter *c, int which,
 			     const char *const *label_names, size_t default_top);
+/* Families the tool writes itself into --prom (tool_prom_extra; no-op
+ * without --prom). */
+void tool_report_prom_extra(struct tool_report *r, void (*fn)(void *ctx, FILE *f), void *ctx);
 
 /* The banner on stderr ("Tracing packet drops (binary buffers). Ctrl-C to
  * end." - " Ctrl-C to end." is added when o->duration is 0) and, in event
@@ -127,6 +130,15 @@ void tool_report_time(struct tool_report *r, int col, int64_t wall_ns);
 void tool_report_null(struct tool_report *r, int col);  /* "-" / null */
 void tool_report_stack(struct tool_report *r, const char *const *frames, int n);
 void tool_report_row_end(struct tool_report *r);
+/* A log2 histogram of the row (struct ftn_log2): JSON, the member
+ * "key":{"count","sum","buckets"} of the row's object (before
+ * tool_report_row_end); text, the row's line first, then a blank line,
+ * TITLE (escaped) and ":", and BCC's histogram of h with unit ("usecs")
+ * (tool_report_row_end adds a blank line after a row's histograms). An
+ * empty h prints nothing in text. */
+struct ftn_log2;
+void tool_report_log2(struct tool_report *r, const char *key, const char *title,
+		      const char *unit, const struct ftn_log2 *h);
 
 /*
  * An interval: tool_report_interval_begin stamps it (text: a line

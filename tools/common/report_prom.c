@@ -18,6 +18,12 @@ int tool_report_prom_counter(struct tool_report *r, const char *name,
 				 r->o.top ? r->o.top : default_top);
 }
 
+void tool_report_prom_extra(struct tool_report *r, void (*fn)(void *ctx, FILE *f), void *ctx)
+{
+	if (r->prom)
+		tool_prom_extra(r->prom, fn, ctx);
+}
+
 int tool__report_prom_update(struct tool_report *r)
 {
 	int err;

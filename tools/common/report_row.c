@@ -25,6 +25,7 @@ void tool_report_row(struct tool_report *r, enum tool_row_kind kind)
 	r->kind = kind;
 	r->nfield = 0;
 	r->stack_set = 0;
+	r->row_out = 0;
 	if (kind == TOOL_ROW_INTERVAL) {
 		r->cols = r->cfg.icols;
 		r->ncols = r->cfg.nicols;
@@ -285,6 +286,11 @@ void tool_report_row_end(struct tool_report *r)
 		tool_json_end(&r->j);
 		return;
 	}
+	if (r->row_out) {       /* its histograms are out: a blank line */
+		r->row_out = 0;
+		putc_unlocked('\n', r->out);
+		return;
+	}
 	if (r->llen == sizeof(r->line))
 		tool__report_row_out(r);
 	r->line[r->llen++] = '\n';
@@ -295,4 +301,28 @@ void tool_report_row_end(struct tool_report *r)
 		tool_esc_pad(r->out, r->frames[i], 0, 0);
 		putc_unlocked('\n', r->out);
 	}
+}
+
+void tool_report_log2(struct tool_report *r, const char *key, const char *title,
+		      const char *unit, const struct ftn_log2 *h)
+{
+	if (r->o.json) {
+		if (r->in_row)
+			tool_log2_json(&r->j, key, h);
+		return;
+	}
+	if (!h->count)
+		return;
+	/* the row's line first, once: its histograms follow it */
+	if (r->in_row && !r->row_out) {
+		if (r->llen == sizeof(r->line))
+			tool__report_row_out(r);
+		r->line[r->llen++] = '\n';
+		tool__report_row_out(r);
+		r->row_out = 1;
+	}
+	putc_unlocked('\n', r->out);
+	tool_esc_pad(r->out, title, 0, 0);
+	fputs_unlocked(":\n", r->out);
+	tool_log2_text(r->out, h, unit);
 }

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * log2.c - struct ftn_log2: log2 histograms of integer values (BCC's
+ * slots), counted and merged; their renderings (text, JSON, Prometheus)
+ * are the tools' (tools/common/log2.c).
+ */
+#include "ftnet_int.h"
+
+unsigned int ftn_log2_slot(uint64_t v)
+{
+	unsigned int i = v ? 63u - (unsigned int)__builtin_clzll(v) : 0;
+
+	return i < FTN_LOG2_SLOTS ? i : FTN_LOG2_SLOTS - 1;
+}
+
+void ftn_log2_add(struct ftn_log2 *h, uint64_t v)
+{
+	h->slot[ftn_log2_slot(v)]++;
+	h->count++;
+	h->sum += v;
+}
+
+void ftn_log2_merge(struct ftn_log2 *into, const struct ftn_log2 *h)
+{
+	for (int i = 0; i < FTN_LOG2_SLOTS; i++)
+		into->slot[i] += h->slot[i];
+	into->count += h->count;
+	into->sum += h->sum;
+}

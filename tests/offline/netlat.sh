@@ -1,0 +1,341 @@
+#!/bin/sh
+# netlat against a fake tracefs tree whose per-CPU binary buffers
+# (per_cpu/cpuN/trace_pipe_raw) are ring-buffer pages written here from
+# synthetic events with known times (6.18's formats and page layout,
+# tests/fixtures/linux-6.18):
+#  - softirq: NET_RX counts per CPU, raise -> entry and entry -> exit in
+#    their log2 buckets (a second raise before the run does not restart
+#    the wait; another vector is not counted), an entry without a raise
+#    and an exit without an entry counted as unjoined;
+#  - napi: polls, packets, polls that used their whole budget;
+#  - txq: queue -> xmit joined by skb address across CPUs, a requeue
+#    (rc NETDEV_TX_BUSY) waited through, a transmit without a queue and
+#    an skb queued twice counted, --pending's evictions counted, what is
+#    still queued at the end said;
+#  - sockq: UDP datagrams queued (sock:sk_data_ready) joined in order
+#    with their socket's reads (sock:sock_recv_length) per task: the
+#    buckets, a peek and TCP left out, a read never queued, times not
+#    kept past 64 per socket (evicted), what is left at the end said; -p;
+#  - a hostile device name escaped in text, JSON and --prom; JSON lines
+#    valid; promtool accepts the file; lost events (a page's missed-events
+#    count) reported; -c and --dev pushed into the kernel's filters; -H, -b;
+#  - usage errors, exit codes, the tree left as found.
+. "$(dirname "$0")/fakefs.inc"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+EVS="irq/softirq_raise irq/softirq_entry irq/softirq_exit napi/napi_poll net/net_dev_queue net/net_dev_xmit sock/sk_data_ready sock/sock_recv_length"
+R=$tmp/t
+# shellcheck disable=SC2086 # the list of events, word-split on purpose
+fake_tree "$R" linux-6.18 $EVS
+cp "$FIX/linux-6.18/header_page" "$FIX/linux-6.18/header_event" "$R/fs/events/"
+printf '1 systemd\n4194303 slowreader\n4194302 flood\n' > "$R/fs/saved_cmdlines"
+
+# The pages: "CPU TIME_US EVENT ARGS..." lines, sorted by time per CPU,
+# become 4 KiB pages (u64 timestamp, u64 commit, records with type_len =
+# payload/4 and the delta in ns). A line "missed CPU N" sets the missed-
+# events flag and count of the CPU's first page.
+cat > "$tmp/gen.py" <<'EOF'
+import struct, sys
+fs, out = sys.argv[1], sys.argv[2]
+ids = {}
+for ev in ("irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit", "napi/napi_poll",
+           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length"):
+    for line in open(f"{fs}/events/{ev}/format"):
+        if line.startswith("ID:"):
+            ids[ev.split("/")[1]] = int(line.split()[1])
+def rec(ev, args):
+    head = struct.pack("<HBBi", ids[ev], 0, 0, int(args[-1]) if ev == "sock_recv_length" else 0)
+    if ev == "sk_data_ready":   # skaddr, family, protocol, ip
+        return head + struct.pack("<QHHIQ", int(args[0], 16), 2, int(args[1]), 0, 0xffffffff81000000)
+    if ev == "sock_recv_length":        # sk, family, protocol, ret, flags (then the pid)
+        return head + struct.pack("<QHHii", int(args[0], 16), 2, int(args[1]), int(args[2]), int(args[3]))
+    if ev.startswith("softirq"):
+        return head + struct.pack("<I", int(args[0]))
+    if ev == "napi_poll":       # napi, dev_name (loc), work, budget, string
+        name = args[0].encode("latin-1").decode("unicode_escape").encode("latin-1") + b"\0"
+        return head + struct.pack("<QIii", 0xffff888100001000, 28 | len(name) << 16,
+                                  int(args[1]), int(args[2])) + name
+    name = args[1].encode() + b"\0"
+    skb = int(args[0], 16)
+    if ev == "net_dev_queue":   # skbaddr, len, name (loc), string
+        return head + struct.pack("<QII", skb, 100, 24 | len(name) << 16) + name
+    return head + struct.pack("<QIiI", skb, 100, int(args[2]), 28 | len(name) << 16) + name
+pages, missed = {0: [], 1: []}, {}
+for line in open(sys.argv[3]):
+    w = line.split()
+    if not w or w[0].startswith("#"):
+        continue
+    if w[0] == "missed":
+        missed[int(w[1])] = int(w[2])
+        continue
+    if w[0] == "loop":          # loop N CPU TIME_US STEP EVENT ARGS: N events STEP us apart
+        for i in range(int(w[1])):
+            pages[int(w[2])].append((1000000000 + int((float(w[3]) + i * float(w[4])) * 1000), w[5], w[6:]))
+        continue
+    pages[int(w[0])].append((1000000000 + int(float(w[1]) * 1000), w[2], w[3:]))
+for cpu, evs in pages.items():
+    evs.sort(key=lambda e: e[0])
+    base = 1000000000
+    raw, data, t, pts = b"", b"", base, base
+    def page(data, pts, first):
+        commit = len(data)
+        if first and cpu in missed:
+            data += struct.pack("<Q", missed[cpu])
+            commit |= 0xC0000000
+        p = struct.pack("<QQ", pts, commit) + data
+        return p + b"\0" * (4096 - len(p))
+    for ts, ev, args in evs:
+        p = rec(ev, args)
+        p += b"\0" * (-len(p) % 4)
+        if 16 + len(data) + 4 + len(p) + 8 > 4096:
+            raw += page(data, pts, not raw)
+            data, pts = b"", t
+        assert len(p) <= 112 and 0 <= ts - t < 1 << 27
+        data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
+        t = ts
+    raw += page(data, pts, not raw)
+    open(f"{out}/cpu{cpu}/trace_pipe_raw", "wb").write(raw)
+EOF
+# times in microseconds from the page's start (1 s)
+cat > "$tmp/events" <<'EOF'
+# CPU 0: wait 3 us (2-3), run 10 (8-15); a second raise does not restart
+# the wait: 100 (64-127), run 500 (256-511); an entry without a raise
+# (run 5: 4-7); an exit without an entry; a TIMER softirq (vec 1)
+0 1000     softirq_raise 3
+0 1003     softirq_entry 3
+0 1013     softirq_exit 3
+0 2000     softirq_raise 3
+0 2001     softirq_raise 3
+0 2100     softirq_entry 3
+0 2600     softirq_exit 3
+0 3000     softirq_entry 3
+0 3005     softirq_exit 3
+0 3500     softirq_exit 3
+0 3600     softirq_entry 1
+0 3601     softirq_exit 1
+# tx on veth0, queued on CPU 0, transmitted on either: A 10 ms, B 12 ms
+# (8192-16383), D requeued (rc 16) then sent after 3 ms (2048-4095), E
+# queued twice (one never sent), sent 10 us after the second (8-15), C
+# sent without a queue; F..J queued last and never sent
+0 1000     net_dev_queue ffff888100aa0001 veth0
+0 1100     net_dev_queue ffff888100aa0002 veth0
+0 1200     net_dev_queue ffff888100aa0004 veth0
+0 1300     net_dev_xmit  ffff888100aa0004 veth0 16
+0 1400     net_dev_queue ffff888100aa0005 veth0
+0 1450     net_dev_queue ffff888100aa0005 veth0
+0 1460     net_dev_xmit  ffff888100aa0005 veth0 0
+0 4200     net_dev_xmit  ffff888100aa0004 veth0 0
+0 20000    net_dev_queue ffff888100aa0006 veth0
+0 20001    net_dev_queue ffff888100aa0007 veth0
+0 20002    net_dev_queue ffff888100aa0008 veth0
+0 20003    net_dev_queue ffff888100aa0009 veth0
+0 20004    net_dev_queue ffff888100aa000a veth0
+# CPU 1: wait 1 us and run 1 (0-1); NAPI polls of eth0 (one with its
+# whole budget) and of a device named with a quote, an escape sequence, a
+# backslash and a newline
+1 1500     softirq_raise 3
+1 1501     softirq_entry 3
+1 1502     softirq_exit 3
+1 1600     napi_poll eth0 64 64
+1 1700     napi_poll eth0 3 64
+1 1800     napi_poll h"o\x1b[31m\\st\n 2 64
+1 2000     net_dev_xmit  ffff888100aa0003 veth0 0
+1 11000    net_dev_xmit  ffff888100aa0001 veth0 0
+1 13100    net_dev_xmit  ffff888100aa0002 veth0 0
+# UDP socket queues (datagrams queued in softirq on CPU 0, read by tasks
+# on CPU 1). Socket ..100: two queued at 5000 and 5100, a peek at 24000
+# and a failed read (EAGAIN) at 24500 (neither dequeues), read at 25000 and 25010 (20000 and 19910 us: 16384-32767)
+# by slowreader; a read of socket ..200, never queued (no_queue); a TCP
+# socket's queueing (protocol 6) and read, not followed; socket ..500
+# queued and never read.
+0 5000     sk_data_ready ffff888200000100 17
+0 5100     sk_data_ready ffff888200000100 17
+0 5200     sk_data_ready ffff888200000300 6
+0 1000     sk_data_ready ffff888200000500 17
+1 24000    sock_recv_length ffff888200000100 17 32 2 4194303
+1 24500    sock_recv_length ffff888200000100 17 -11 0 4194303
+1 25000    sock_recv_length ffff888200000100 17 32 0 4194303
+1 25010    sock_recv_length ffff888200000100 17 32 0 4194303
+1 25100    sock_recv_length ffff888200000200 17 32 0 4194303
+1 25200    sock_recv_length ffff888200000300 6 32 0 4194303
+# socket ..400: 66 queued 10 us apart from 30000, read from 40000 on by
+# flood: the times of the first 2 are not kept (64 per socket): evicted;
+# the other 64 waited 10000 us (8192-16383)
+loop 66 0 30000 10 sk_data_ready ffff888200000400 17
+loop 66 1 40000 10 sock_recv_length ffff888200000400 17 32 0 4194302
+EOF
+mkpages() { python3 "$tmp/gen.py" "$R/fs" "$R/tmpl/per_cpu" "$1"; }
+mkpages "$tmp/events"
+tree_sum "$R/fs" > "$tmp/before"
+
+# run OUT ERR ARGS...: netlat on the fake tree; a copy of its instance
+# once the events are enabled is in $R/seen
+run() {
+	out=$1; err=$2; shift 2
+	FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl FTNET_CLOCK_OFFSET=1795000000 TZ=UTC \
+		"$BIN/netlat" "$@" >"$out" 2>"$err" &
+	pid=$!
+	d=$R/fs/instances/$(sh "$FTNET_TOP/tests/helpers/ftnet-name.sh" - netlat $pid)
+	i=0
+	rm -rf "$R/seen"
+	while [ $i -lt 100 ] && kill -0 $pid 2>/dev/null; do
+		if grep -qx 1 "$d/events/net/net_dev_xmit/enable" 2>/dev/null; then
+			sleep 0.2; cp -r "$d" "$R/seen" 2>/dev/null; break
+		fi
+		sleep 0.05; i=$((i + 1))
+	done
+	wait $pid
+	rc=$?
+}
+json_ok() { python3 -c '
+import json, sys
+for l in open(sys.argv[1], "rb"):
+    json.loads(l)' "$1"; }
+# jrow FILE SECTION KEY VALUE: the JSON row of SECTION whose KEY is VALUE
+jrow() { python3 -c '
+import json, sys
+for l in open(sys.argv[1], "rb"):
+    d = json.loads(l)
+    if d.get("section") == sys.argv[2] and str(d.get(sys.argv[3])) == sys.argv[4]:
+        print(json.dumps(d, sort_keys=True))' "$@"; }
+
+# jcheck NAME ROW REGEX: ROW (jrow's) matches REGEX; the row said if not
+jcheck() {
+	if echo "$2" | grep -q "$3"; then ok "$1"; else not_ok "$1"; echo "#   row: $2"; fi
+}
+
+# --- JSON: every count and bucket
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json
+check "--json: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "--json: every line is JSON" json_ok "$tmp/j"
+jcheck "softirq cpu 0: 3 NET_RX runs (the TIMER one not counted), 1 without a raise, 1 exit without an entry" "$(jrow "$tmp/j" softirq cpu 0)" "\"count\": 3, \"cpu\": 0, .*\"no_entry\": 1, \"no_raise\": 1, .*\"unjoined\": 2"
+jcheck "softirq cpu 0: wait 3 us and 100 us in slots 1 and 6 (sum 103)" "$(jrow "$tmp/j" softirq cpu 0)" "\"wait_us\": {\"buckets\": \[0, 1, 0, 0, 0, 0, 1\], \"count\": 2, \"sum\": 103}"
+jcheck "softirq cpu 0: runs 10, 500, 5 us in slots 3, 8, 2" "$(jrow "$tmp/j" softirq cpu 0)" "\"run_us\": {\"buckets\": \[0, 0, 1, 1, 0, 0, 0, 0, 1\], \"count\": 3, \"sum\": 515}"
+jcheck "softirq cpu 1: one run, wait 1 and run 1 in slot 0, joined" "$(jrow "$tmp/j" softirq cpu 1)" "\"count\": 1, \"cpu\": 1, .*\"run_us\": {\"buckets\": \[1\], \"count\": 1, \"sum\": 1}, .*\"unjoined\": 0, \"wait_us\": {\"buckets\": \[1\]"
+jcheck "napi eth0: 2 polls, 67 packets, 1 with its whole budget" "$(jrow "$tmp/j" napi dev eth0)" "\"count\": 2, .*\"full_budget\": 1, .*\"packets\": 67"
+v=$(jrow "$tmp/j" txq dev veth0)
+jcheck "txq veth0: 4 joined (10 ms, 12 ms, 3 ms after a requeue, 10 us) in slots 13, 13, 11, 3" "$v" "\"count\": 4, .*\"txq_us\": {\"buckets\": \[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2\], \"count\": 4, \"sum\": 25010}"
+jcheck "txq veth0: 1 sent without a queue, 1 queued twice, none evicted" "$v" "\"evicted\": 0, .*\"no_queue\": 1, .*\"no_xmit\": 1, .*\"unjoined\": 2"
+v=$(jrow "$tmp/j" sockq pid 4194303)
+jcheck "sockq slowreader: 2 reads joined, 20000 and 19910 us in slot 14 (the peek, the failed read and the TCP read not counted)" "$v" \
+	"\"comm\": \"slowreader\", \"count\": 2, .*\"sockq_us\": {\"buckets\": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2\], \"count\": 2, \"sum\": 39910}"
+jcheck "sockq slowreader: a read of a socket never seen queued (no_queue 1)" "$v" "\"evicted\": 0, .*\"no_queue\": 1, .*\"unjoined\": 1"
+v=$(jrow "$tmp/j" sockq pid 4194302)
+jcheck "sockq flood: past 64 queued the 2 oldest times not kept (evicted), the other 64 joined in order (10000 us)" "$v" \
+	"\"comm\": \"flood\", \"count\": 64, \"cpu\": null, \"dev\": null, \"evicted\": 2, .*\"no_queue\": 0, .*\"sockq_us\": {\"buckets\": \[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64\], \"count\": 64, \"sum\": 640000}, .*\"unjoined\": 2"
+check "sockq: a datagram still queued at the end, said" grep -q '^netlat: 1 UDP datagrams queued on sockets and not read yet when the run ended: not joined' "$tmp/je"
+check "the interval's total is the NET_RX runs (4)" grep -q '"total":4,"lost":0' "$tmp/j"
+check "5 still queued at the end: said" grep -q '^netlat: 5 packets queued and not transmitted yet when the run ended: not joined' "$tmp/je"
+check "hostile name in JSON: escaped, one line" \
+	grep -q '"dev":"h\\"o\\u001b\[31m\\\\st\\n"' "$tmp/j"
+check "in-kernel filters: vec == 3 on the softirq events, none on the others" sh -c '
+	for e in softirq_raise softirq_entry softirq_exit; do grep -qx "vec == 3" "$1/events/irq/$e/filter" || exit 1; done
+	! test -s "$1/events/napi/napi_poll/filter" && ! test -s "$1/events/net/net_dev_queue/filter" &&
+	grep -qx "protocol == 17" "$1/events/sock/sk_data_ready/filter" &&
+	grep -qx "protocol == 17 && ret >= 0" "$1/events/sock/sock_recv_length/filter"' sh "$R/seen"
+
+# --- text: BCC's histograms, the hostile name escaped
+run "$tmp/o" "$tmp/e" -d 1 -i 10
+check "text: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "text: the header of a histogram as BCC prints it" grep -qx '     usecs               : count    distribution' "$tmp/o"
+check "text: tx slot 8192 -> 16383 holds 2, the largest (a full bar)" \
+	grep -qx '      8192 -> 16383      : 2        |\*\{40\}|' "$tmp/o"
+check "text: tx slot 2048 -> 4095 holds 1 (half a bar)" \
+	grep -qx '      2048 -> 4095       : 1        |\*\{20\} \{20\}|' "$tmp/o"
+check "text: the softirq row of CPU 0" grep -q '^softirq  0    -  *3  *-  *-  *2$' "$tmp/o"
+check "text: the NAPI row of eth0" grep -q '^napi     -    eth0  *2  *67  *1  *-$' "$tmp/o"
+check "text: hostile name as \\xNN, nothing a terminal obeys" sh -c '
+	grep -q "^napi     -    h\"o\\\\x1b\[31m\\\\x5cst\\\\x0a  *1  *2  *0" "$1" &&
+	! grep -q "$(printf "\033")" "$1"' sh "$tmp/o"
+
+run "$tmp/o" "$tmp/e" -d 1 -i 10 -H -b 64
+check "-H: rows without the header" sh -c '! grep -q "^SECTION" "$1" && grep -q "^softirq  0 " "$1"' sh "$tmp/o"
+check "-b 64: the per-CPU buffer size written" grep -qx 64 "$R/seen/buffer_size_kb"
+
+# --- --prom: histograms, escaped labels, promtool
+run "$tmp/o" "$tmp/e" -d 1 -i 10 --prom "$tmp/n.prom"
+check "--prom: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "--prom: NET_RX runs per CPU" sh -c 'grep -qx "ftnet_netlat_softirqs_total{cpu=\"0\"} 3" "$1" &&
+	grep -qx "ftnet_netlat_softirqs_total{cpu=\"1\"} 1" "$1"' sh "$tmp/n.prom"
+check "--prom: tx buckets cumulative, le in seconds (0.016384: 4; 0.004096: 2)" sh -c '
+	grep -qx "ftnet_netlat_txq_seconds_bucket{dev=\"veth0\",le=\"0.016384\"} 4" "$1" &&
+	grep -qx "ftnet_netlat_txq_seconds_bucket{dev=\"veth0\",le=\"0.008192\"} 2" "$1" &&
+	grep -qx "ftnet_netlat_txq_seconds_bucket{dev=\"veth0\",le=\"+Inf\"} 4" "$1" &&
+	grep -qx "ftnet_netlat_txq_seconds_sum{dev=\"veth0\"} 0.02501" "$1" &&
+	grep -qx "ftnet_netlat_txq_seconds_count{dev=\"veth0\"} 4" "$1"' sh "$tmp/n.prom"
+check "--prom: the wait histogram of CPU 0" sh -c '
+	grep -qx "ftnet_netlat_softirq_wait_seconds_bucket{cpu=\"0\",le=\"4e-06\"} 1" "$1" &&
+	grep -qx "ftnet_netlat_softirq_wait_seconds_bucket{cpu=\"0\",le=\"0.000128\"} 2" "$1"' sh "$tmp/n.prom"
+check "--prom: unjoined by section and why" sh -c '
+	grep -qx "ftnet_netlat_unjoined_total{section=\"softirq\",why=\"no_raise\"} 1" "$1" &&
+	grep -qx "ftnet_netlat_unjoined_total{section=\"txq\",why=\"no_queue\"} 1" "$1" &&
+	grep -qx "ftnet_netlat_unjoined_total{section=\"txq\",why=\"no_xmit\"} 1" "$1"' sh "$tmp/n.prom"
+check "--prom: the socket queue histogram of a task, and its unjoined" sh -c '
+	grep -qx "ftnet_netlat_sockq_seconds_bucket{pid=\"4194303\",comm=\"slowreader\",le=\"0.032768\"} 2" "$1" &&
+	grep -qx "ftnet_netlat_sockq_seconds_count{pid=\"4194302\",comm=\"flood\"} 64" "$1" &&
+	grep -qx "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"evicted\"} 2" "$1" &&
+	grep -qx "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"no_queue\"} 1" "$1"' sh "$tmp/n.prom"
+check "--prom: the hostile name, text form then Prometheus-escaped" \
+	grep -qxF 'ftnet_netlat_napi_polls_total{dev="h\"o\\x1b[31m\\x5cst\\x0a"} 1' "$tmp/n.prom"
+if command -v promtool >/dev/null 2>&1; then
+	check "--prom: promtool check metrics" sh -c 'promtool check metrics <"$1" >/dev/null 2>&1' sh "$tmp/n.prom"
+else
+	skip "--prom: promtool check metrics" "promtool not installed"
+fi
+
+# --- --pending 4: the fifth of F..J evicts the oldest
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json --pending 4
+jcheck "--pending 4: one evicted, counted as unjoined" "$(jrow "$tmp/j" txq dev veth0)" "\"evicted\": 1, .*\"no_queue\": 1, .*\"no_xmit\": 1, .*\"unjoined\": 3"
+check "--pending 4: 4 still queued at the end" grep -q '^netlat: 4 packets queued' "$tmp/je"
+run "$tmp/o" "$tmp/e" -d 1 -i 10 --prom "$tmp/p.prom" --pending 4
+check "--pending 4: evictions in --prom" \
+	grep -qx 'ftnet_netlat_unjoined_total{section="txq",why="evicted"} 1' "$tmp/p.prom"
+
+# --- filters: -c and --dev into the kernel, a name it cannot take here
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json -c 1 --dev eth0
+check "-c 1 --dev eth0: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "-c 1: CPU == 1 in the softirq and napi filters" sh -c '
+	grep -qx "vec == 3 && CPU == 1" "$1/events/irq/softirq_entry/filter" &&
+	grep -qx "dev_name == \"eth0\" && CPU == 1" "$1/events/napi/napi_poll/filter" &&
+	grep -qx "name == \"eth0\"" "$1/events/net/net_dev_xmit/filter"' sh "$R/seen"
+check "-c 1 --dev eth0: only CPU 1's softirqs and eth0 (also filtered here)" sh -c '
+	! grep -q "\"cpu\":0" "$1" && ! grep -q "veth0\|h\\\\\"o" "$1" && grep -q "\"dev\":\"eth0\"" "$1"' sh "$tmp/j"
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json -p 4194302
+check "-p 4194302: that task's socket queue row only, joined as without -p" sh -c '
+	grep -q "\"section\":\"sockq\",\"cpu\":null,\"dev\":null,\"pid\":4194302,.*\"count\":64," "$1" &&
+	! grep -q "\"pid\":4194303" "$1"' sh "$tmp/j"
+check "-p: not in the kernel's filter (every read moves a socket's queue)" \
+	grep -qx "protocol == 17 && ret >= 0" "$R/seen/events/sock/sock_recv_length/filter"
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json -v --dev 'h"o'
+check "--dev with a quote: no kernel filter, said with -v" sh -c '
+	! test -s "$1/events/napi/napi_poll/filter" && grep -q "filtered in user space" "$2"' sh "$R/seen" "$tmp/je"
+check "-v: the back end and why" \
+	grep -q '^netlat: back end: the binary ring buffer, joined in user space: this kernel has no hist triggers' "$tmp/je"
+
+# --- lost events: a page saying 7 were missed on CPU 1
+cp "$tmp/events" "$tmp/events.lost"
+echo "missed 1 7" >> "$tmp/events.lost"
+mkpages "$tmp/events.lost"
+run "$tmp/j" "$tmp/je" -d 1 -i 10 --json
+check "lost events: said on stderr with the CPU" grep -q 'lost 7 events on CPU 1' "$tmp/je"
+check "lost events: in the interval's lost count" grep -q '"total":4,"lost":7' "$tmp/j"
+mkpages "$tmp/events"
+
+# --- usage
+for a in "-p 0" "-p x" "-c x" "-c 8192" "--dev a/b" "--dev 0123456789abcdef" "--pending 0" "--pending x"; do
+	# shellcheck disable=SC2086 # the option and its value
+	"$BIN/netlat" $a -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+	check "netlat $a: exit 2, one line" \
+		sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^netlat: " "$2"' sh "$rc" "$tmp/e"
+done
+N=$tmp/none
+fake_tree "$N" linux-6.18 skb/kfree_skb
+FTNET_TRACEFS=$N/fs FTNET_FAKE_INSTANCE=$N/tmpl "$BIN/netlat" -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
+check "no event it needs: exit 2, one line" \
+	sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "none of irq:softirq_" "$2"' sh "$rc" "$tmp/e"
+
+tree_sum "$R/fs" > "$tmp/after"
+check "the tree left as found" cmp -s "$tmp/before" "$tmp/after"
+done_tap
