@@ -190,6 +190,8 @@ for tier in $tiers; do
 		# the scripts share nothing (own temp dirs and fake trees;
 		# bin/ and build/ only read): FTNET_OFFLINE_JOBS at once
 		for t in tests/offline/*.sh; do
+			# (multicall.sh: the multi-call binary, the static tier's)
+			case $t in */multicall.sh) continue ;; esac
 			[ -f "$t" ] && par_one "${FTNET_OFFLINE_JOBS:-3}" "offline/$(basename "$t")" sh "$t"
 		done
 		par_end ;;
@@ -218,8 +220,11 @@ for tier in $tiers; do
 				case $t in
 				# as in the sanitize tier: the normal build's
 				# objects, make install and the package, a reading
-				# of the tests, the tests' own failing
-				*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh) continue ;;
+				# of the tests, the tests' own failing; and
+				# failalloc.sh, whose allocation-failure shim is
+				# preloaded (no LD_PRELOAD in a static program: the
+				# offline tier runs it on the same sources)
+				*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh|*/failalloc.sh) continue ;;
 				esac
 				[ -f "$t" ] && par_one "${FTNET_OFFLINE_JOBS:-3}" "static/offline/$(basename "$t")" sh "$t"
 			done
@@ -283,8 +288,9 @@ for tier in $tiers; do
 			# Debian package: make in build/san would rebuild its
 			# tree unsanitized; nothing for a sanitizer to see (and
 			# optcover: a reading of the tests and the tools' -h;
-			# mutants: the tests' own failing, not the tools')
-			*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh) continue ;;
+			# mutants: the tests' own failing, not the tools';
+			# multicall: the static tier's binary)
+			*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh|*/multicall.sh) continue ;;
 			esac
 			[ -f "$t" ] && par_one "${FTNET_JOBS:-4}" "sanitize/offline/$(basename "$t")" sh "$t"
 		done
