@@ -57,7 +57,7 @@ void tool_log2_json(struct tool_json *j, const char *key, const struct ftn_log2 
 
 void tool_log2_prom_head(FILE *f, const char *name, const char *help)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	tool_prom_head(f, name, help, "histogram");
 }
 
 static void labels(FILE *f, const char *const *lnames, const char *const *lvals, const char *le)

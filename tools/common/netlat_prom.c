@@ -9,10 +9,6 @@
 
 #include <stdio.h>
 
-static void prom_counter_head(FILE *f, const char *name, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
-}
 
 void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 {
@@ -34,8 +30,8 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 	uint32_t ndevs = ftn_netlat_ndevs(nl);
 
 	if (has[NETLAT_SOFTIRQ]) {
-		prom_counter_head(f, "ftnet_netlat_softirqs_total",
-				  "NET_RX softirqs run (irq:softirq_entry), by CPU.");
+		tool_prom_head(f, "ftnet_netlat_softirqs_total",
+			       "NET_RX softirqs run (irq:softirq_entry), by CPU.", "counter");
 		for (int i = 0; i < ncpus; i++)
 			if (ftn_netlat_cpu(nl, i, 1)->n)
 				fprintf(f, "ftnet_netlat_softirqs_total{cpu=\"%d\"} %llu\n", i,
@@ -52,7 +48,7 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 		}
 	}
 	for (size_t k = 0; has[NETLAT_NAPI] && k < sizeof(dc) / sizeof(dc[0]); k++) {
-		prom_counter_head(f, dc[k].name, dc[k].help);
+		tool_prom_head(f, dc[k].name, dc[k].help, "counter");
 		for (uint32_t i = 0; i < ndevs; i++) {
 			const struct ftn_netlat_dev *d = ftn_netlat_dev(nl, i, 1);
 
@@ -101,8 +97,8 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 		{ NETLAT_SOCKQ, "sockq\",why=\"evicted", u.sockq_evicted + u.sock_evicted },
 		{ NETLAT_SOCKQ, "sockq\",why=\"not_read", u.not_read },
 	};
-	prom_counter_head(f, "ftnet_netlat_unjoined_total",
-			  "Events netlat could not join with their partner, by section and why.");
+	tool_prom_head(f, "ftnet_netlat_unjoined_total",
+		       "Events netlat could not join with their partner, by section and why.", "counter");
 	for (size_t k = 0; k < sizeof(uj) / sizeof(uj[0]); k++)
 		if (has[uj[k].sec])
 			fprintf(f, "ftnet_netlat_unjoined_total{section=\"%s\"} %llu\n", uj[k].name,

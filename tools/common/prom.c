@@ -254,51 +254,6 @@ void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted
 	p->lost_uncounted = not_counted;
 }
 
-/* A label value: the text output's form of the name (tools/common/escape.h:
- * controls, C1 controls, bytes that are not UTF-8 and the backslash as
- * \xNN), so the file is valid UTF-8 whatever the names (Prometheus
- * rejects a whole textfile over one invalid byte) and two names never
- * make one series; then the format's own escapes of that form: its
- * backslashes as \\ and a quote as \" (a newline is \x0a by then). */
-void tool_prom_escape(FILE *f, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	while (n) {
-		size_t k = tool_esc_clean(s, n, TOOL_ESC_QUOTE);
-
-		fwrite(s, 1, k, f);
-		if (k == n)
-			break;
-		if (s[k] == '"')
-			fputs("\\\"", f);
-		else
-			fprintf(f, "\\\\x%02x", (unsigned char)s[k]);
-		s += k + 1;
-		n -= k + 1;
-	}
-}
-
-/* HELP text: backslash and newline escaped (quotes are fine there) */
-static void help_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			putc(*s, f);
-	}
-}
-
-static void head(FILE *f, const char *name, const char *help, const char *type)
-{
-	fprintf(f, "# HELP %s ", name);
-	help_escape(f, help);
-	fprintf(f, "\n# TYPE %s %s\n", name, type);
-}
-
 /* label i of a row: "other" for the summed rest, "" when it has none
  * (an empty label value is the same as no label to Prometheus) */
 static void sample(FILE *f, const struct prom_counter *pc,
@@ -330,7 +285,7 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		n = tool_counter_sorted(pc->c, 1, pc->top, &rows, rest);
 		if (n < 0)
 			return (int)n;
-		head(f, pc->name, pc->help, "counter");
+		tool_prom_head(f, pc->name, pc->help, "counter");
 		for (long k = 0; k < n; k++)
 			if (!pc->which || !rows[k]->n2_unknown)
 				sample(f, pc, rows[k], pc->which ? rows[k]->total2 : rows[k]->total);
@@ -342,12 +297,12 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 			sample(f, pc, NULL, 0);
 	}
 	for (int i = 0; i < p->ngauges; i++) {
-		head(f, p->gauges[i].name, p->gauges[i].help, "gauge");
+		tool_prom_head(f, p->gauges[i].name, p->gauges[i].help, "gauge");
 		fprintf(f, "%s %lld\n", p->gauges[i].name, (long long)p->gauges[i].v);
 	}
 	if (p->extra)
 		p->extra(p->extra_ctx, f);
-	head(f, "ftnet_lost_events_total",
+	tool_prom_head(f, "ftnet_lost_events_total",
 	     "Events the tool could not see or count: lost in a ring buffer, or not counted (a full hist table, no memory).",
 	     "counter");
 	fputs("ftnet_lost_events_total{tool=\"", f);
@@ -358,7 +313,7 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 	fprintf(f, "\",cause=\"not_counted\"} %llu\n", (unsigned long long)p->lost_uncounted);
 	/* not lost: their counts are in "other"; only the series is gone */
 	if (p->ncounters)
-		head(f, "ftnet_series_evicted_total",
+		tool_prom_head(f, "ftnet_series_evicted_total",
 		     "Series a counter stopped keeping, past --max-series keys: their values are summed into its \"other\" series.",
 		     "counter");
 	for (int i = 0; i < p->ncounters; i++) {
@@ -367,7 +322,7 @@ int tool_prom_print(struct tool_prom *p, FILE *f)
 		fprintf(f, "\",metric=\"%s\"} %llu\n", p->counters[i].name,
 			(unsigned long long)tool_counter_evicted(p->counters[i].c));
 	}
-	head(f, "ftnet_run_info", "An ftnet tool is running (always 1), with its version.", "gauge");
+	tool_prom_head(f, "ftnet_run_info", "An ftnet tool is running (always 1), with its version.", "gauge");
 	fputs("ftnet_run_info{tool=\"", f);
 	tool_prom_escape(f, p->tool);
 	fputs("\",version=\"", f);

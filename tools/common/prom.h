@@ -53,6 +53,9 @@ int tool_prom_gauge(struct tool_prom *p, const char *name, const char *help, int
  * fn(ctx, f) after the counters each time the file is; fn writes whole
  * families (# HELP, # TYPE, samples) of the project's names. */
 void tool_prom_extra(struct tool_prom *p, void (*fn)(void *ctx, FILE *f), void *ctx);
+/* A family's head: "# HELP NAME TEXT" (TEXT's backslashes and newlines
+ * escaped) and "# TYPE NAME TYPE" (prom_text.c). */
+void tool_prom_head(FILE *f, const char *name, const char *help, const char *type);
 /* Events lost so far (cumulative): in ring buffers, and not counted
  * (a full hist table, an allocation failure). */
 void tool_prom_set_lost(struct tool_prom *p, uint64_t ring, uint64_t not_counted);
