@@ -8,12 +8,11 @@
  * tcp:tcp_receive_reset). Then one report - text, --json (one document)
  * or --prom FILE - with a cross-check line that says how far the traced
  * sections agree with the kernel's own counters. --check compares
- * thresholds and exits as a Nagios plugin does.
- *
- * A section whose tracer is unavailable (not root, no tracepoint, no
- * binary buffers) is named with why; the counters need no root. The
- * sections (events, counting, columns, rendering) and their run: tools/
- * common/section*.c; the loss counters: tools/common/losses.c.
+ * thresholds and exits as a Nagios plugin does. A section whose tracer
+ * is unavailable (not root, no tracepoint, no binary buffers) is named
+ * with why; the counters need no root. The sections (events, counting,
+ * columns, rendering) and their run: tools/common/section*.c; the loss
+ * counters: tools/common/losses.c.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -211,17 +210,10 @@ static int write_prom(struct state *st, int status)
 	if ((err = tool_prom_counter(st->prom, "ftnet_netreport_stat_delta_total",
 				     "What a loss counter rose by during the run (its delta).", st->ctrs, 0, lc, 0)))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
-	for (int s = 0; s < S_N; s++)
-		if ((err = tool_section_prom(st->env.sec[s], st->prom, top)))
-			return err;
-	/* --check's state for an alerting rule (the thresholds are this
-	 * command line's, which Prometheus cannot know): 0 OK .. 3 UNKNOWN,
-	 * the exit status; a file that cannot be written says nothing */
-	if (st->check &&
-	    (err = tool_prom_gauge(st->prom, "ftnet_netreport_check_status",
-				   "The run's --check state: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (its exit status).",
-				   status)))
-		return tool_fail(err, "cannot export the check status: %s", strerror(-err));
+	for (int s = 0; s < S_N && !err; s++)
+		err = tool_section_prom(st->env.sec[s], st->prom, top);
+	if (err || (st->check && (err = tool_check_prom(st->prom, TOOL, status))))
+		return err;
 	tool_prom_set_lost(st->prom, st->env.lost, st->env.uncounted);
 	if ((err = tool_prom_write(st->prom)))
 		return tool_fail(err, "cannot write '%s' (--prom): %s", st->o.prom, strerror(-err));

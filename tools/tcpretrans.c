@@ -77,28 +77,6 @@ static void from_sock(struct retrans *r, const struct ftn_sock *s)
 
 /* ---- output and counting ---- */
 
-/* A stack recorded at a probe on a function's entry where the return
- * address is still in a register (arm64's x30) lacks the caller: the
- * unwinder starts from the caller's own frame record. The probe's caller=
- * field has it: put back second where the stack does not name it. */
-static int stack_caller(const struct ftn_event *ev, const char **f, char *name, size_t size)
-{
-	const char *c = ftn_event_str(ev, "caller");
-	size_t n = c ? strcspn(c, "+") : 0;
-	int k = ev->nframes;
-
-	if (!k || !n || n >= size || !strncmp(c, "0x", 2) || k >= FTN_MAX_FRAMES ||
-	    (k > 1 && !strncmp(ev->frames[1], c, n) && (ev->frames[1][n] == '+' || !ev->frames[1][n])))
-		return 0;
-	memcpy(name, c, n);
-	name[n] = '\0';
-	f[0] = ev->frames[0];
-	f[1] = name;
-	for (int i = 1; i < k; i++)
-		f[i + 1] = ev->frames[i];
-	return k + 1;
-}
-
 static void print_event(struct state *st, const struct retrans *r)
 {
 	static struct tool_addr_text la, ra;    /* set by LEP's and REP's arguments, JSON too */
@@ -132,7 +110,7 @@ static void print_event(struct state *st, const struct retrans *r)
 	}
 	const char *fr[FTN_MAX_FRAMES + 1];
 	char cn[128];
-	int nf = st->b.stacks ? stack_caller(r->ev, fr, cn, sizeof(cn)) : 0;
+	int nf = st->b.stacks ? tool_retrans_stack(r->ev, fr, cn, sizeof(cn)) : 0;
 
 	if (st->b.stacks)
 		nf ? tool_report_stack(rp, fr, nf) : tool_report_stack(rp, r->ev->frames, r->ev->nframes);

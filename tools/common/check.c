@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,4 +151,16 @@ int tool_check_evaluate(struct tool_threshold *const th[2], const size_t nth[2],
 	if (!crossed)
 		tool_str_addf(sum, "no threshold crossed (%d checked)", checked);
 	return status;
+}
+
+int tool_check_prom(struct tool_prom *p, const char *tool, int status)
+{
+	char name[64];
+	int err;
+
+	snprintf(name, sizeof(name), "ftnet_%s_check_status", tool);
+	if ((err = tool_prom_gauge(p, name, "The run's --check state: 0 OK, 1 WARNING, 2 CRITICAL, "
+				   "3 UNKNOWN (its exit status).", status)))
+		return tool_fail(err, "cannot export the check status: %s", strerror(-err));
+	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+struct tool_prom;
 struct tool_str;
 
 /* Nagios / Icinga plugin states, also the exit codes of --check. */
@@ -35,6 +36,11 @@ int tool_thresholds_parse(const char *list, struct tool_threshold **v, size_t *n
 int tool_threshold_hit(const struct tool_threshold *t, double delta, double secs, double *val);
 const char *tool_threshold_op(const struct tool_threshold *t);         /* ">=" */
 const char *tool_check_status_name(int status); /* "OK" .. "UNKNOWN" */
+/* --check's state in the --prom file, for an alerting rule (the
+ * thresholds are the command line's, which Prometheus cannot know):
+ * ftnet_TOOL_check_status, 0 OK .. 3 UNKNOWN, the exit status. 0, or
+ * -errno after one line. */
+int tool_check_prom(struct tool_prom *p, const char *tool, int status);
 /* --check: the worst state over the --crit (th[1]) and --warn (th[0])
  * thresholds. Each name's value comes from value(ctx, NAME, &v, &why): 0,
  * or nonzero with why saying what is missing (the state is then UNKNOWN).

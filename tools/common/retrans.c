@@ -139,3 +139,25 @@ int tool_retrans_setup(struct tool_retrans *st)
 
 	return (!st->be && (err = tp_setup(st))) ? err : kp_setup(st);
 }
+
+/* A stack recorded at a probe on a function's entry where the return
+ * address is still in a register (arm64's x30) lacks the caller: the
+ * unwinder starts from the caller's own frame record. The probe's caller=
+ * field has it: put back second where the stack does not name it. */
+int tool_retrans_stack(const struct ftn_event *ev, const char **f, char *name, size_t size)
+{
+	const char *c = ftn_event_str(ev, "caller");
+	size_t n = c ? strcspn(c, "+") : 0;
+	int k = ev->nframes;
+
+	if (!k || !n || n >= size || !strncmp(c, "0x", 2) || k >= FTN_MAX_FRAMES ||
+	    (k > 1 && !strncmp(ev->frames[1], c, n) && (ev->frames[1][n] == '+' || !ev->frames[1][n])))
+		return 0;
+	memcpy(name, c, n);
+	name[n] = '\0';
+	f[0] = ev->frames[0];
+	f[1] = name;
+	for (int i = 1; i < k; i++)
+		f[i + 1] = ev->frames[i];
+	return k + 1;
+}

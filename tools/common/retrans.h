@@ -37,5 +37,11 @@ extern const char *const tool_retrans_backends[];       /* by be */
 int tool_retrans_backend(struct tool_retrans *b);
 /* The back end's events in b->inst. 0 or -errno after one line. */
 int tool_retrans_setup(struct tool_retrans *b);
+/* An event's stack with its caller back as the second frame where the
+ * stack lacks it (an entry probe on arm64: the return address is in x30,
+ * which the unwinder does not read), from the probe's caller= field: the
+ * frames in f (FTN_MAX_FRAMES + 1 slots, the caller's name in name) and
+ * their number, or 0 when the event's own stack is right as it is. */
+int tool_retrans_stack(const struct ftn_event *ev, const char **f, char *name, size_t size);
 
 #endif /* FTNET_TOOLS_RETRANS_H */
