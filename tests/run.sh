@@ -132,6 +132,20 @@ san_one() { # name command...: run_one under san_env
 	unset ASAN_OPTIONS UBSAN_OPTIONS FTNET_SANITIZE
 }
 
+# rerun_skips SCRIPT [NAME]: whether a tier that runs the offline scripts
+# again in another tree (static, sanitize) leaves SCRIPT out: the normal
+# build's objects (layers.sh: nm) and make install and the Debian package
+# (make there would rebuild that tree as the plain build), a reading of
+# the tests and the tools' -h (optcover.sh), the tests' own failing
+# (mutants.sh): nothing there for another build to change; and NAME, the
+# tier's own
+rerun_skips() {
+	case ${1##*/} in
+	layers.sh|install.sh|deb.sh|optcover.sh|mutants.sh|"${2:-}") return 0 ;;
+	esac
+	return 1
+}
+
 # par_one MAX NAME COMMAND...: run_one's test in the background, at most
 # MAX at once (tests that mostly wait: sleeps, -d runs, valgrind on a
 # loaded box); par_end waits for all and prints and counts them in the
@@ -217,15 +231,10 @@ for tier in $tiers; do
 			FTNET_TOP=$st
 			cd "$st" || exit 1
 			for t in tests/offline/*.sh; do
-				case $t in
-				# as in the sanitize tier: the normal build's
-				# objects, make install and the package, a reading
-				# of the tests, the tests' own failing; and
-				# failalloc.sh, whose allocation-failure shim is
+				# failalloc.sh's allocation-failure shim is
 				# preloaded (no LD_PRELOAD in a static program: the
 				# offline tier runs it on the same sources)
-				*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh|*/failalloc.sh) continue ;;
-				esac
+				rerun_skips "$t" failalloc.sh && continue
 				[ -f "$t" ] && par_one "${FTNET_OFFLINE_JOBS:-3}" "static/offline/$(basename "$t")" sh "$t"
 			done
 			par_end
@@ -283,15 +292,8 @@ for tier in $tiers; do
 			[ -x "$t" ] && san_one "sanitize/offline/$(basename "$t")" "$t"
 		done
 		for t in tests/offline/*.sh; do
-			case $t in
-			# nm of the normal build's objects and make install, the
-			# Debian package: make in build/san would rebuild its
-			# tree unsanitized; nothing for a sanitizer to see (and
-			# optcover: a reading of the tests and the tools' -h;
-			# mutants: the tests' own failing, not the tools';
-			# multicall: the static tier's binary)
-			*/layers.sh|*/install.sh|*/deb.sh|*/optcover.sh|*/mutants.sh|*/multicall.sh) continue ;;
-			esac
+			# (multicall.sh: the static tier's binary)
+			rerun_skips "$t" multicall.sh && continue
 			[ -f "$t" ] && par_one "${FTNET_JOBS:-4}" "sanitize/offline/$(basename "$t")" sh "$t"
 		done
 		par_end
