@@ -105,15 +105,7 @@ for b in "$FLOOD" "$CG"; do
 	[ -x "$b" ] || { t_fail "$b exists (make test-bins)"; exit 1; }
 done
 trace_state "$HOST_TRACEFS" >"$tmp/state.before"
-ip netns exec "$NS" nft -f - <<EOF
-table inet ftnet_test {
-	chain input {
-		type filter hook input priority 0; policy accept;
-		tcp dport $P meta length > 100 numgen random mod 100 < 7 drop
-	}
-}
-EOF
-t_is "$?" 0 "nftables loss rule loaded in $NS"
+host_nft_data_loss "$NS" "$P" 7
 ip netns exec "$NS" sleep 120 &
 nspid=$!
 host_bg_track "$nspid"

@@ -53,15 +53,7 @@ for b in "$FLOOD" "$CG"; do
 done
 host_tracefs_mount
 trace_state "$HOST_TRACEFS" >"$tmp/state.before"
-ip netns exec "$NS" nft -f - <<EOF
-table inet ftnet_test {
-	chain input {
-		type filter hook input priority 0; policy accept;
-		tcp dport $P meta length > 100 numgen random mod 100 < 10 drop
-	}
-}
-EOF
-t_is "$?" 0 "nftables loss rule loaded in $NS"
+host_nft_data_loss "$NS" "$P" 10
 host_netns_holder "$NS" 90
 
 # in the namespace (a function: never for a background job, whose $!
