@@ -276,11 +276,6 @@ fi
 
 # ------------------------------------------------------------ leftovers
 host_netns_destroy "$NS"
-trace_state "$HOST_TRACEFS" >"$tmp/state.after"
-if cmp -s "$tmp/state.before" "$tmp/state.after"; then
-	t_pass "tracefs as before the runs (probes, instances, events, options)"
-else
-	t_fail "tracefs as before the runs"; trace_state_diff "$tmp/state.before" "$tmp/state.after"
-fi
+trace_state_same "$tmp/state.before" "$tmp/state.after"
 t_is "$(host_instances_new | tr '\n' ' ')" "" "no new ftnet-* instance"
 t_status
