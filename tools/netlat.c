@@ -24,13 +24,17 @@
 
 #define TOOL "netlat"
 
-/* The sections, and their events in the order they are set up: a
- * section is traced when the kernel has all its events */
+/* The sections, and their events in the order they are set up (sec: a
+ * mask of the sections using it): a section is traced when the kernel
+ * has all its events */
+#define SEC(s) (1 << (s))
 static const struct { int sec; const char *sys, *ev; } evs[] = {
-	{ NETLAT_SOFTIRQ, "irq", "softirq_raise" }, { NETLAT_SOFTIRQ, "irq", "softirq_entry" },
-	{ NETLAT_SOFTIRQ, "irq", "softirq_exit" }, { NETLAT_NAPI, "napi", "napi_poll" },
-	{ NETLAT_TXQ, "net", "net_dev_queue" }, { NETLAT_TXQ, "net", "net_dev_xmit" },
-	{ NETLAT_SOCKQ, "sock", "sk_data_ready" }, { NETLAT_SOCKQ, "sock", "sock_recv_length" },
+	{ SEC(NETLAT_SOFTIRQ), "irq", "softirq_raise" }, { SEC(NETLAT_SOFTIRQ), "irq", "softirq_entry" },
+	{ SEC(NETLAT_SOFTIRQ), "irq", "softirq_exit" }, { SEC(NETLAT_NAPI), "napi", "napi_poll" },
+	{ SEC(NETLAT_TXQ), "net", "net_dev_queue" }, { SEC(NETLAT_TXQ), "net", "net_dev_xmit" },
+	{ SEC(NETLAT_SOCKQ), "sock", "sk_data_ready" },
+	{ SEC(NETLAT_SOCKQ) | SEC(NETLAT_TCPQ), "sock", "sock_recv_length" },
+	{ SEC(NETLAT_TCPQ), "tcp", "tcp_probe" }, { SEC(NETLAT_TCPQ), "skb", "skb_copy_datagram_iovec" },
 };
 #define NEV (sizeof(evs) / sizeof(evs[0]))
 
@@ -40,6 +44,7 @@ struct state {
 	const char *dev;        /* --dev */
 	unsigned long pending_max;      /* --pending */
 	long pid;               /* -p, -1 any */
+	long port;              /* -P, 0 any */
 
 	int has[NETLAT_NSEC];
 	struct ftn_instance *inst;
@@ -128,6 +133,11 @@ static int on_opt(void *ctx, int c, const char *arg)
 		st->pid = pid;
 		return 0;
 	}
+	case 'P':
+		if (tool_parse_uint(arg, 1, 65535, &v))
+			return tool_fail(-EINVAL, "invalid port '%s' (1 to 65535)", arg);
+		st->port = (long)v;
+		return 0;
 	case OPT_DEV:
 		st->dev = arg;
 		return dev_check(arg);
@@ -141,7 +151,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [--dev IFACE] [--pending N]\n"
+	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [-P PORT] [--dev IFACE] [--pending N]\n"
 		    "              [-b KB] [--json] [--prom FILE]",
 	.about = "Where packets' time goes in the kernel, as log2 histograms in microseconds\n"
 		 "each interval: the NET_RX softirq per CPU (raise -> entry: how long packets\n"
@@ -149,11 +159,15 @@ static const struct tool_desc desc = {
 		 "per device (packets, polls that used their whole budget) and the transmit\n"
 		 "queue per device (net_dev_queue -> net_dev_xmit, qdisc and driver), and the\n"
 		 "UDP socket queue per task (sk_data_ready -> the task's read: how long\n"
-		 "datagrams waited to be read). Events are joined in user space from the\n"
+		 "datagrams waited to be read) and the TCP one per task and local port\n"
+		 "(tcp_probe -> the copy of that segment by its reader). Events are joined\n"
+		 "in user space from the\n"
 		 "binary ring buffer; what cannot be joined is counted (UNJOINED). Needs\n"
 		 "root.\n",
 	.options = "  -c CPU      the softirq and NAPI sections of this CPU only\n"
 		   "  -p PID      the socket queue rows of this task (thread ID) only\n"
+		   "  -P PORT     the TCP socket queue of this local port only (the UDP one\n"
+		   "              is then not traced: its events name no port)\n"
 		   "  --dev IFACE the NAPI and transmit queue sections of this device only\n"
 		   "  --pending N packets queued and not yet transmitted that are followed\n"
 		   "              (default 65536); past it the oldest are evicted, counted\n",
@@ -163,7 +177,7 @@ static const struct tool_desc desc = {
 		    "  netlat --json -i 5          JSON rows with bucket arrays\n"
 		    "  netlat -i 60 --prom /var/lib/node_exporter/netlat.prom   for Prometheus\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
-	.shortopts = "c:p:",
+	.shortopts = "c:p:P:",
 	.longopts = (const struct option[]){
 		{ "dev", required_argument, NULL, OPT_DEV },
 		{ "pending", required_argument, NULL, OPT_PENDING },
@@ -192,23 +206,68 @@ static int setup(struct state *st, const char *sys, const char *ev, const char *
 
 /* Each event's in-kernel filter in st->filter: NET_RX (and -c) for the
  * softirqs, --dev (when the kernel's filter can hold it) and -c for NAPI,
- * --dev for tx, UDP for the socket queue; -p is not pushed into the
- * kernel: the join needs every read of a socket, whoever reads it */
+ * --dev for tx, the protocols traced for the socket events, data and -P
+ * for TCP's segments; -p is not pushed into the kernel: the join needs
+ * every read of a socket, whoever reads it */
 static int filter(struct state *st, size_t i)
 {
 	int s = evs[i].sec, dev = st->dev && dev_simple(st->dev);
+	int udp = st->has[NETLAT_SOCKQ], tcp = st->has[NETLAT_TCPQ];
 
 	tool_str_free(&st->filter);
-	if (s == NETLAT_SOFTIRQ)
+	if (s & SEC(NETLAT_SOFTIRQ))
 		tool_str_addf(&st->filter, "vec == %d", FTN_NETLAT_VEC_NET_RX);
-	if (dev && (s == NETLAT_NAPI || s == NETLAT_TXQ))
-		tool_str_addf(&st->filter, "%s == \"%s\"", s == NETLAT_NAPI ? "dev_name" : "name", st->dev);
-	if (st->cpu >= 0 && (s == NETLAT_SOFTIRQ || s == NETLAT_NAPI))
+	if (dev && (s & (SEC(NETLAT_NAPI) | SEC(NETLAT_TXQ))))
+		tool_str_addf(&st->filter, "%s == \"%s\"", s & SEC(NETLAT_NAPI) ? "dev_name" : "name", st->dev);
+	if (st->cpu >= 0 && (s & (SEC(NETLAT_SOFTIRQ) | SEC(NETLAT_NAPI))))
 		tool_str_addf(&st->filter, "%sCPU == %ld", st->filter.len ? " && " : "", st->cpu);
-	if (s == NETLAT_SOCKQ)
-		tool_str_addf(&st->filter, "protocol == 17%s",
-			      strcmp(evs[i].ev, "sock_recv_length") ? "" : " && ret >= 0");
+	if (!strcmp(evs[i].ev, "sk_data_ready"))
+		tool_str_addf(&st->filter, "protocol == 17");
+	if (!strcmp(evs[i].ev, "sock_recv_length"))
+		tool_str_addf(&st->filter, "%s && ret >= 0", udp && tcp ? "(protocol == 17 || protocol == 6)" :
+			      udp ? "protocol == 17" : "protocol == 6");
+	if (!strcmp(evs[i].ev, "tcp_probe"))
+		tool_str_addf(&st->filter, "data_len > 0");
+	if (!strcmp(evs[i].ev, "tcp_probe") && st->port)
+		tool_str_addf(&st->filter, " && sport == %ld", st->port);
 	return tool_filter_check(&st->filter);
+}
+
+/* Whether event i is set up: a section using it is traced */
+static int ev_on(const struct state *st, size_t i)
+{
+	for (int k = 0; k < NETLAT_NSEC; k++)
+		if ((evs[i].sec & SEC(k)) && st->has[k])
+			return 1;
+	return 0;
+}
+
+/* Which sections this kernel (and the options) let netlat trace, in
+ * st->has, said with -v */
+static void sections(struct state *st)
+{
+	for (int s = 0; s < NETLAT_NSEC; s++)
+		st->has[s] = 1;
+	for (size_t i = 0; i < NEV; i++)
+		if (!ftn_event_exists(evs[i].sys, evs[i].ev))
+			for (int s = 0; s < NETLAT_NSEC; s++)
+				if (evs[i].sec & SEC(s))
+					st->has[s] = 0;
+	/* tcp_probe names its skb since 6.? (the join's key) */
+	if (st->has[NETLAT_TCPQ] && ftn_event_has_field("tcp", "tcp_probe", "skbaddr") != 1)
+		st->has[NETLAT_TCPQ] = 0;
+	if (st->port && st->has[NETLAT_SOCKQ]) {
+		st->has[NETLAT_SOCKQ] = 0;
+		tool_info("-P %ld: the UDP socket queue is not traced (its events name no port)", st->port);
+	}
+	tool_info("sections: softirq %s, napi %s, txq %s, sockq udp %s, sockq tcp %s",
+		  st->has[NETLAT_SOFTIRQ] ? "yes" : "no (no irq:softirq_*)",
+		  st->has[NETLAT_NAPI] ? "yes" : "no (no napi:napi_poll)",
+		  st->has[NETLAT_TXQ] ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
+		  st->has[NETLAT_SOCKQ] ? "yes" : st->port ? "no (-P)" :
+		  "no (no sock:sk_data_ready/sock_recv_length)",
+		  st->has[NETLAT_TCPQ] ? "yes" : "no (no tcp:tcp_probe with skbaddr, "
+		  "skb:skb_copy_datagram_iovec or sock:sock_recv_length)");
 }
 
 static int init(struct state *st)
@@ -217,37 +276,28 @@ static int init(struct state *st)
 
 	if ((err = tool_tracefs()))
 		return err;
-	for (int s = 0; s < NETLAT_NSEC; s++)
-		st->has[s] = 1;
-	for (size_t i = 0; i < NEV; i++)
-		if (st->has[evs[i].sec] && !ftn_event_exists(evs[i].sys, evs[i].ev))
-			st->has[evs[i].sec] = 0;
+	sections(st);
 	if (!st->has[NETLAT_SOFTIRQ] && !st->has[NETLAT_NAPI] && !st->has[NETLAT_TXQ] &&
-	    !st->has[NETLAT_SOCKQ])
+	    !st->has[NETLAT_SOCKQ] && !st->has[NETLAT_TCPQ])
 		return tool_fail(-ENOTSUP, "none of irq:softirq_*, napi:napi_poll, "
-				 "net:net_dev_queue/net_dev_xmit, sock:sk_data_ready/sock_recv_length "
-				 "on this kernel");
+				 "net:net_dev_queue/net_dev_xmit, sock:sk_data_ready/sock_recv_length, "
+				 "tcp:tcp_probe on this kernel");
 	tool_info("back end: the binary ring buffer, joined in user space: %s",
 		  ftn_event_has_hist("irq", "softirq_entry") == 1 ?
 		  "this kernel has hist triggers, but netlat's in-kernel back end is not written yet" :
 		  "this kernel has no hist triggers (events/irq/softirq_entry/hist)");
-	tool_info("sections: softirq %s, napi %s, txq %s, sockq %s",
-		  st->has[NETLAT_SOFTIRQ] ? "yes" : "no (no irq:softirq_*)",
-		  st->has[NETLAT_NAPI] ? "yes" : "no (no napi:napi_poll)",
-		  st->has[NETLAT_TXQ] ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
-		  st->has[NETLAT_SOCKQ] ? "yes" : "no (no sock:sk_data_ready/sock_recv_length)");
 	if (!(st->nl = ftn_netlat_alloc(&(struct ftn_netlat_opts){
 		.cpu = (int)st->cpu, .dev = st->dev, .pid = st->pid, .pending_max = st->pending_max,
+		.port = (int)st->port,
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF) > 0 ? (int)sysconf(_SC_NPROCESSORS_CONF) : 1 })))
 		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
 	if ((err = tool_instance_raw(TOOL, "netlat's events", &st->inst, &st->o)))
 		return err;
 	for (size_t i = 0; i < NEV; i++) {
-		if (evs[i].sec == NETLAT_NAPI && st->dev && !dev_simple(st->dev))
+		if (evs[i].sec == SEC(NETLAT_NAPI) && st->dev && !dev_simple(st->dev))
 			tool_info("--dev '%s': filtered in user space (a character the kernel's filter "
 				  "would not take as it is)", st->dev);
-		if (st->has[evs[i].sec] &&
-		    ((err = filter(st, i)) || (err = setup(st, evs[i].sys, evs[i].ev, st->filter.s))))
+		if (ev_on(st, i) && ((err = filter(st, i)) || (err = setup(st, evs[i].sys, evs[i].ev, st->filter.s))))
 			return err;
 	}
 	return 0;
@@ -257,6 +307,7 @@ static int run(struct state *st)
 {
 	const char *names[NEV + 1] = { NULL };
 	char buf[NEV][40];
+	size_t n = 0;
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration, .ordered = 1,
 	};
@@ -268,14 +319,17 @@ static int run(struct state *st)
 	int err;
 
 	for (size_t i = 0; i < NEV; i++) {
-		snprintf(buf[i], sizeof(buf[i]), "%s/%s", evs[i].sys, evs[i].ev);
-		names[i] = buf[i];
+		if (!ev_on(st, i))
+			continue;
+		snprintf(buf[n], sizeof(buf[n]), "%s/%s", evs[i].sys, evs[i].ev);
+		names[n] = buf[n];
+		n++;
 	}
 	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	tool_report_prom_extra(st->r, prom_write, st);
-	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx and UDP "
-				     "socket queues (binary buffers), histograms each interval.")))
+	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx, UDP and "
+				     "TCP socket queues (binary buffers), histograms each interval.")))
 		return err;
 	return tool_consume(st->inst, 'r', names, &co, &ops, st, st->r);
 }
@@ -295,6 +349,9 @@ static int fini(struct state *st, int err)
 			  "not joined", (unsigned long long)pend);
 	if (st->r && queued)
 		tool_fail(0, "%llu UDP datagrams queued on sockets and not read yet when the run "
+			  "ended: not joined", (unsigned long long)queued);
+	if (st->r && st->nl && (queued = ftn_netlat_pending_tcp(st->nl)))
+		tool_fail(0, "%llu TCP segments received and not yet copied by a read when the run "
 			  "ended: not joined", (unsigned long long)queued);
 	ferr = tool_report_finish(st->r);
 	ferr = tool_instance_end(st->inst, ferr);

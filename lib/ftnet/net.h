@@ -875,14 +875,21 @@ FTN_EXPORT int ftn_netsnap_delta(const struct ftn_netsnap *old, const struct ftn
  * per device (net:net_dev_queue -> net:net_dev_xmit by skb address) and
  * the UDP socket receive queue per task (sock:sk_data_ready -> the
  * task's sock:sock_recv_length, in order per socket: a UDP socket's
- * queue is first in, first out; peeks and failed reads left out). What
+ * queue is first in, first out; peeks and failed reads left out), and
+ * the TCP socket receive queue per task and local port (tcp:tcp_probe
+ * of a segment with data -> skb:skb_copy_datagram_iovec of that skb by
+ * address, kept only when the task's next sock:sock_recv_length names
+ * the segment's socket: an skb address reused by another socket's
+ * packet is not taken for it; a segment coalesced into the one before
+ * it is never copied and counted as such, not guessed). What
  * cannot be joined is counted, never dropped without a word. Each row
  * has the counts of the interval and those of the run, to which
  * ftn_netlat_interval_end adds the interval's. Bounded: FTN_NETLAT_CPU_MAX
  * CPUs, 1024 devices and 1024 tasks with rows (the rest in a row
  * "other"), pending_max packets queued (the oldest evicted past it,
  * counted), 4096 UDP sockets with datagrams queued and 64 times per
- * socket (older ones counted as evicted).
+ * socket (older ones counted as evicted), pending_max TCP segments not
+ * yet copied and 1024 tasks with 1024 copies each awaiting their read.
  */
 #define FTN_NETLAT_VEC_NET_RX 3         /* irq:softirq_* vec of NET_RX */
 #define FTN_NETLAT_CPU_MAX 8192         /* CPUs followed; an event of a higher one is counted */
@@ -892,6 +899,8 @@ struct ftn_netlat_opts {
 	const char *dev;        /* NAPI and tx of this device only; NULL any (copied) */
 	long pid;               /* socket queue rows of this task only (every
 				   read still moves its socket's queue); -1 any */
+	int port;               /* TCP socket queue of this local port only; 0 any
+				   (the caller filters tcp_probe on sport too) */
 	size_t pending_max;     /* packets queued followed; 0: FTN_NETLAT_PENDING_DEFAULT */
 	int ncpus;              /* CPUs to make rows for at once (more as seen) */
 };
@@ -911,10 +920,12 @@ struct ftn_netlat_dev {
 	uint64_t evicted;       /* the pending table full */
 	struct ftn_log2 txq;
 };
-/* A task that read from a UDP socket. */
+/* A task that read from a UDP socket, or from a TCP socket's local port. */
 struct ftn_netlat_task {
 	int pid;                /* task (thread) ID; 0: the row "other" */
 	const char *comm;       /* owned by the netlat object */
+	int proto;              /* 17 UDP, 6 TCP; 0: the row "other" */
+	int lport;              /* TCP: the local port; 0 unknown (UDP: no event names it) */
 	uint64_t no_queue;      /* reads of a datagram not seen queued */
 	uint64_t evicted;       /* reads of a datagram whose time was not kept */
 	struct ftn_log2 sockq;
@@ -927,6 +938,11 @@ struct ftn_netlat_unjoined {
 	uint64_t no_raise, no_entry;    /* the CPUs' */
 	uint64_t txq_no_queue, txq_no_xmit, txq_evicted;        /* the devices' */
 	uint64_t sockq_no_queue, sockq_evicted;                 /* the tasks' */
+	uint64_t tcp_not_copied;        /* TCP segments with data never copied to a
+					   reader: coalesced into the one before,
+					   dropped, duplicates, read by splice, or
+					   a copy that was not its socket's read */
+	uint64_t tcp_evicted;           /* TCP segments not followed (table full, loss) */
 };
 struct ftn_netlat;
 /* A netlat object with opts (NULL: every default), freed with
@@ -966,6 +982,9 @@ FTN_EXPORT void ftn_netlat_interval_end(struct ftn_netlat *nl);
  * transmitted, datagrams queued and not read (either may be NULL). */
 FTN_EXPORT void ftn_netlat_pending(const struct ftn_netlat *nl, uint64_t *packets,
 				   uint64_t *datagrams);
+/* TCP segments received and not yet copied to a reader, or copied and
+ * not yet followed by their read. */
+FTN_EXPORT uint64_t ftn_netlat_pending_tcp(const struct ftn_netlat *nl);
 
 #ifdef __cplusplus
 }

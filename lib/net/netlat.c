@@ -4,8 +4,10 @@
  * joined in user space from events read in time order: the NET_RX
  * softirq per CPU (raise -> entry, entry -> exit), NAPI polls per device,
  * the transmit queue per device (net_dev_queue -> net_dev_xmit by skb
- * address) and the UDP socket queue per task (sk_data_ready -> the
- * task's sock_recv_length, in order per socket). Every table is bounded
+ * address), the UDP socket queue per task (sk_data_ready -> the
+ * task's sock_recv_length, in order per socket) and the TCP socket queue
+ * per task and local port (tcp_probe -> skb_copy_datagram_iovec by skb
+ * address, confirmed by the task's sock_recv_length). Every table is bounded
  * and what cannot be joined is counted. netlat (tools/netlat.c) sets up
  * the events and prints the rows.
  */
@@ -24,7 +26,10 @@
 #define SOCK_MAX 4096           /* UDP sockets with datagrams queued, followed */
 #define SOCKQ_CAP 64            /* times kept per socket; older ones counted only */
 #define IPPROTO_UDP_ 17
+#define IPPROTO_TCP_ 6
 #define MSG_PEEK_ 2
+#define TCP_TASKS_MAX 1024      /* tasks with copies awaiting their read */
+#define TCP_COPIES_MAX 1024     /* copies of one read followed; more are evicted */
 
 /* v[0] this interval, v[1] the run (the interval's are added at its end) */
 struct cpu_st {
@@ -53,6 +58,24 @@ struct sockq {
 	uint64_t last;          /* the latest queued */
 };
 
+/* A TCP segment with data received (tcp_probe), not copied yet */
+struct tcp_pend {
+	uint64_t ts, sk;
+	uint16_t lport;
+};
+
+/* Segments a task copied (skb_copy_datagram_iovec), kept until its read
+ * (sock_recv_length) says which socket it read */
+struct tcp_copy {
+	uint64_t ts, lat_ns, sk, skb;
+	uint16_t lport;
+};
+struct tcp_task {
+	struct tcp_copy *c;
+	uint32_t n, cap;
+	uint64_t last;
+};
+
 struct proc_st {
 	char comm[32];
 	struct ftn_netlat_task v[2];
@@ -71,7 +94,10 @@ struct ftn_netlat {
 	struct ftn_map *socks;          /* sk -> struct sockq * */
 	struct proc_st **procs;
 	uint32_t nprocs;
-	struct ftn_map *procmap;        /* pid + 1 -> index */
+	struct ftn_map *procmap;        /* task key + 1 -> index */
+	int port;                       /* TCP local port, 0 any */
+	struct ftn_map *tcpq;           /* skbaddr -> struct tcp_pend */
+	struct ftn_map *tcptasks;       /* pid + 1 -> struct tcp_task * */
 	struct ftn_netlat_unjoined unj[2];
 	uint64_t last_ts;               /* the latest event time seen */
 };
@@ -152,31 +178,37 @@ static uint32_t dev_index(struct ftn_netlat *nl, const char *name)
 	return nl->ndevs < DEV_MAX ? dev_add(nl, "other") : UINT32_MAX;
 }
 
-/* The row of task pid (comm as the event names it), made when new; past
- * PROC_MAX - 1 tasks (or out of memory) the row "other" (pid 0). NULL
- * when not even that. */
-static struct ftn_netlat_task *proc_get(struct ftn_netlat *nl, int pid, const char *comm)
+/* The row of task pid reading proto (and, TCP, local port lport; comm
+ * as the event names it), made when new; past PROC_MAX - 1 rows (or out
+ * of memory) the row "other" (pid 0). NULL when not even that. */
+static struct ftn_netlat_task *proc_get(struct ftn_netlat *nl, int pid, const char *comm,
+					int proto, int lport)
 {
 	struct proc_st *p;
 	uint32_t *v;
+	uint64_t key;
 	int added;
 
-	if (pid < 0)
-		pid = 0;
-	if ((v = ftn_map_get(nl->procmap, (uint64_t)pid + 1)))
+	if (pid <= 0)
+		pid = proto = lport = 0;
+	key = ((uint64_t)(uint32_t)pid << 24 | (uint64_t)(proto == IPPROTO_TCP_) << 16 |
+	       (uint16_t)lport) + 1;
+	if ((v = ftn_map_get(nl->procmap, key)))
 		return &nl->procs[*v]->v[0];
 	if (pid && nl->nprocs >= PROC_MAX - 1)
-		return proc_get(nl, 0, "other");
+		return proc_get(nl, 0, "other", 0, 0);
 	if (nl->nprocs >= PROC_MAX)
 		return NULL;
-	if (!(p = calloc(1, sizeof(*p))) || !(v = ftn_map_put(nl->procmap, (uint64_t)pid + 1, &added))) {
+	if (!(p = calloc(1, sizeof(*p))) || !(v = ftn_map_put(nl->procmap, key, &added))) {
 		free(p);
-		return pid ? proc_get(nl, 0, "other") : NULL;
+		return pid ? proc_get(nl, 0, "other", 0, 0) : NULL;
 	}
 	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
 	for (int k = 0; k < 2; k++) {
 		p->v[k].pid = pid;
 		p->v[k].comm = p->comm;
+		p->v[k].proto = proto;
+		p->v[k].lport = lport;
 	}
 	*v = nl->nprocs;
 	nl->procs[nl->nprocs++] = p;
@@ -321,6 +353,163 @@ static void on_xmit(struct ftn_netlat *nl, const struct ftn_event *ev)
 	ftn_map_del(nl->txq, skb);
 }
 
+/* --- TCP socket queue --- */
+
+/* The pending table is full: the oldest eighth of its time span goes,
+ * counted as evicted */
+static void tcp_evict(struct ftn_netlat *nl)
+{
+	struct ftn_map_iter it;
+	struct tcp_pend *p;
+	uint64_t lo = UINT64_MAX, hi = 0, cut;
+
+	for (ftn_map_iter_init(&it, nl->tcpq); (p = ftn_map_iter_next(&it, nl->tcpq, NULL));) {
+		lo = p->ts < lo ? p->ts : lo;
+		hi = p->ts > hi ? p->ts : hi;
+	}
+	cut = lo + (hi - lo) / 8;
+	for (ftn_map_iter_init(&it, nl->tcpq); (p = ftn_map_iter_next(&it, nl->tcpq, NULL));) {
+		if (p->ts <= cut) {
+			nl->unj[0].tcp_evicted++;
+			ftn_map_iter_del(&it, nl->tcpq);
+		}
+	}
+}
+
+/* TCP segments and copies from before `before` (UINT64_MAX: every one)
+ * go, counted in *count */
+static void tcp_clear(struct ftn_netlat *nl, uint64_t *count, uint64_t before)
+{
+	struct ftn_map_iter it;
+	struct tcp_pend *p;
+	struct tcp_task **tp;
+
+	for (ftn_map_iter_init(&it, nl->tcpq); (p = ftn_map_iter_next(&it, nl->tcpq, NULL));) {
+		if (p->ts < before) {
+			(*count)++;
+			ftn_map_iter_del(&it, nl->tcpq);
+		}
+	}
+	for (ftn_map_iter_init(&it, nl->tcptasks); (tp = ftn_map_iter_next(&it, nl->tcptasks, NULL));) {
+		if ((*tp)->last < before) {
+			*count += (*tp)->n;
+			free((*tp)->c);
+			free(*tp);
+			ftn_map_iter_del(&it, nl->tcptasks);
+		}
+	}
+}
+
+/* A TCP segment with data received (tcp:tcp_probe, data_len > 0 in the
+ * kernel's filter): its skb waits to be copied */
+static void on_probe(struct ftn_netlat *nl, const struct ftn_event *ev)
+{
+	uint64_t skb = 0, sk = 0, len = 0, sport = 0;
+	struct tcp_pend *p;
+	int added = 0;
+
+	if (ftn_event_u64(ev, "data_len", &len) || !len || ftn_event_u64(ev, "skbaddr", &skb) ||
+	    !skb || ftn_event_u64(ev, "skaddr", &sk) || ftn_event_u64(ev, "sport", &sport))
+		return;
+	if (nl->port && sport != (uint64_t)nl->port)
+		return;
+	if (!(p = ftn_map_put(nl->tcpq, skb, &added)) && errno == ENOSPC) {
+		tcp_evict(nl);
+		p = ftn_map_put(nl->tcpq, skb, &added);
+	}
+	if (!p) {
+		nl->unj[0].tcp_evicted++;
+		return;
+	}
+	/* the address again: the last segment there was freed uncopied
+	 * (coalesced into the one before it, dropped) */
+	if (!added)
+		nl->unj[0].tcp_not_copied++;
+	p->ts = ev->ts_ns;
+	p->sk = sk;
+	p->lport = (uint16_t)sport;
+}
+
+static void tcp_task_free(struct ftn_netlat *nl, uint64_t key, struct tcp_task *t)
+{
+	free(t->c);
+	free(t);
+	ftn_map_del(nl->tcptasks, key);
+}
+
+/* A task copied an skb (skb:skb_copy_datagram_iovec, any protocol): a
+ * segment waiting is held until the task's read names its socket */
+static void on_copy(struct ftn_netlat *nl, const struct ftn_event *ev)
+{
+	uint64_t skb = 0, key = (uint64_t)ev->pid + 1;
+	struct tcp_pend *p;
+	struct tcp_task **tp, *t;
+	int added = 0;
+
+	if (ftn_event_u64(ev, "skbaddr", &skb) || !(p = ftn_map_get(nl->tcpq, skb)))
+		return;         /* not a TCP segment followed (UDP, unix, a second part) */
+	if (!(tp = ftn_map_put(nl->tcptasks, key, &added)) ||
+	    (added && !(*tp = calloc(1, sizeof(**tp))))) {
+		if (tp)
+			ftn_map_del(nl->tcptasks, key);
+		nl->unj[0].tcp_evicted++;
+		ftn_map_del(nl->tcpq, skb);
+		return;
+	}
+	t = *tp;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 16;
+		struct tcp_copy *c = cap <= TCP_COPIES_MAX ? realloc(t->c, cap * sizeof(*c)) : NULL;
+
+		if (!c) {
+			nl->unj[0].tcp_evicted++;
+			ftn_map_del(nl->tcpq, skb);
+			return;
+		}
+		t->c = c;
+		t->cap = cap;
+	}
+	t->c[t->n++] = (struct tcp_copy){ .ts = p->ts, .sk = p->sk, .skb = skb, .lport = p->lport,
+					  .lat_ns = ev->ts_ns >= p->ts ? ev->ts_ns - p->ts : 0 };
+	t->last = ev->ts_ns;
+	ftn_map_del(nl->tcpq, skb);
+}
+
+/* The task's read (sock_recv_length): its copies of segments of this
+ * socket are joined; a copy of another socket's segment is an skb
+ * address reused, its segment never copied. A peek puts them back. */
+static void tcp_read(struct ftn_netlat *nl, const struct ftn_event *ev, uint64_t sk, uint64_t proto)
+{
+	uint64_t key = (uint64_t)ev->pid + 1, flags = 0, ret = 0;
+	struct tcp_task **tp = ftn_map_get(nl->tcptasks, key), *t;
+	int peek = !ftn_event_u64(ev, "flags", &flags) && (flags & MSG_PEEK_);
+
+	if (!tp)
+		return;
+	t = *tp;
+	if (!ftn_event_u64(ev, "ret", &ret) && (int32_t)ret < 0)
+		peek = 1;       /* nothing read: the copies stay queued */
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct tcp_copy *c = &t->c[i];
+		struct ftn_netlat_task *pr;
+		struct tcp_pend *p;
+		int added;
+
+		if (c->sk != sk || proto != IPPROTO_TCP_) {
+			nl->unj[0].tcp_not_copied++;
+		} else if (peek) {
+			if ((p = ftn_map_put(nl->tcpq, c->skb, &added)))
+				*p = (struct tcp_pend){ .ts = c->ts, .sk = c->sk, .lport = c->lport };
+			else
+				nl->unj[0].tcp_evicted++;
+		} else if (nl->pid < 0 || ev->pid == nl->pid) {
+			if ((pr = proc_get(nl, ev->pid, ev->comm, IPPROTO_TCP_, c->lport)))
+				ftn_log2_add(&pr->sockq, c->lat_ns / 1000);
+		}
+	}
+	tcp_task_free(nl, key, t);
+}
+
 /* A datagram queued on a UDP socket (sock:sk_data_ready, in softirq) */
 static void on_ready(struct ftn_netlat *nl, const struct ftn_event *ev)
 {
@@ -359,8 +548,11 @@ static void on_recv(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct sockq **qp, *q;
 	struct ftn_netlat_task *pr = NULL;
 
-	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
-	    ftn_event_u64(ev, "sk", &sk) || !sk)
+	if (ftn_event_u64(ev, "protocol", &proto) || ftn_event_u64(ev, "sk", &sk) || !sk)
+		return;
+	if (proto == IPPROTO_TCP_ || ftn_map_get(nl->tcptasks, (uint64_t)ev->pid + 1))
+		tcp_read(nl, ev, sk, proto);
+	if (proto != IPPROTO_UDP_)
 		return;
 	if (!ftn_event_u64(ev, "ret", &ret) && (int32_t)ret < 0)
 		return;         /* a failed read dequeues nothing (the kernel's filter too) */
@@ -369,7 +561,7 @@ static void on_recv(struct ftn_netlat *nl, const struct ftn_event *ev)
 	/* the task filter is for rows only: every read moves the socket's
 	 * queue on */
 	if (nl->pid < 0 || ev->pid == nl->pid)
-		pr = proc_get(nl, ev->pid, ev->comm);
+		pr = proc_get(nl, ev->pid, ev->comm, IPPROTO_UDP_, 0);
 	/* a socket is kept while it has datagrams queued */
 	if (!(qp = ftn_map_get(nl->socks, sk))) {
 		if (pr)
@@ -416,6 +608,10 @@ int ftn_netlat_event(struct ftn_netlat *nl, const struct ftn_event *ev)
 		on_ready(nl, ev);
 	else if (!strcmp(n, "sock_recv_length"))
 		on_recv(nl, ev);
+	else if (!strcmp(n, "tcp_probe"))
+		on_probe(nl, ev);
+	else if (!strcmp(n, "skb_copy_datagram_iovec"))
+		on_copy(nl, ev);
 	else
 		return 0;
 	return 1;
@@ -424,7 +620,8 @@ int ftn_netlat_event(struct ftn_netlat *nl, const struct ftn_event *ev)
 /* A loss: the sockets' queues are joined in order across CPUs, so a
  * datagram queued or read unseen would shift every later join of its
  * socket: all go, their datagrams counted as evicted (their reads to come
- * count as no_queue). A CPU's softirq joins are not to be trusted. */
+ * count as no_queue). A CPU's softirq joins are not to be trusted. TCP's
+ * segments and copies go too (a copy or a read unseen). */
 void ftn_netlat_lost(struct ftn_netlat *nl, int cpu)
 {
 	struct ftn_map_iter it;
@@ -435,6 +632,7 @@ void ftn_netlat_lost(struct ftn_netlat *nl, int cpu)
 		free(*qp);
 		ftn_map_iter_del(&it, nl->socks);
 	}
+	tcp_clear(nl, &nl->unj[0].tcp_evicted, UINT64_MAX);
 	for (int i = 0; i < nl->ncpus; i++) {
 		if (cpu >= 0 && i != cpu)
 			continue;
@@ -458,6 +656,10 @@ void ftn_netlat_expire(struct ftn_netlat *nl)
 			ftn_map_iter_del(&it, nl->socks);
 		}
 	}
+	/* received that long ago and not copied, or copied and no read
+	 * followed */
+	tcp_clear(nl, &nl->unj[0].tcp_not_copied, nl->last_ts > TXQ_MAX_AGE_NS ?
+		  nl->last_ts - TXQ_MAX_AGE_NS : 0);
 	/* dropped by the qdisc or the driver, or its transmit lost */
 	for (ftn_map_iter_init(&it, nl->txq); (p = ftn_map_iter_next(&it, nl->txq, NULL));) {
 		if (p->ts + TXQ_MAX_AGE_NS < nl->last_ts) {
@@ -555,6 +757,8 @@ void ftn_netlat_interval_end(struct ftn_netlat *nl)
 	MOVE(&nl->unj[1], &nl->unj[0], cpu);
 	MOVE(&nl->unj[1], &nl->unj[0], not_read);
 	MOVE(&nl->unj[1], &nl->unj[0], sock_evicted);
+	MOVE(&nl->unj[1], &nl->unj[0], tcp_not_copied);
+	MOVE(&nl->unj[1], &nl->unj[0], tcp_evicted);
 }
 
 void ftn_netlat_pending(const struct ftn_netlat *nl, uint64_t *packets, uint64_t *datagrams)
@@ -572,6 +776,17 @@ void ftn_netlat_pending(const struct ftn_netlat *nl, uint64_t *packets, uint64_t
 		*datagrams = queued;
 }
 
+uint64_t ftn_netlat_pending_tcp(const struct ftn_netlat *nl)
+{
+	struct ftn_map_iter it;
+	struct tcp_task **tp;
+	uint64_t n = ftn_map_count(nl->tcpq);
+
+	for (ftn_map_iter_init(&it, nl->tcptasks); (tp = ftn_map_iter_next(&it, nl->tcptasks, NULL));)
+		n += (*tp)->n;
+	return n;
+}
+
 /* --- Life --- */
 
 struct ftn_netlat *ftn_netlat_alloc(const struct ftn_netlat_opts *opts)
@@ -585,6 +800,7 @@ struct ftn_netlat *ftn_netlat_alloc(const struct ftn_netlat_opts *opts)
 		return NULL;
 	nl->cpu = o.cpu;
 	nl->pid = o.pid;
+	nl->port = o.port;
 	if ((o.dev && !(nl->dev = strdup(o.dev))) ||
 	    !(nl->devs = calloc(DEV_MAX, sizeof(*nl->devs))) ||
 	    !(nl->devmap = ftn_map_alloc(sizeof(uint32_t), 16, DEV_MAX)) ||
@@ -593,6 +809,9 @@ struct ftn_netlat *ftn_netlat_alloc(const struct ftn_netlat_opts *opts)
 	    !(nl->socks = ftn_map_alloc(sizeof(struct sockq *), 64, SOCK_MAX)) ||
 	    !(nl->procs = calloc(PROC_MAX, sizeof(*nl->procs))) ||
 	    !(nl->procmap = ftn_map_alloc(sizeof(uint32_t), 16, PROC_MAX)) ||
+	    !(nl->tcpq = ftn_map_alloc(sizeof(struct tcp_pend), 1024,
+				       o.pending_max ? o.pending_max : FTN_NETLAT_PENDING_DEFAULT)) ||
+	    !(nl->tcptasks = ftn_map_alloc(sizeof(struct tcp_task *), 16, TCP_TASKS_MAX)) ||
 	    (o.ncpus > 0 && !cpu_get(nl, o.ncpus - 1))) {
 		ftn_netlat_free(nl);
 		errno = ENOMEM;
@@ -613,6 +832,17 @@ void ftn_netlat_free(struct ftn_netlat *nl)
 			free(*qp);
 		ftn_map_free(nl->socks);
 	}
+	if (nl->tcptasks) {
+		struct tcp_task **tp;
+
+		for (ftn_map_iter_init(&it, nl->tcptasks);
+		     (tp = ftn_map_iter_next(&it, nl->tcptasks, NULL));) {
+			free((*tp)->c);
+			free(*tp);
+		}
+		ftn_map_free(nl->tcptasks);
+	}
+	ftn_map_free(nl->tcpq);
 	for (uint32_t i = 0; i < nl->ndevs; i++)
 		free(nl->devs[i]);
 	free(nl->devs);

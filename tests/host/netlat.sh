@@ -16,6 +16,10 @@
 #    between a datagram's send and its read, and one that reads at once:
 #    the first's reads all in the 16384-32767 us bucket, the second's all
 #    below 1024 us, counts = the datagrams each read (its own log).
+#  - TCP socket queue: the same with one 100-byte message at a time on a
+#    connection (TCP_NODELAY, the next sent once the last is read: no
+#    segment coalesced): rows of the reader's PID and local port, counts
+#    = the messages each read, the same buckets, none unjoined.
 #  - tx queue: a veth pair between two namespaces of our own, no IPv6
 #    address (addrgenmode none) and static neighbours, so that the
 #    sender's datagrams are all the device sends. With sch_netem, "delay
@@ -47,7 +51,7 @@ if [ ! -x "$NL" ]; then
 fi
 host_require "netlat host tests" "ip tc python3 taskset" irq/softirq_entry "$NL" "$NS"
 host_tracefs_mount
-trace_state "$HOST_TRACEFS" "irq napi net" > "$tmp/state.before"
+trace_state "$HOST_TRACEFS" "irq napi net sock tcp skb" > "$tmp/state.before"
 
 # --- NET_RX softirqs per CPU against /proc/softirqs
 cat > "$tmp/udp.py" <<'EOF'
@@ -162,6 +166,63 @@ else
 	t_skip "sockq" "no sock:sk_data_ready on this kernel"
 fi
 
+# --- TCP socket queue: one message at a time on a connection (NODELAY:
+# each its own segment, sent when the last one was read, so none is
+# coalesced), read 20 ms after it was sent, or at once; the reader logs
+# its PID, its local port and the messages it read
+cat > "$tmp/tq.py" <<'EOF'
+import os, socket, sys, time
+l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+l.bind(("127.0.0.1", 0))
+l.listen(1)
+c = socket.create_connection(l.getsockname())
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+a, _ = l.accept()
+n, delay, got = int(sys.argv[1]), float(sys.argv[2]), 0
+for i in range(n):
+    c.sendall(b"t" * 100)
+    time.sleep(delay)
+    m = b""
+    while len(m) < 100:
+        m += a.recv(100 - len(m))
+    got += 1
+print(os.getpid(), a.getsockname()[1], got)
+EOF
+if grep -q skbaddr "$HOST_TRACEFS/events/tcp/tcp_probe/format" 2>/dev/null &&
+   [ -d "$HOST_TRACEFS/events/skb/skb_copy_datagram_iovec" ]; then
+	host_start_tool "$NL" "$tmp/t.json" "$tmp/tq.err" --json -i 1
+	ip netns exec "$NS" python3 "$tmp/tq.py" 30 0.02 > "$tmp/tslow.log"
+	ip netns exec "$NS" python3 "$tmp/tq.py" 30 0 > "$tmp/tfast.log"
+	kill -INT "$host_pid"
+	host_wait_pid "$host_pid" 100
+	wait "$host_pid"; rc=$?
+	t_is "$rc" 0 "netlat (TCP socket queue run) ends 0 on SIGINT"
+	read -r spid sport sgot < "$tmp/tslow.log"
+	read -r fpid fport fgot < "$tmp/tfast.log"
+	tq() { # PID PORT: count, slot 14 (16384-32767 us), slots below 1024 us, unjoined
+		python3 -c '
+import json, sys
+n = u = 0; b = [0] * 40
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if (r.get("section") == "sockq" and r.get("pid") == int(sys.argv[2]) and
+            r.get("proto") == "tcp" and r.get("lport") == int(sys.argv[3])):
+        n += r["count"]; u += r["unjoined"]
+        for i, c in enumerate(r["sockq_us"]["buckets"]):
+            b[i] += c
+print(n, b[14], sum(b[:10]), u)' "$tmp/t.json" "$1" "$2"
+	}
+	# shellcheck disable=SC2046 # four numbers
+	set -- $(tq "$spid" "$sport")
+	t_is "$1 $2 $4" "$sgot $sgot 0" "sockq tcp: the 20 ms reader's $sgot messages on port $sport joined, all in 16384-32767 us, none unjoined"
+	# shellcheck disable=SC2046
+	set -- $(tq "$fpid" "$fport")
+	t_is "$1 $3 $4" "$fgot $fgot 0" "sockq tcp: the reader at once: $fgot on port $fport joined, all below 1024 us, none unjoined"
+	host_no_loss "TCP socket queue run: no events lost" "$tmp/tq.err"
+else
+	t_skip "sockq tcp" "no tcp:tcp_probe with skbaddr or no skb:skb_copy_datagram_iovec on this kernel"
+fi
+
 # --- tx queue latency on a veth pair with a delaying qdisc
 ip netns add "$NSA" && _host_netns="$_host_netns $NSA"
 ip netns add "$NSB" && _host_netns="$_host_netns $NSB"
@@ -239,7 +300,7 @@ sed -n '/"section":"txq"/p' "$tmp/t.json" | head -3 | sed 's/^/# /'
 
 # --- nothing left behind
 for n in $NS $NSA $NSB; do host_netns_destroy "$n"; done
-trace_state "$HOST_TRACEFS" "irq napi net" > "$tmp/state.after"
+trace_state "$HOST_TRACEFS" "irq napi net sock tcp skb" > "$tmp/state.after"
 if cmp -s "$tmp/state.before" "$tmp/state.after"; then
 	t_pass "tracefs as before (instances, irq/napi/net events, global settings)"
 else

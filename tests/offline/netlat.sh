@@ -40,13 +40,23 @@ cat > "$tmp/gen.py" <<'EOF'
 import struct, sys
 fs, out = sys.argv[1], sys.argv[2]
 ids = {}
+import os
 for ev in ("irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit", "napi/napi_poll",
-           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length"):
+           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length",
+           "tcp/tcp_probe", "skb/skb_copy_datagram_iovec"):
+    if not os.path.exists(f"{fs}/events/{ev}/format"):
+        continue
     for line in open(f"{fs}/events/{ev}/format"):
         if line.startswith("ID:"):
             ids[ev.split("/")[1]] = int(line.split()[1])
 def rec(ev, args):
-    head = struct.pack("<HBBi", ids[ev], 0, 0, int(args[-1]) if ev == "sock_recv_length" else 0)
+    head = struct.pack("<HBBi", ids[ev], 0, 0,
+                       int(args[-1]) if ev in ("sock_recv_length", "skb_copy_datagram_iovec") else 0)
+    if ev == "tcp_probe":       # skbaddr, skaddr, sport, data_len: the rest zero
+        return head + struct.pack("<28s28sHHH2xIH2x7I4xQQQ", b"", b"", int(args[2]), 40000, 2, 0,
+                                  int(args[3]), 0, 0, 0, 0, 0, 0, 0, 0, int(args[0], 16), int(args[1], 16))
+    if ev == "skb_copy_datagram_iovec":  # skbaddr, len (then the pid)
+        return head + struct.pack("<Qi4x", int(args[0], 16), int(args[1]))
     if ev == "sk_data_ready":   # skaddr, family, protocol, ip
         return head + struct.pack("<QHHIQ", int(args[0], 16), 2, int(args[1]), 0, 0xffffffff81000000)
     if ev == "sock_recv_length":        # sk, family, protocol, ret, flags (then the pid)
@@ -89,11 +99,14 @@ for cpu, evs in pages.items():
     for ts, ev, args in evs:
         p = rec(ev, args)
         p += b"\0" * (-len(p) % 4)
-        if 16 + len(data) + 4 + len(p) + 8 > 4096:
+        if 16 + len(data) + 8 + len(p) + 8 > 4096:
             raw += page(data, pts, not raw)
             data, pts = b"", t
-        assert len(p) <= 112 and 0 <= ts - t < 1 << 27
-        data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
+        assert 0 <= ts - t < 1 << 27
+        if len(p) <= 112:
+            data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
+        else:                   # type_len 0: the length (payload + 4) first
+            data += struct.pack("<II", (ts - t) << 5, len(p) + 4) + p
         t = ts
     raw += page(data, pts, not raw)
     open(f"{out}/cpu{cpu}/trace_pipe_raw", "wb").write(raw)
@@ -244,10 +257,10 @@ check "text: tx slot 8192 -> 16383 holds 2, the largest (a full bar)" \
 	grep -qx '      8192 -> 16383      : 2        |\*\{40\}|' "$tmp/o"
 check "text: tx slot 2048 -> 4095 holds 1 (half a bar)" \
 	grep -qx '      2048 -> 4095       : 1        |\*\{20\} \{20\}|' "$tmp/o"
-check "text: the softirq row of CPU 0" grep -q '^softirq  0    -  *3  *-  *-  *2$' "$tmp/o"
-check "text: the NAPI row of eth0" grep -q '^napi     -    eth0  *2  *67  *1  *-$' "$tmp/o"
+check "text: the softirq row of CPU 0" grep -q '^softirq  0    -  *-  *-  *3  *-  *-  *2$' "$tmp/o"
+check "text: the NAPI row of eth0" grep -q '^napi     -    eth0  *-  *-  *2  *67  *1  *-$' "$tmp/o"
 check "text: hostile name as \\xNN, nothing a terminal obeys" sh -c '
-	grep -q "^napi     -    h\"o\\\\x1b\[31m\\\\x5cst\\\\x0a  *1  *2  *0" "$1" &&
+	grep -q "^napi     -    h\"o\\\\x1b\[31m\\\\x5cst\\\\x0a  *-  *-  *1  *2  *0" "$1" &&
 	! grep -q "$(printf "\033")" "$1"' sh "$tmp/o"
 
 run "$tmp/o" "$tmp/e" -d 1 -i 10 -H -b 64
@@ -273,8 +286,8 @@ check "--prom: unjoined by section and why" sh -c '
 	grep -qx "ftnet_netlat_unjoined_total{section=\"txq\",why=\"no_queue\"} 1" "$1" &&
 	grep -qx "ftnet_netlat_unjoined_total{section=\"txq\",why=\"no_xmit\"} 1" "$1"' sh "$tmp/n.prom"
 check "--prom: the socket queue histogram of a task, and its unjoined" sh -c '
-	grep -qx "ftnet_netlat_sockq_seconds_bucket{pid=\"4194303\",comm=\"slowreader\",le=\"0.032768\"} 2" "$1" &&
-	grep -qx "ftnet_netlat_sockq_seconds_count{pid=\"4194302\",comm=\"flood\"} 64" "$1" &&
+	grep -qx "ftnet_netlat_sockq_seconds_bucket{pid=\"4194303\",comm=\"slowreader\",proto=\"udp\",lport=\"\",le=\"0.032768\"} 2" "$1" &&
+	grep -qx "ftnet_netlat_sockq_seconds_count{pid=\"4194302\",comm=\"flood\",proto=\"udp\",lport=\"\"} 64" "$1" &&
 	grep -qx "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"evicted\"} 2" "$1" &&
 	grep -qx "ftnet_netlat_unjoined_total{section=\"sockq\",why=\"no_queue\"} 1" "$1"' sh "$tmp/n.prom"
 check "--prom: the hostile name, text form then Prometheus-escaped" \
@@ -323,8 +336,89 @@ check "lost events: said on stderr with the CPU" grep -q 'lost 7 events on CPU 1
 check "lost events: in the interval's lost count" grep -q '"total":4,"lost":7' "$tmp/j"
 mkpages "$tmp/events"
 
+# --- TCP socket queue: tcp_probe -> skb_copy_datagram_iovec by skb,
+# kept when the task's next read (sock_recv_length) names the segment's
+# socket (a tree with the two events more: 6.18's formats, tcp_probe's
+# record longer than 112 bytes: type_len 0)
+R0=$R R=$tmp/tcp
+# shellcheck disable=SC2086
+fake_tree "$R" linux-6.18 $EVS tcp/tcp_probe skb/skb_copy_datagram_iovec
+cp "$FIX/linux-6.18/header_page" "$FIX/linux-6.18/header_event" "$R/fs/events/"
+printf '4194301 tcpreader\n' > "$R/fs/saved_cmdlines"
+cat > "$tmp/tcpevents" <<'EOF'
+# socket ..600, local port 8080: a0001 received at 50000, copied by
+# tcpreader at 70000 (20000 us: 16384-32767); a0002 and a0003 at 80000
+# and 80100, a0003 coalesced into a0002 (never copied), a0002 copied at
+# 100000 (20000); a pure ACK (data_len 0) not followed
+0 50000    tcp_probe ffff888100a00001 ffff888200000600 8080 100
+0 60000    tcp_probe ffff888100a00009 ffff888200000600 8080 0
+1 70000    skb_copy_datagram_iovec ffff888100a00001 100 4194301
+1 70010    sock_recv_length ffff888200000600 6 100 0 4194301
+0 80000    tcp_probe ffff888100a00002 ffff888200000600 8080 100
+0 80100    tcp_probe ffff888100a00003 ffff888200000600 8080 100
+1 100000   skb_copy_datagram_iovec ffff888100a00002 200 4194301
+1 100010   sock_recv_length ffff888200000600 6 200 0 4194301
+# a0003's address again at 200000: the last one there was never copied;
+# this one is, 500 us later (256-511)
+0 200000   tcp_probe ffff888100a00003 ffff888200000600 8080 100
+1 200500   skb_copy_datagram_iovec ffff888100a00003 100 4194301
+1 200510   sock_recv_length ffff888200000600 6 100 0 4194301
+# a0004 received, coalesced; its address copied by a read of another
+# socket (..800): not taken for it (never copied)
+0 300000   tcp_probe ffff888100a00004 ffff888200000600 8080 100
+1 301000   skb_copy_datagram_iovec ffff888100a00004 100 4194301
+1 301010   sock_recv_length ffff888200000800 6 100 0 4194301
+# a0005: a peek copies it at 401000 and leaves it queued; the read at
+# 410000 (10000 us: 8192-16383)
+0 400000   tcp_probe ffff888100a00005 ffff888200000600 8080 100
+1 401000   skb_copy_datagram_iovec ffff888100a00005 100 4194301
+1 401010   sock_recv_length ffff888200000600 6 100 2 4194301
+1 410000   skb_copy_datagram_iovec ffff888100a00005 100 4194301
+1 410010   sock_recv_length ffff888200000600 6 100 0 4194301
+# socket ..900, local port 9090: a0006 read 1000 us later (512-1023)
+0 500000   tcp_probe ffff888100a00006 ffff888200000900 9090 100
+1 501000   skb_copy_datagram_iovec ffff888100a00006 100 4194301
+1 501010   sock_recv_length ffff888200000900 6 100 0 4194301
+# a0007 received, not read by the end
+0 600000   tcp_probe ffff888100a00007 ffff888200000600 8080 100
+EOF
+mkpages "$tmp/tcpevents"
+run "$tmp/tj" "$tmp/tje" -d 1 -i 10 --json
+check "tcp: --json exit 0 (got $rc)" [ "$rc" = 0 ]
+v=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d.get("section") == "sockq" and d.get("proto") == "tcp" and d.get("lport") == int(sys.argv[2]):
+        print(json.dumps(d, sort_keys=True))' "$tmp/tj" 8080)
+jcheck "tcp port 8080: 4 copies joined (20000, 20000, 500 and 10000 us after a peek) in slots 14, 14, 8, 13" "$v" \
+	"\"comm\": \"tcpreader\", \"count\": 4, .*\"lport\": 8080, .*\"pid\": 4194301, \"proto\": \"tcp\", .*\"sockq_us\": {\"buckets\": \[0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2\], \"count\": 4, \"sum\": 50500}"
+check "tcp port 9090: its own row, 1000 us in slot 9" grep -q '"lport":9090,.*"sockq_us":{"count":1,"sum":1000,"buckets":\[0,0,0,0,0,0,0,0,0,1\]}' "$tmp/tj"
+jcheck "tcp: the coalesced segment and the one whose address another socket's read copied: never copied (2)" \
+	"$(jrow "$tmp/tj" sockq pid None)" "\"tcp_evicted\": 0, \"tcp_not_copied\": 2, .*\"unjoined\": 2"
+check "tcp: the segment not read by the end, said" grep -q '^netlat: 1 TCP segments received and not yet copied by a read when the run ended: not joined' "$tmp/tje"
+check "tcp: the in-kernel filters (data only; TCP and UDP reads)" sh -c '
+	grep -qx "data_len > 0" "$1/events/tcp/tcp_probe/filter" &&
+	grep -qx "(protocol == 17 || protocol == 6) && ret >= 0" "$1/events/sock/sock_recv_length/filter" &&
+	! test -s "$1/events/skb/skb_copy_datagram_iovec/filter"' sh "$R/seen"
+run "$tmp/tp" "$tmp/tpe" -d 1 -i 10 --json -P 8080 -v
+check "tcp -P 8080: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "tcp -P 8080: sport == 8080 in tcp_probe's filter, UDP reads not traced" sh -c '
+	grep -qx "data_len > 0 && sport == 8080" "$1/events/tcp/tcp_probe/filter" &&
+	grep -qx "protocol == 6 && ret >= 0" "$1/events/sock/sock_recv_length/filter" &&
+	grep -qx 0 "$1/events/sock/sk_data_ready/enable"' sh "$R/seen"
+check "tcp -P 8080: port 8080's row, not 9090's (also filtered here)" sh -c '
+	grep -q "\"lport\":8080" "$1" && ! grep -q "\"lport\":9090" "$1"' sh "$tmp/tp"
+check "tcp -P 8080: -v says the UDP socket queue is not traced, and why" \
+	grep -q "^netlat: -P 8080: the UDP socket queue is not traced (its events name no port)" "$tmp/tpe"
+run "$tmp/to" "$tmp/toe" -d 1 -i 10
+check "tcp text: a row of tcpreader port 8080 and its histogram's title" sh -c '
+	grep -q "^sockq    -    tcpreader/4194301  *tcp   *8080  *4 " "$1" &&
+	grep -q "task tcpreader/4194301 port 8080: TCP received -> copied (socket queue)" "$1"' sh "$tmp/to"
+R=$R0
+
 # --- usage
-for a in "-p 0" "-p x" "-c x" "-c 8192" "--dev a/b" "--dev 0123456789abcdef" "--pending 0" "--pending x"; do
+for a in "-P 0" "-P 65536" "-p 0" "-p x" "-c x" "-c 8192" "--dev a/b" "--dev 0123456789abcdef" "--pending 0" "--pending x"; do
 	# shellcheck disable=SC2086 # the option and its value
 	"$BIN/netlat" $a -d 1 >"$tmp/o" 2>"$tmp/e"; rc=$?
 	check "netlat $a: exit 2, one line" \

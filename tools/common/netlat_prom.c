@@ -2,7 +2,7 @@
 /*
  * netlat_prom.c - netlat's --prom families: the run's totals (softirqs
  * per CPU, NAPI per device), its histograms (softirq wait and run per
- * CPU, tx queue per device, UDP socket queue per task) and what could not
+ * CPU, tx queue per device, UDP and TCP socket queue per task and port) and what could not
  * be joined, by section and why.
  */
 #include "common/netlat.h"
@@ -13,7 +13,7 @@
 void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 {
 	static const char *const lcpu[] = { "cpu", NULL }, *const ldev[] = { "dev", NULL },
-			  *const lproc[] = { "pid", "comm", NULL };
+			  *const lproc[] = { "pid", "comm", "proto", "lport", NULL };
 	static const struct { const char *name, *help; } ch[] = {
 		{ "ftnet_netlat_softirq_wait_seconds", "Time from a NET_RX softirq raise to its run, by CPU." },
 		{ "ftnet_netlat_softirq_run_seconds", "Time a NET_RX softirq ran (entry to exit), by CPU." },
@@ -24,8 +24,8 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 		  "NAPI polls that used their whole budget, by device." },
 	};
 	struct ftn_netlat_unjoined u;
-	char a[16];
-	const char *lv[3] = { a, NULL, NULL };
+	char a[16], port[8];
+	const char *lv[5] = { a, NULL, NULL, port, NULL };
 	int ncpus = ftn_netlat_ncpus(nl);
 	uint32_t ndevs = ftn_netlat_ndevs(nl);
 
@@ -71,9 +71,10 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 				tool_log2_prom(f, "ftnet_netlat_txq_seconds", ldev, dv, &d->txq, 1e-6);
 		}
 	}
-	if (has[NETLAT_SOCKQ]) {
+	if (has[NETLAT_SOCKQ] || has[NETLAT_TCPQ]) {
 		tool_log2_prom_head(f, "ftnet_netlat_sockq_seconds",
-				    "Time a UDP datagram waited on its socket until a task read it, by task.");
+				    "Time data waited on its socket until a task read it (a UDP datagram, "
+				    "a TCP segment), by task, protocol and local port (TCP).");
 		for (uint32_t i = 0; i < ftn_netlat_ntasks(nl); i++) {
 			const struct ftn_netlat_task *p = ftn_netlat_task(nl, i, 1);
 
@@ -82,6 +83,11 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 			else
 				snprintf(a, sizeof(a), "other");
 			lv[1] = p->comm;
+			lv[2] = p->proto == 6 ? "tcp" : p->proto == 17 ? "udp" : "other";
+			if (p->lport)
+				snprintf(port, sizeof(port), "%d", p->lport);
+			else
+				port[0] = 0;            /* unknown: UDP's events name no port */
 			if (p->sockq.count)
 				tool_log2_prom(f, "ftnet_netlat_sockq_seconds", lproc, lv, &p->sockq, 1e-6);
 		}
@@ -96,6 +102,8 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 		{ NETLAT_SOCKQ, "sockq\",why=\"no_queue", u.sockq_no_queue },
 		{ NETLAT_SOCKQ, "sockq\",why=\"evicted", u.sockq_evicted + u.sock_evicted },
 		{ NETLAT_SOCKQ, "sockq\",why=\"not_read", u.not_read },
+		{ NETLAT_TCPQ, "sockq\",why=\"tcp_not_copied", u.tcp_not_copied },
+		{ NETLAT_TCPQ, "sockq\",why=\"tcp_evicted", u.tcp_evicted },
 	};
 	tool_prom_head(f, "ftnet_netlat_unjoined_total",
 		       "Events netlat could not join with their partner, by section and why.", "counter");

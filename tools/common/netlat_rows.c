@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netlat_rows.c - netlat's columns and an interval's rows (text, JSON):
- * a row per CPU (softirq), per device (napi, txq) and per task (sockq),
+ * a row per CPU (softirq), per device (napi, txq) and per task, protocol
+ * and (TCP) local port (sockq),
  * with their log2 histograms.
  */
 #include "common/netlat.h"
@@ -13,7 +14,7 @@
 
 /* DEV/TASK: a device, or a task COMM/PID (sockq); JSON has dev, pid and
  * comm apart */
-enum { C_SECTION, C_CPU, C_WHO, C_DEV, C_PID, C_COMM, C_COUNT, C_PACKETS, C_FULL, C_UNJOINED,
+enum { C_SECTION, C_CPU, C_WHO, C_DEV, C_PID, C_COMM, C_PROTO, C_LPORT, C_COUNT, C_PACKETS, C_FULL, C_UNJOINED,
        C_NO_RAISE, C_NO_ENTRY, C_NO_QUEUE, C_NO_XMIT, C_EVICTED, C_NOT_READ };
 const struct tool_col netlat_cols[] = {
 	{ "SECTION", "section", -8, TOOL_COL_STR, 0, 0 },
@@ -22,6 +23,8 @@ const struct tool_col netlat_cols[] = {
 	{ NULL, "dev", 0, TOOL_COL_STR, 0, 0 },
 	{ NULL, "pid", 0, TOOL_COL_INT, 0, 0 },
 	{ NULL, "comm", 0, TOOL_COL_STR, 0, 0 },
+	{ "PROTO", "proto", -5, TOOL_COL_STR, 0, 0 },
+	{ "PORT", "lport", 5, TOOL_COL_INT, 0, 0 },
 	{ "COUNT", "count", 10, TOOL_COL_UINT, 0, 0 },
 	{ "PACKETS", "packets", 10, TOOL_COL_UINT, 0, 0 },
 	{ "FULL", "full_budget", 8, TOOL_COL_UINT, 0, 0 },
@@ -32,15 +35,18 @@ const struct tool_col netlat_cols[] = {
 	{ NULL, "no_xmit", 0, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "evicted", 0, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "not_read", 0, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "tcp_not_copied", 0, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "tcp_evicted", 0, TOOL_COL_UINT, 0, 0 },
 };
 
 const size_t netlat_ncols = sizeof(netlat_cols) / sizeof(netlat_cols[0]);
 
 /* A row: its head (section, CPU -1: none, and a device, or a task: pid >
- * 0, 0 "other" tasks), then the counts from C_COUNT on (NUL, UNSET), n of
- * them; the caller adds histograms and ends it */
+ * 0, 0 "other" tasks, with its protocol: 0 none, and local port: 0
+ * unknown), then the counts from C_COUNT on (NUL, UNSET), n of them; the
+ * caller adds histograms and ends it */
 static void row(struct tool_report *r, const char *section, int cpu, const char *dev, int pid,
-		const char *comm, const uint64_t *v, int n)
+		const char *comm, int proto, int lport, const uint64_t *v, int n)
 {
 	char who[64];
 
@@ -59,6 +65,11 @@ static void row(struct tool_report *r, const char *section, int cpu, const char 
 	else
 		tool_report_null(r, C_PID);
 	tool_report_str(r, C_COMM, pid > 0 ? comm : pid == 0 ? "other" : NULL);
+	tool_report_str(r, C_PROTO, proto == 6 ? "tcp" : proto == 17 ? "udp" : NULL);
+	if (lport > 0)
+		tool_report_int(r, C_LPORT, lport);
+	else
+		tool_report_null(r, C_LPORT);
 	for (int i = 0; i < n; i++) {
 		if (v[i] == NUL)
 			tool_report_null(r, C_COUNT + i);
@@ -80,7 +91,7 @@ int netlat_rows(struct tool_report *r, const struct ftn_netlat *nl, int print)
 			continue;
 		if (!print)
 			return 1;
-		row(r, "softirq", i, NULL, -1, NULL, v, 6);
+		row(r, "softirq", i, NULL, -1, NULL, 0, 0, v, 6);
 		snprintf(title, sizeof(title), "cpu %d: NET_RX softirq raise -> entry (wait)", i);
 		tool_report_log2(r, "wait_us", title, "usecs", &c->wait);
 		snprintf(title, sizeof(title), "cpu %d: NET_RX softirq entry -> exit (run)", i);
@@ -94,7 +105,7 @@ int netlat_rows(struct tool_report *r, const struct ftn_netlat *nl, int print)
 		if (d->polls && !print)
 			return 1;
 		if (d->polls) {
-			row(r, "napi", -1, d->name, -1, NULL, v, 4);
+			row(r, "napi", -1, d->name, -1, NULL, 0, 0, v, 4);
 			tool_report_row_end(r);
 		}
 	}
@@ -107,7 +118,7 @@ int netlat_rows(struct tool_report *r, const struct ftn_netlat *nl, int print)
 			continue;
 		if (!print)
 			return 1;
-		row(r, "txq", -1, d->name, -1, NULL, v, 9);
+		row(r, "txq", -1, d->name, -1, NULL, 0, 0, v, 9);
 		/* the name is escaped when the title is printed */
 		snprintf(title, sizeof(title), "dev %s: queue -> xmit (tx queue)", d->name);
 		tool_report_log2(r, "txq_us", title, "usecs", &d->txq);
@@ -122,26 +133,32 @@ int netlat_rows(struct tool_report *r, const struct ftn_netlat *nl, int print)
 			continue;
 		if (!print)
 			return 1;
-		row(r, "sockq", -1, NULL, p->pid, p->comm, v, 10);
-		if (p->pid)
+		row(r, "sockq", -1, NULL, p->pid, p->comm, p->proto, p->lport, v, 10);
+		if (p->pid && p->proto == 6)
+			snprintf(title, sizeof(title), "task %s/%d port %d: TCP received -> copied "
+				 "(socket queue)", p->comm, p->pid, p->lport);
+		else if (p->pid)
 			snprintf(title, sizeof(title), "task %s/%d: UDP queued -> read (socket queue)",
 				 p->comm, p->pid);
 		else
-			snprintf(title, sizeof(title), "other tasks: UDP queued -> read (socket queue)");
+			snprintf(title, sizeof(title), "other tasks: queued -> read (socket queue)");
 		tool_report_log2(r, "sockq_us", title, "usecs", &p->sockq);
 		tool_report_row_end(r);
 	}
 	/* queued and never read, or not followed: no task to charge */
 	ftn_netlat_unjoined(nl, 0, &u);
-	if ((u.not_read || u.sock_evicted) && print) {
-		const uint64_t v[] = { 0, NUL, NUL, u.not_read + u.sock_evicted,
-				       NUL, NUL, NUL, NUL, u.sock_evicted, u.not_read };
+	uint64_t none = u.not_read + u.sock_evicted + u.tcp_not_copied + u.tcp_evicted;
 
-		row(r, "sockq", -1, NULL, -1, NULL, v, 10);
+	if (none && print) {
+		const uint64_t v[] = { 0, NUL, NUL, none, NUL, NUL, NUL, NUL,
+				       u.sock_evicted + u.tcp_evicted, u.not_read, u.tcp_not_copied,
+				       u.tcp_evicted };
+
+		row(r, "sockq", -1, NULL, -1, NULL, 0, 0, v, 12);
 		tool_report_row_end(r);
 	}
 	if (u.cpu && print)
 		tool_report_uncounted(r, u.cpu, "events of a CPU above 8191");
-	return u.not_read || u.sock_evicted;
+	return none != 0;
 }
 
