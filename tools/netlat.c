@@ -32,6 +32,7 @@ static const struct { int sec; const char *sys, *ev; } evs[] = {
 	{ SEC(NETLAT_SOFTIRQ), "irq", "softirq_raise" }, { SEC(NETLAT_SOFTIRQ), "irq", "softirq_entry" },
 	{ SEC(NETLAT_SOFTIRQ), "irq", "softirq_exit" }, { SEC(NETLAT_NAPI), "napi", "napi_poll" },
 	{ SEC(NETLAT_TXQ), "net", "net_dev_queue" }, { SEC(NETLAT_TXQ), "net", "net_dev_xmit" },
+	{ SEC(NETLAT_QDISC), "qdisc", "qdisc_dequeue" },
 	{ SEC(NETLAT_SOCKQ), "sock", "sk_data_ready" },
 	{ SEC(NETLAT_SOCKQ) | SEC(NETLAT_TCPQ), "sock", "sock_recv_length" },
 	{ SEC(NETLAT_TCPQ), "tcp", "tcp_probe" }, { SEC(NETLAT_TCPQ), "skb", "skb_copy_datagram_iovec" },
@@ -228,6 +229,8 @@ static int filter(struct state *st, size_t i)
 			      udp ? "protocol == 17" : "protocol == 6");
 	if (!strcmp(evs[i].ev, "tcp_probe"))
 		tool_str_addf(&st->filter, "data_len > 0");
+	if (!strcmp(evs[i].ev, "qdisc_dequeue"))
+		tool_str_addf(&st->filter, "packets > 0");
 	if (!strcmp(evs[i].ev, "tcp_probe") && st->port)
 		tool_str_addf(&st->filter, " && sport == %ld", st->port);
 	return tool_filter_check(&st->filter);
@@ -256,14 +259,16 @@ static void sections(struct state *st)
 	/* tcp_probe names its skb since 6.? (the join's key) */
 	if (st->has[NETLAT_TCPQ] && ftn_event_has_field("tcp", "tcp_probe", "skbaddr") != 1)
 		st->has[NETLAT_TCPQ] = 0;
+	st->has[NETLAT_QDISC] &= st->has[NETLAT_TXQ];       /* joined with its queue event */
 	if (st->port && st->has[NETLAT_SOCKQ]) {
 		st->has[NETLAT_SOCKQ] = 0;
 		tool_info("-P %ld: the UDP socket queue is not traced (its events name no port)", st->port);
 	}
-	tool_info("sections: softirq %s, napi %s, txq %s, sockq udp %s, sockq tcp %s",
+	tool_info("sections: softirq %s, napi %s, txq %s (qdisc %s), sockq udp %s, sockq tcp %s",
 		  st->has[NETLAT_SOFTIRQ] ? "yes" : "no (no irq:softirq_*)",
 		  st->has[NETLAT_NAPI] ? "yes" : "no (no napi:napi_poll)",
 		  st->has[NETLAT_TXQ] ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
+		  st->has[NETLAT_QDISC] ? "yes" : "no (no qdisc:qdisc_dequeue)",
 		  st->has[NETLAT_SOCKQ] ? "yes" : st->port ? "no (-P)" :
 		  "no (no sock:sk_data_ready/sock_recv_length)",
 		  st->has[NETLAT_TCPQ] ? "yes" : "no (no tcp:tcp_probe with skbaddr, "

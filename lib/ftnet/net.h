@@ -872,7 +872,8 @@ FTN_EXPORT int ftn_netsnap_delta(const struct ftn_netsnap *old, const struct ftn
  * log2 histograms in microseconds: the NET_RX softirq per CPU
  * (irq:softirq_raise -> softirq_entry: the wait; entry -> softirq_exit:
  * the run), NAPI polls per device (napi:napi_poll), the transmit queue
- * per device (net:net_dev_queue -> net:net_dev_xmit by skb address) and
+ * per device (net:net_dev_queue -> net:net_dev_xmit by skb address, and
+ * -> qdisc:qdisc_dequeue of that skb: the time in the qdisc) and
  * the UDP socket receive queue per task (sock:sk_data_ready -> the
  * task's sock:sock_recv_length, in order per socket: a UDP socket's
  * queue is first in, first out; peeks and failed reads left out), and
@@ -919,6 +920,8 @@ struct ftn_netlat_dev {
 	uint64_t no_xmit;       /* queued, never transmitted (dropped, lost) */
 	uint64_t evicted;       /* the pending table full */
 	struct ftn_log2 txq;
+	struct ftn_log2 qdisc;  /* queue -> qdisc:qdisc_dequeue (where the kernel has it) */
+	uint64_t qdisc_bulk;    /* dequeued after the first of a bulk dequeue: not timed */
 };
 /* A task that read from a UDP socket, or from a TCP socket's local port. */
 struct ftn_netlat_task {

@@ -46,6 +46,7 @@ struct dev_st {
 struct txq_pend {
 	uint64_t ts;
 	uint32_t dev;
+	int dequeued;           /* its qdisc time taken */
 };
 
 /* A UDP socket's queue as seen: the times of the last SOCKQ_CAP datagrams
@@ -330,6 +331,7 @@ static void on_queue(struct ftn_netlat *nl, const struct ftn_event *ev)
 		nl->devs[p->dev]->v[0].no_xmit++;
 	p->ts = ev->ts_ns;
 	p->dev = i;
+	p->dequeued = 0;
 }
 
 static void on_xmit(struct ftn_netlat *nl, const struct ftn_event *ev)
@@ -510,6 +512,29 @@ static void tcp_read(struct ftn_netlat *nl, const struct ftn_event *ev, uint64_t
 	tcp_task_free(nl, key, t);
 }
 
+/* A qdisc handed packets to the driver (qdisc:qdisc_dequeue, packets >
+ * 0 in the kernel's filter): the first one's time in the qdisc; the
+ * kernel names only the first of a bulk */
+static void on_dequeue(struct ftn_netlat *nl, const struct ftn_event *ev)
+{
+	uint64_t skb = 0, n = 0;
+	struct txq_pend *p;
+	struct ftn_netlat_dev *d;
+
+	if (ftn_event_u64(ev, "skbaddr", &skb) || !skb || ftn_event_u64(ev, "packets", &n) ||
+	    (int64_t)(int32_t)n <= 0)
+		return;
+	/* a packet not seen queued (another device than --dev's, or queued
+	 * before the start) has no time to take */
+	if (!(p = ftn_map_get(nl->txq, skb)) || ev->ts_ns < p->ts)
+		return;
+	d = &nl->devs[p->dev]->v[0];
+	if (!p->dequeued)       /* a requeued packet is dequeued again */
+		ftn_log2_add(&d->qdisc, (ev->ts_ns - p->ts) / 1000);
+	p->dequeued = 1;
+	d->qdisc_bulk += (uint32_t)n - 1;
+}
+
 /* A datagram queued on a UDP socket (sock:sk_data_ready, in softirq) */
 static void on_ready(struct ftn_netlat *nl, const struct ftn_event *ev)
 {
@@ -608,6 +633,8 @@ int ftn_netlat_event(struct ftn_netlat *nl, const struct ftn_event *ev)
 		on_ready(nl, ev);
 	else if (!strcmp(n, "sock_recv_length"))
 		on_recv(nl, ev);
+	else if (!strcmp(n, "qdisc_dequeue"))
+		on_dequeue(nl, ev);
 	else if (!strcmp(n, "tcp_probe"))
 		on_probe(nl, ev);
 	else if (!strcmp(n, "skb_copy_datagram_iovec"))
@@ -745,7 +772,9 @@ void ftn_netlat_interval_end(struct ftn_netlat *nl)
 		MOVE(run, d, no_queue);
 		MOVE(run, d, no_xmit);
 		MOVE(run, d, evicted);
+		MOVE(run, d, qdisc_bulk);
 		MOVE_H(run, d, txq);
+		MOVE_H(run, d, qdisc);
 	}
 	for (uint32_t i = 0; i < nl->nprocs; i++) {
 		struct ftn_netlat_task *run = &nl->procs[i]->v[1], *p = &nl->procs[i]->v[0];

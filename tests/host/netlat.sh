@@ -28,7 +28,8 @@
 #    a bucket of 1500 bytes at 333 kbit/s and datagrams of 1000 bytes on
 #    the wire, sent in pairs 100 ms apart: the first of a pair leaves at
 #    once (below 1024 us), the second waits for 500 bytes of tokens, 12
-#    ms (8192-16383 us). Counts = datagrams sent, none unjoined.
+#    ms (8192-16383 us). Counts = datagrams sent, none unjoined. The
+#    same times in the qdisc (net_dev_queue -> qdisc:qdisc_dequeue).
 #  - the run leaves nothing in tracefs (irq, napi, net events and the
 #    instances), and the namespaces go.
 # Runs in about 15 s.
@@ -190,7 +191,7 @@ print(os.getpid(), a.getsockname()[1], got)
 EOF
 if grep -q skbaddr "$HOST_TRACEFS/events/tcp/tcp_probe/format" 2>/dev/null &&
    [ -d "$HOST_TRACEFS/events/skb/skb_copy_datagram_iovec" ]; then
-	host_start_tool "$NL" "$tmp/t.json" "$tmp/tq.err" --json -i 1
+	host_start_tool "$NL" "$tmp/tcp.json" "$tmp/tq.err" --json -i 1
 	ip netns exec "$NS" python3 "$tmp/tq.py" 30 0.02 > "$tmp/tslow.log"
 	ip netns exec "$NS" python3 "$tmp/tq.py" 30 0 > "$tmp/tfast.log"
 	kill -INT "$host_pid"
@@ -210,7 +211,7 @@ for l in open(sys.argv[1]):
         n += r["count"]; u += r["unjoined"]
         for i, c in enumerate(r["sockq_us"]["buckets"]):
             b[i] += c
-print(n, b[14], sum(b[:10]), u)' "$tmp/t.json" "$1" "$2"
+print(n, b[14], sum(b[:10]), u)' "$tmp/tcp.json" "$1" "$2"
 	}
 	# shellcheck disable=SC2046 # four numbers
 	set -- $(tq "$spid" "$sport")
@@ -273,24 +274,36 @@ t_is "$rc" 0 "netlat --dev $DEVA ends 0 on SIGINT"
 t_is "$((tx1 - tx0))" "$sent" "$DEVA sent only our $sent datagrams (tx_packets)"
 python3 - "$tmp/t.json" "$DEVA" > "$tmp/t.sum" <<'EOF'
 import json, sys
-n = 0; b = [0] * 40; unj = 0; other = set()
+n = 0; b = [0] * 40; q = [0] * 40; unj = bulk = 0; other = set()
 for l in open(sys.argv[1]):
     r = json.loads(l)
     if r.get("section") == "txq":
         if r["dev"] != sys.argv[2]:
             other.add(r["dev"]); continue
-        n += r["count"]; unj += r["unjoined"]
+        n += r["count"]; unj += r["unjoined"]; bulk += r["qdisc_bulk"]
         for i, c in enumerate(r["txq_us"]["buckets"]):
             b[i] += c
-print(n, b[13], sum(b[:10]), unj, len(other))
+        for i, c in enumerate(r.get("qdisc_us", {}).get("buckets", [])):
+            q[i] += c
+print(n, b[13], sum(b[:10]), unj, len(other), sum(q), q[13], sum(q[:10]), bulk)
 EOF
-read -r n b13 below unj others < "$tmp/t.sum"
+read -r n b13 below unj others qn q13 qbelow bulk < "$tmp/t.sum"
 t_is "$n" "$sent" "tx queue: $sent datagrams joined on $DEVA"
 if [ "$how" = netem ]; then
 	t_is "$b13" "$sent" "netem 10 ms: all $sent in the 8192-16383 us bucket"
 else
 	t_is "$b13" "$PAIRS" "tbf: the second of each pair ($PAIRS) in the 8192-16383 us bucket (12 ms)"
 	t_is "$below" "$PAIRS" "tbf: the first of each pair ($PAIRS) below 1024 us"
+fi
+if [ -d "$HOST_TRACEFS/events/qdisc/qdisc_dequeue" ]; then
+	t_is "$qn $bulk" "$sent 0" "qdisc: $sent dequeues timed on $DEVA, none in a bulk"
+	if [ "$how" = netem ]; then
+		t_is "$q13" "$sent" "qdisc netem 10 ms: all $sent in the 8192-16383 us bucket"
+	else
+		t_is "$q13 $qbelow" "$PAIRS $PAIRS" "qdisc tbf: $PAIRS waited 12 ms in the qdisc, $PAIRS below 1024 us"
+	fi
+else
+	t_skip "qdisc" "no qdisc:qdisc_dequeue on this kernel"
 fi
 t_is "$unj" 0 "tx queue: nothing unjoined on $DEVA"
 t_is "$others" 0 "--dev: no other device's rows"

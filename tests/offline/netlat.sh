@@ -43,7 +43,7 @@ ids = {}
 import os
 for ev in ("irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit", "napi/napi_poll",
            "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length",
-           "tcp/tcp_probe", "skb/skb_copy_datagram_iovec"):
+           "tcp/tcp_probe", "skb/skb_copy_datagram_iovec", "qdisc/qdisc_dequeue"):
     if not os.path.exists(f"{fs}/events/{ev}/format"):
         continue
     for line in open(f"{fs}/events/{ev}/format"):
@@ -55,6 +55,9 @@ def rec(ev, args):
     if ev == "tcp_probe":       # skbaddr, skaddr, sport, data_len: the rest zero
         return head + struct.pack("<28s28sHHH2xIH2x7I4xQQQ", b"", b"", int(args[2]), 40000, 2, 0,
                                   int(args[3]), 0, 0, 0, 0, 0, 0, 0, 0, int(args[0], 16), int(args[1], 16))
+    if ev == "qdisc_dequeue":   # qdisc, txq, packets, skbaddr, ifindex, handle, parent, txq_state
+        return head + struct.pack("<QQi4xQiII4xQ", 0xffff888100b00000, 0xffff888100c00000,
+                                  int(args[1]), int(args[0], 16), 2, 0x10000, 0xffffffff, 0)
     if ev == "skb_copy_datagram_iovec":  # skbaddr, len (then the pid)
         return head + struct.pack("<Qi4x", int(args[0], 16), int(args[1]))
     if ev == "sk_data_ready":   # skaddr, family, protocol, ip
@@ -342,7 +345,7 @@ mkpages "$tmp/events"
 # record longer than 112 bytes: type_len 0)
 R0=$R R=$tmp/tcp
 # shellcheck disable=SC2086
-fake_tree "$R" linux-6.18 $EVS tcp/tcp_probe skb/skb_copy_datagram_iovec
+fake_tree "$R" linux-6.18 $EVS tcp/tcp_probe skb/skb_copy_datagram_iovec qdisc/qdisc_dequeue
 cp "$FIX/linux-6.18/header_page" "$FIX/linux-6.18/header_event" "$R/fs/events/"
 printf '4194301 tcpreader\n' > "$R/fs/saved_cmdlines"
 cat > "$tmp/tcpevents" <<'EOF'
@@ -381,6 +384,16 @@ cat > "$tmp/tcpevents" <<'EOF'
 1 501010   sock_recv_length ffff888200000900 6 100 0 4194301
 # a0007 received, not read by the end
 0 600000   tcp_probe ffff888100a00007 ffff888200000600 8080 100
+# qdisc: b0001 and b0002 queued on eth1, dequeued together 3000 us after
+# the first (2048-4095: the kernel names the first of the bulk), sent;
+# a dequeue of nothing (packets 0) and of a packet never seen queued
+0 700000   net_dev_queue ffff888100b00001 eth1
+0 700100   net_dev_queue ffff888100b00002 eth1
+0 702000   qdisc_dequeue ffff888100b0000f 0
+0 702500   qdisc_dequeue ffff888100b00009 1
+0 703000   qdisc_dequeue ffff888100b00001 2
+0 703100   net_dev_xmit ffff888100b00001 eth1 0
+0 703200   net_dev_xmit ffff888100b00002 eth1 0
 EOF
 mkpages "$tmp/tcpevents"
 run "$tmp/tj" "$tmp/tje" -d 1 -i 10 --json
@@ -396,9 +409,12 @@ jcheck "tcp port 8080: 4 copies joined (20000, 20000, 500 and 10000 us after a p
 check "tcp port 9090: its own row, 1000 us in slot 9" grep -q '"lport":9090,.*"sockq_us":{"count":1,"sum":1000,"buckets":\[0,0,0,0,0,0,0,0,0,1\]}' "$tmp/tj"
 jcheck "tcp: the coalesced segment and the one whose address another socket's read copied: never copied (2)" \
 	"$(jrow "$tmp/tj" sockq pid None)" "\"tcp_evicted\": 0, \"tcp_not_copied\": 2, .*\"unjoined\": 2"
+check "qdisc: eth1's first of a bulk of 2 timed in the qdisc (3000 us, slot 11), the other counted" \
+	grep -q '"dev":"eth1",.*"count":2,.*"qdisc_bulk":1,"txq_us":{"count":2,.*"qdisc_us":{"count":1,"sum":3000,"buckets":\[0,0,0,0,0,0,0,0,0,0,0,1\]}' "$tmp/tj"
 check "tcp: the segment not read by the end, said" grep -q '^netlat: 1 TCP segments received and not yet copied by a read when the run ended: not joined' "$tmp/tje"
-check "tcp: the in-kernel filters (data only; TCP and UDP reads)" sh -c '
+check "tcp, qdisc: the in-kernel filters (data only; TCP and UDP reads; packets dequeued)" sh -c '
 	grep -qx "data_len > 0" "$1/events/tcp/tcp_probe/filter" &&
+	grep -qx "packets > 0" "$1/events/qdisc/qdisc_dequeue/filter" &&
 	grep -qx "(protocol == 17 || protocol == 6) && ret >= 0" "$1/events/sock/sock_recv_length/filter" &&
 	! test -s "$1/events/skb/skb_copy_datagram_iovec/filter"' sh "$R/seen"
 run "$tmp/tp" "$tmp/tpe" -d 1 -i 10 --json -P 8080 -v

@@ -11,7 +11,7 @@
 #include "common.h"
 
 /* netlat's sections */
-enum { NETLAT_SOFTIRQ, NETLAT_NAPI, NETLAT_TXQ, NETLAT_SOCKQ, NETLAT_TCPQ, NETLAT_NSEC };
+enum { NETLAT_SOFTIRQ, NETLAT_NAPI, NETLAT_TXQ, NETLAT_SOCKQ, NETLAT_TCPQ, NETLAT_QDISC, NETLAT_NSEC };
 
 /* The columns of netlat's rows, for struct tool_report_cfg. */
 extern const struct tool_col netlat_cols[];

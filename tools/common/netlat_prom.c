@@ -71,6 +71,18 @@ void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has)
 				tool_log2_prom(f, "ftnet_netlat_txq_seconds", ldev, dv, &d->txq, 1e-6);
 		}
 	}
+	if (has[NETLAT_QDISC]) {
+		tool_log2_prom_head(f, "ftnet_netlat_qdisc_seconds",
+				    "Time from net_dev_queue to qdisc_dequeue of a packet (the first of "
+				    "a bulk), by device.");
+		for (uint32_t i = 0; i < ndevs; i++) {
+			const struct ftn_netlat_dev *d = ftn_netlat_dev(nl, i, 1);
+			const char *dv[2] = { d->name, NULL };
+
+			if (d->qdisc.count)
+				tool_log2_prom(f, "ftnet_netlat_qdisc_seconds", ldev, dv, &d->qdisc, 1e-6);
+		}
+	}
 	if (has[NETLAT_SOCKQ] || has[NETLAT_TCPQ]) {
 		tool_log2_prom_head(f, "ftnet_netlat_sockq_seconds",
 				    "Time data waited on its socket until a task read it (a UDP datagram, "

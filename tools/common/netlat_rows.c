@@ -37,6 +37,7 @@ const struct tool_col netlat_cols[] = {
 	{ NULL, "not_read", 0, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "tcp_not_copied", 0, TOOL_COL_UINT, 0, 0 },
 	{ NULL, "tcp_evicted", 0, TOOL_COL_UINT, 0, 0 },
+	{ NULL, "qdisc_bulk", 0, TOOL_COL_UINT, 0, 0 },
 };
 
 const size_t netlat_ncols = sizeof(netlat_cols) / sizeof(netlat_cols[0]);
@@ -112,16 +113,21 @@ int netlat_rows(struct tool_report *r, const struct ftn_netlat *nl, int print)
 	for (uint32_t i = 0; i < ftn_netlat_ndevs(nl); i++) {
 		const struct ftn_netlat_dev *d = ftn_netlat_dev(nl, i, 0);
 		const uint64_t v[] = { d->txq.count, NUL, NUL, d->no_queue + d->no_xmit + d->evicted,
-				       NUL, NUL, d->no_queue, d->no_xmit, d->evicted };
+				       NUL, NUL, d->no_queue, d->no_xmit, d->evicted, UNSET, UNSET,
+				       UNSET, d->qdisc_bulk };
 
 		if (!d->txq.count && !d->no_queue && !d->no_xmit && !d->evicted)
 			continue;
 		if (!print)
 			return 1;
-		row(r, "txq", -1, d->name, -1, NULL, 0, 0, v, 9);
+		row(r, "txq", -1, d->name, -1, NULL, 0, 0, v, 13);
 		/* the name is escaped when the title is printed */
 		snprintf(title, sizeof(title), "dev %s: queue -> xmit (tx queue)", d->name);
 		tool_report_log2(r, "txq_us", title, "usecs", &d->txq);
+		if (d->qdisc.count) {
+			snprintf(title, sizeof(title), "dev %s: queue -> dequeue (in the qdisc)", d->name);
+			tool_report_log2(r, "qdisc_us", title, "usecs", &d->qdisc);
+		}
 		tool_report_row_end(r);
 	}
 	for (uint32_t i = 0; i < ftn_netlat_ntasks(nl); i++) {
