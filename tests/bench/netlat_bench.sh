@@ -26,7 +26,7 @@
 # kernel at the first skb:consume_skb (6.18's event has a `location`
 # field its handler does not take; skb:kfree_skb's fields changed too):
 # it runs here as a copy whose two handlers take the new fields
-# (tests/bench/netlat_bench.sh: nt_patch), otherwise unchanged; said.
+# (tests/helpers/netdev_times_compat.py), otherwise unchanged; said.
 # Its rx chart is empty on loopback either way (it keeps a NET_RX softirq
 # only when a hardware interrupt raised it), so its CPU is what it costs
 # to read and join, not to print.
@@ -107,20 +107,6 @@ lost_perf() {
 		awk '/PERF_RECORD_LOST/ { for (i = 1; i < NF; i++) if ($i == "lost") s += $(i + 1) } END { print s + 0 }'
 }
 
-# the 6.1 script with its consume_skb and kfree_skb handlers taking 6.18's
-# fields (by keyword: the order of kfree_skb's changed)
-nt_patch() {
-	python3 - "$PEX/scripts/python/netdev-times.py" "$tmp/nt.py" <<'EOF'
-import re, sys
-s = open(sys.argv[1]).read()
-s = re.sub(r'def skb__consume_skb\(name, context, cpu, sec, nsec, pid, comm, callchain, skbaddr\):',
-           'def skb__consume_skb(name, context, cpu, sec, nsec, pid, comm, callchain, skbaddr, *_new):', s)
-s = re.sub(r'def skb__kfree_skb\(name, context, cpu, sec, nsec, pid, comm, callchain,\s*skbaddr, protocol, location\):',
-           'def skb__kfree_skb(name, context, cpu, sec, nsec, pid, comm, callchain,\n\t\t\tskbaddr, location, *_new, protocol=0):', s)
-open(sys.argv[2], 'w').write(s)
-EOF
-}
-
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : 0) }'; }
 
 echo "netlat bench: UDP datagrams of 64 bytes on loopback (a sender, a receiver reading each), a private namespace"
@@ -187,7 +173,7 @@ awk -v ns="$nl_ns" -v h="$nl_hwm" -v r="$nl_rate" 'BEGIN {
 	printf "    netlat: %d ns/packet, target <= 1000: %s; VmHWM %d KiB, target < 8192: %s; paced rate %.2fx of untraced, target >= 0.95: %s\n",
 	    ns, (ns <= 1000 ? "met" : "NOT met"), h, (h < 8192 ? "met" : "NOT met"), r, (r >= 0.95 ? "met" : "NOT met") }'
 if [ $have_perf = 1 ]; then
-	nt_patch
+	python3 tests/helpers/netdev_times_compat.py "$PEX/scripts/python/netdev-times.py" "$tmp/nt.py"
 	PERF_EXEC_PATH=$PEX python3 -c '
 import resource, subprocess, sys, time
 t = time.monotonic()

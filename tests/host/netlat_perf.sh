@@ -42,8 +42,10 @@
 # gained a `location` field; skb:kfree_skb's fields changed too), and with
 # its handlers patched its rx chart is still empty on loopback and veth:
 # it shows a NET_RX softirq only when a hardware interrupt
-# (irq:irq_handler_entry) raised it. tests/helpers/netdev_join.py does the
-# script's receive join over `perf script` output (said as a diagnostic).
+# (irq:irq_handler_entry) raised it; both are said as diagnostics (the
+# patched copy: tests/helpers/netdev_times_compat.py).
+# tests/helpers/netdev_join.py does the script's receive join over `perf
+# script` output of the same file, and the checks use it.
 # Why 20000 bytes: a datagram whose skb is linear (on loopback, one that
 # fits a single allocation, below about 16 KiB) is copied by
 # udp_recvmsg's copy_linear_skb(), which has no tracepoint, so perf's
@@ -64,6 +66,7 @@ NS=ftnet-test-nlperf-$$
 N=${FTNET_NETLAT_PERF_N:-100}
 SIZE=20000
 DELAYS=0.3,1.4,5.8,23
+PEX=${PERF_EXEC_PATH:-/usr/lib/perf-core}
 host_tmpdir netlat_perf
 
 if [ ! -x "$NL" ]; then
@@ -139,6 +142,11 @@ if err=$(grep -m1 -E '^[A-Za-z]*Error' "$tmp/nt.out"); then
 	t_diag "perf script report netdev-times: exit $nrc, $err (a skb:consume_skb or kfree_skb in the recording)"
 else
 	t_diag "perf script report netdev-times: exit $nrc, $(grep -c 'netif_receive_skb' "$tmp/nt.out") netif_receive_skb lines in its rx chart (no hardware interrupt raised these softirqs)"
+fi
+# the same script with its two handlers taking 6.18's fields: its rx chart
+if python3 tests/helpers/netdev_times_compat.py "$PEX/scripts/python/netdev-times.py" "$tmp/nt.py"; then
+	PERF_EXEC_PATH=$PEX timeout 30 perf script -i "$tmp/perf.data" -s "$tmp/nt.py" rx > "$tmp/nt2.out" 2>&1
+	t_diag "netdev-times with consume_skb/kfree_skb taking 6.18's fields: exit $?, $(grep -c 'netif_receive_skb' "$tmp/nt2.out") netif_receive_skb lines in its rx chart (it keeps a NET_RX softirq only when a hardware interrupt raised it)"
 fi
 perf script -i "$tmp/perf.data" -F cpu,tid,time,event,trace --ns > "$tmp/perf.txt" 2> "$tmp/script.err"
 python3 tests/helpers/netdev_join.py < "$tmp/perf.txt" > "$tmp/join.out"
