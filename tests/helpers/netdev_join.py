@@ -17,7 +17,10 @@
 #  - it is joined by skb address with the next skb:skb_copy_datagram_iovec
 #    of that address (the most recent netif_receive_skb of it first);
 #    a skb:kfree_skb of the address ends it unjoined;
-#  - the latency is copy time - receive time, in the copying task (pid).
+#  - the latency is copy time - receive time, in the copying task (pid);
+#  - in perf script's order, which is time order: the script's own sort
+#    (cmp_to_key(lambda a, b: a < b), a comparator that never says
+#    "less") leaves the list as perf delivered it.
 #
 # Input: `perf script -F cpu,tid,time,event,trace --ns` on stdin.
 # Output (stdout), one line each:
