@@ -37,6 +37,10 @@ command -v readelf >/dev/null 2>&1 || need="$need binutils"
 command -v promtool >/dev/null 2>&1 || need="$need prometheus"
 command -v prometheus >/dev/null 2>&1 || need="$need prometheus"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+# perf's netdev-times (tests/host/netlat_perf.sh, make bench's netlat
+# run): Debian's linux-perf has perf, its Python scripting (libpython3)
+# and the script
+command -v perf >/dev/null 2>&1 || need="$need linux-perf"
 # the Debian package test (tests/offline/deb.sh: dpkg-buildpackage with
 # debhelper), the real node_exporter test (tests/host/promexport.sh) and
 # netdelta's NIC statistics test (ethtool -S as the reference)

@@ -64,5 +64,9 @@ echo
 sh tests/bench/sockio_tool_bench.sh
 
 echo
+# netlat at 100k UDP packets/s beside perf record + perf script netdev-times (root only)
+sh tests/bench/netlat_bench.sh
+
+echo
 # every tool's RSS idle and under load beside bpftrace's (root only)
 sh tests/bench/mem_bench.sh
