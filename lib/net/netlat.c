@@ -82,6 +82,26 @@ struct proc_st {
 	struct ftn_netlat_task v[2];
 };
 
+/* The events netlat joins, and the fields it reads */
+enum { K_NONE, K_RAISE, K_ENTRY, K_EXIT, K_NAPI, K_QUEUE, K_XMIT, K_DEQUEUE, K_READY, K_RECV,
+       K_PROBE, K_COPY };
+static const char *const knames[] = {
+	"", "softirq_raise", "softirq_entry", "softirq_exit", "napi_poll", "net_dev_queue",
+	"net_dev_xmit", "qdisc_dequeue", "sk_data_ready", "sock_recv_length", "tcp_probe",
+	"skb_copy_datagram_iovec",
+};
+enum { F_VEC, F_DEV_NAME, F_WORK, F_BUDGET, F_NAME, F_SKBADDR, F_RC, F_PROTOCOL, F_SKADDR, F_SK, F_RET, F_FLAGS, F_DATA_LEN, F_SPORT, F_PACKETS, F_N };
+static const char *const fnames[F_N] = { "vec", "dev_name", "work", "budget", "name", "skbaddr", "rc", "protocol", "skaddr", "sk", "ret", "flags", "data_len", "sport", "packets" };
+#define EVC_MAX 32              /* binary event descriptions remembered */
+
+/* A binary event's kind and fields, looked up once per description (an
+ * event of one instance): the per-event cost is a pointer compare */
+struct evc {
+	const void *desc;
+	int kind;
+	const struct ftn_format_field *f[F_N];
+};
+
 struct ftn_netlat {
 	int cpu;                /* -1 any */
 	char *dev;              /* NULL any */
@@ -101,7 +121,54 @@ struct ftn_netlat {
 	struct ftn_map *tcptasks;       /* pid + 1 -> struct tcp_task * */
 	struct ftn_netlat_unjoined unj[2];
 	uint64_t last_ts;               /* the latest event time seen */
+	struct evc evc[EVC_MAX];
+	int nevc;
+	const struct evc *cur;          /* the event being joined's, NULL: text */
 };
+
+/* Field f of the event being joined: 0 and *out, or -errno (-ENOENT: the
+ * event has no such field) */
+static int u64f(const struct ftn_netlat *nl, const struct ftn_event *ev, int f, uint64_t *out)
+{
+	if (nl->cur) {
+		if (!nl->cur->f[f])
+			return -ENOENT;
+		return ftn_field_u64(nl->cur->f[f], ev->rec, ev->reclen, out);
+	}
+	return ftn_event_u64(ev, fnames[f], out);
+}
+
+static int kind_of(const char *name)
+{
+	for (int k = 1; k < (int)(sizeof(knames) / sizeof(knames[0])); k++)
+		if (!strcmp(name, knames[k]))
+			return k;
+	return K_NONE;
+}
+
+/* The kind of ev, its fields' cache in nl->cur for a binary record */
+static int event_kind(struct ftn_netlat *nl, const struct ftn_event *ev)
+{
+	struct evc *c;
+
+	nl->cur = NULL;
+	if (!ev->rawdesc || !ev->rec)
+		return kind_of(ev->name);
+	for (int i = 0; i < nl->nevc; i++)
+		if (nl->evc[i].desc == ev->rawdesc) {
+			nl->cur = &nl->evc[i];
+			return nl->cur->kind;
+		}
+	if (nl->nevc == EVC_MAX)
+		return kind_of(ev->name);       /* not remembered: by name */
+	c = &nl->evc[nl->nevc++];
+	c->desc = ev->rawdesc;
+	c->kind = kind_of(ev->name);
+	for (int f = 0; f < F_N; f++)
+		c->f[f] = ftn_raw_event_field(ev, fnames[f]);
+	nl->cur = c;
+	return c->kind;
+}
 
 /* --- Tables --- */
 
@@ -167,9 +234,12 @@ static uint32_t dev_add(struct ftn_netlat *nl, const char *name)
 static uint32_t dev_index(struct ftn_netlat *nl, const char *name)
 {
 	char buf[DEV_NAME_MAX];
+	size_t n = name ? strnlen(name, sizeof(buf) - 1) : 0;
 	uint32_t i;
 
-	snprintf(buf, sizeof(buf), "%s", name ? name : "");
+	if (n)
+		memcpy(buf, name, n);
+	buf[n] = 0;
 	if ((i = dev_find(nl, buf)) != UINT32_MAX)
 		return i;
 	if (nl->ndevs < DEV_MAX - 1 && (i = dev_add(nl, buf)) != UINT32_MAX)
@@ -224,7 +294,7 @@ static void on_softirq(struct ftn_netlat *nl, const struct ftn_event *ev, char k
 	struct cpu_st *c;
 	struct ftn_netlat_cpu *r;
 
-	if (ftn_event_u64(ev, "vec", &vec) || vec != FTN_NETLAT_VEC_NET_RX)
+	if (u64f(nl, ev, F_VEC, &vec) || vec != FTN_NETLAT_VEC_NET_RX)
 		return;         /* the kernel's filter passes NET_RX only */
 	if (nl->cpu >= 0 && ev->cpu != nl->cpu)
 		return;
@@ -277,8 +347,8 @@ static void on_napi(struct ftn_netlat *nl, const struct ftn_event *ev)
 		return;
 	if ((i = dev_index(nl, name)) == UINT32_MAX)
 		return;
-	ftn_event_u64(ev, "work", &work);
-	ftn_event_u64(ev, "budget", &budget);
+	u64f(nl, ev, F_WORK, &work);
+	u64f(nl, ev, F_BUDGET, &budget);
 	d = &nl->devs[i]->v[0];
 	d->polls++;
 	d->packets += (uint32_t)work;
@@ -315,7 +385,7 @@ static void on_queue(struct ftn_netlat *nl, const struct ftn_event *ev)
 	uint32_t i;
 	int added = 0;
 
-	if (!dev_wanted(nl, name) || ftn_event_u64(ev, "skbaddr", &skb) || !skb)
+	if (!dev_wanted(nl, name) || u64f(nl, ev, F_SKBADDR, &skb) || !skb)
 		return;
 	if ((i = dev_index(nl, name)) == UINT32_MAX)
 		return;
@@ -341,11 +411,11 @@ static void on_xmit(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct txq_pend *p;
 	uint32_t i;
 
-	if (!dev_wanted(nl, name) || ftn_event_u64(ev, "skbaddr", &skb) || !skb)
+	if (!dev_wanted(nl, name) || u64f(nl, ev, F_SKBADDR, &skb) || !skb)
 		return;
 	if ((i = dev_index(nl, name)) == UINT32_MAX)
 		return;
-	if (!ftn_event_u64(ev, "rc", &rc) && (int32_t)rc == NETDEV_TX_BUSY)
+	if (!u64f(nl, ev, F_RC, &rc) && (int32_t)rc == NETDEV_TX_BUSY)
 		return;         /* requeued: its transmit comes later */
 	if (!(p = ftn_map_get(nl->txq, skb)) || ev->ts_ns < p->ts) {
 		nl->devs[i]->v[0].no_queue++;
@@ -410,8 +480,8 @@ static void on_probe(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct tcp_pend *p;
 	int added = 0;
 
-	if (ftn_event_u64(ev, "data_len", &len) || !len || ftn_event_u64(ev, "skbaddr", &skb) ||
-	    !skb || ftn_event_u64(ev, "skaddr", &sk) || ftn_event_u64(ev, "sport", &sport))
+	if (u64f(nl, ev, F_DATA_LEN, &len) || !len || u64f(nl, ev, F_SKBADDR, &skb) ||
+	    !skb || u64f(nl, ev, F_SKADDR, &sk) || u64f(nl, ev, F_SPORT, &sport))
 		return;
 	if (nl->port && sport != (uint64_t)nl->port)
 		return;
@@ -448,7 +518,7 @@ static void on_copy(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct tcp_task **tp, *t;
 	int added = 0;
 
-	if (ftn_event_u64(ev, "skbaddr", &skb) || !(p = ftn_map_get(nl->tcpq, skb)))
+	if (u64f(nl, ev, F_SKBADDR, &skb) || !(p = ftn_map_get(nl->tcpq, skb)))
 		return;         /* not a TCP segment followed (UDP, unix, a second part) */
 	if (!(tp = ftn_map_put(nl->tcptasks, key, &added)) ||
 	    (added && !(*tp = calloc(1, sizeof(**tp))))) {
@@ -484,12 +554,12 @@ static void tcp_read(struct ftn_netlat *nl, const struct ftn_event *ev, uint64_t
 {
 	uint64_t key = (uint64_t)ev->pid + 1, flags = 0, ret = 0;
 	struct tcp_task **tp = ftn_map_get(nl->tcptasks, key), *t;
-	int peek = !ftn_event_u64(ev, "flags", &flags) && (flags & MSG_PEEK_);
+	int peek = !u64f(nl, ev, F_FLAGS, &flags) && (flags & MSG_PEEK_);
 
 	if (!tp)
 		return;
 	t = *tp;
-	if (!ftn_event_u64(ev, "ret", &ret) && (int32_t)ret < 0)
+	if (!u64f(nl, ev, F_RET, &ret) && (int32_t)ret < 0)
 		peek = 1;       /* nothing read: the copies stay queued */
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct tcp_copy *c = &t->c[i];
@@ -521,7 +591,7 @@ static void on_dequeue(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct txq_pend *p;
 	struct ftn_netlat_dev *d;
 
-	if (ftn_event_u64(ev, "skbaddr", &skb) || !skb || ftn_event_u64(ev, "packets", &n) ||
+	if (u64f(nl, ev, F_SKBADDR, &skb) || !skb || u64f(nl, ev, F_PACKETS, &n) ||
 	    (int64_t)(int32_t)n <= 0)
 		return;
 	/* a packet not seen queued (another device than --dev's, or queued
@@ -542,8 +612,8 @@ static void on_ready(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct sockq **qp, *q;
 	int added = 0;
 
-	if (ftn_event_u64(ev, "protocol", &proto) || proto != IPPROTO_UDP_ ||
-	    ftn_event_u64(ev, "skaddr", &sk) || !sk)
+	if (u64f(nl, ev, F_PROTOCOL, &proto) || proto != IPPROTO_UDP_ ||
+	    u64f(nl, ev, F_SKADDR, &sk) || !sk)
 		return;
 	if (!(qp = ftn_map_put(nl->socks, sk, &added))) {
 		nl->unj[0].sock_evicted++;      /* SOCK_MAX sockets with datagrams queued */
@@ -573,15 +643,15 @@ static void on_recv(struct ftn_netlat *nl, const struct ftn_event *ev)
 	struct sockq **qp, *q;
 	struct ftn_netlat_task *pr = NULL;
 
-	if (ftn_event_u64(ev, "protocol", &proto) || ftn_event_u64(ev, "sk", &sk) || !sk)
+	if (u64f(nl, ev, F_PROTOCOL, &proto) || u64f(nl, ev, F_SK, &sk) || !sk)
 		return;
 	if (proto == IPPROTO_TCP_ || ftn_map_get(nl->tcptasks, (uint64_t)ev->pid + 1))
 		tcp_read(nl, ev, sk, proto);
 	if (proto != IPPROTO_UDP_)
 		return;
-	if (!ftn_event_u64(ev, "ret", &ret) && (int32_t)ret < 0)
+	if (!u64f(nl, ev, F_RET, &ret) && (int32_t)ret < 0)
 		return;         /* a failed read dequeues nothing (the kernel's filter too) */
-	if (!ftn_event_u64(ev, "flags", &flags) && (flags & MSG_PEEK_))
+	if (!u64f(nl, ev, F_FLAGS, &flags) && (flags & MSG_PEEK_))
 		return;         /* a peek leaves the datagram queued */
 	/* the task filter is for rows only: every read moves the socket's
 	 * queue on */
@@ -613,34 +683,22 @@ static void on_recv(struct ftn_netlat *nl, const struct ftn_event *ev)
 
 int ftn_netlat_event(struct ftn_netlat *nl, const struct ftn_event *ev)
 {
-	const char *n = ev->name;
-
 	if (ev->ts_ns > nl->last_ts)
 		nl->last_ts = ev->ts_ns;
-	if (!strcmp(n, "softirq_raise"))
-		on_softirq(nl, ev, 'r');
-	else if (!strcmp(n, "softirq_entry"))
-		on_softirq(nl, ev, 'n');
-	else if (!strcmp(n, "softirq_exit"))
-		on_softirq(nl, ev, 'x');
-	else if (!strcmp(n, "napi_poll"))
-		on_napi(nl, ev);
-	else if (!strcmp(n, "net_dev_queue"))
-		on_queue(nl, ev);
-	else if (!strcmp(n, "net_dev_xmit"))
-		on_xmit(nl, ev);
-	else if (!strcmp(n, "sk_data_ready"))
-		on_ready(nl, ev);
-	else if (!strcmp(n, "sock_recv_length"))
-		on_recv(nl, ev);
-	else if (!strcmp(n, "qdisc_dequeue"))
-		on_dequeue(nl, ev);
-	else if (!strcmp(n, "tcp_probe"))
-		on_probe(nl, ev);
-	else if (!strcmp(n, "skb_copy_datagram_iovec"))
-		on_copy(nl, ev);
-	else
-		return 0;
+	switch (event_kind(nl, ev)) {
+	case K_RAISE: on_softirq(nl, ev, 'r'); break;
+	case K_ENTRY: on_softirq(nl, ev, 'n'); break;
+	case K_EXIT: on_softirq(nl, ev, 'x'); break;
+	case K_NAPI: on_napi(nl, ev); break;
+	case K_QUEUE: on_queue(nl, ev); break;
+	case K_XMIT: on_xmit(nl, ev); break;
+	case K_DEQUEUE: on_dequeue(nl, ev); break;
+	case K_READY: on_ready(nl, ev); break;
+	case K_RECV: on_recv(nl, ev); break;
+	case K_PROBE: on_probe(nl, ev); break;
+	case K_COPY: on_copy(nl, ev); break;
+	default: return 0;
+	}
 	return 1;
 }
 
