@@ -44,7 +44,7 @@ struct dev_st {
 };
 
 struct txq_pend {
-	uint64_t ts;
+	uint64_t ts;            /* first: evict_oldest reads it */
 	uint32_t dev;
 	int dequeued;           /* its qdisc time taken */
 };
@@ -61,7 +61,7 @@ struct sockq {
 
 /* A TCP segment with data received (tcp_probe), not copied yet */
 struct tcp_pend {
-	uint64_t ts, sk;
+	uint64_t ts, sk;        /* ts first: evict_oldest reads it */
 	uint16_t lport;
 };
 
@@ -356,25 +356,33 @@ static void on_napi(struct ftn_netlat *nl, const struct ftn_event *ev)
 		d->full++;
 }
 
-/* The pending table is full: the oldest eighth of its time span goes,
- * counted per device (at least the oldest entry) */
-static void txq_evict(struct ftn_netlat *nl)
+/* A pending table (entries that start with their time) is full: the
+ * oldest eighth of its time span goes (at least the oldest entry), each
+ * entry passed to gone() to be counted */
+static void evict_oldest(struct ftn_netlat *nl, struct ftn_map *m,
+			 void (*gone)(struct ftn_netlat *nl, const void *entry))
 {
 	struct ftn_map_iter it;
-	struct txq_pend *p;
+	const uint64_t *ts;
 	uint64_t lo = UINT64_MAX, hi = 0, cut;
 
-	for (ftn_map_iter_init(&it, nl->txq); (p = ftn_map_iter_next(&it, nl->txq, NULL));) {
-		lo = p->ts < lo ? p->ts : lo;
-		hi = p->ts > hi ? p->ts : hi;
+	for (ftn_map_iter_init(&it, m); (ts = ftn_map_iter_next(&it, m, NULL));) {
+		lo = *ts < lo ? *ts : lo;
+		hi = *ts > hi ? *ts : hi;
 	}
 	cut = lo + (hi - lo) / 8;
-	for (ftn_map_iter_init(&it, nl->txq); (p = ftn_map_iter_next(&it, nl->txq, NULL));) {
-		if (p->ts <= cut) {
-			nl->devs[p->dev]->v[0].evicted++;
-			ftn_map_iter_del(&it, nl->txq);
+	for (ftn_map_iter_init(&it, m); (ts = ftn_map_iter_next(&it, m, NULL));) {
+		if (*ts <= cut) {
+			gone(nl, ts);
+			ftn_map_iter_del(&it, m);
 		}
 	}
+}
+
+/* A packet evicted from the transmit join: counted on its device */
+static void txq_gone(struct ftn_netlat *nl, const void *entry)
+{
+	nl->devs[((const struct txq_pend *)entry)->dev]->v[0].evicted++;
 }
 
 static void on_queue(struct ftn_netlat *nl, const struct ftn_event *ev)
@@ -390,7 +398,7 @@ static void on_queue(struct ftn_netlat *nl, const struct ftn_event *ev)
 	if ((i = dev_index(nl, name)) == UINT32_MAX)
 		return;
 	if (!(p = ftn_map_put(nl->txq, skb, &added)) && errno == ENOSPC) {
-		txq_evict(nl);
+		evict_oldest(nl, nl->txq, txq_gone);
 		p = ftn_map_put(nl->txq, skb, &added);
 	}
 	if (!p) {
@@ -427,25 +435,11 @@ static void on_xmit(struct ftn_netlat *nl, const struct ftn_event *ev)
 
 /* --- TCP socket queue --- */
 
-/* The pending table is full: the oldest eighth of its time span goes,
- * counted as evicted */
-static void tcp_evict(struct ftn_netlat *nl)
+/* A segment evicted from the TCP join */
+static void tcp_gone(struct ftn_netlat *nl, const void *entry)
 {
-	struct ftn_map_iter it;
-	struct tcp_pend *p;
-	uint64_t lo = UINT64_MAX, hi = 0, cut;
-
-	for (ftn_map_iter_init(&it, nl->tcpq); (p = ftn_map_iter_next(&it, nl->tcpq, NULL));) {
-		lo = p->ts < lo ? p->ts : lo;
-		hi = p->ts > hi ? p->ts : hi;
-	}
-	cut = lo + (hi - lo) / 8;
-	for (ftn_map_iter_init(&it, nl->tcpq); (p = ftn_map_iter_next(&it, nl->tcpq, NULL));) {
-		if (p->ts <= cut) {
-			nl->unj[0].tcp_evicted++;
-			ftn_map_iter_del(&it, nl->tcpq);
-		}
-	}
+	(void)entry;
+	nl->unj[0].tcp_evicted++;
 }
 
 /* TCP segments and copies from before `before` (UINT64_MAX: every one)
@@ -486,7 +480,7 @@ static void on_probe(struct ftn_netlat *nl, const struct ftn_event *ev)
 	if (nl->port && sport != (uint64_t)nl->port)
 		return;
 	if (!(p = ftn_map_put(nl->tcpq, skb, &added)) && errno == ENOSPC) {
-		tcp_evict(nl);
+		evict_oldest(nl, nl->tcpq, tcp_gone);
 		p = ftn_map_put(nl->tcpq, skb, &added);
 	}
 	if (!p) {

@@ -427,6 +427,9 @@ check "tcp -P 8080: port 8080's row, not 9090's (also filtered here)" sh -c '
 	grep -q "\"lport\":8080" "$1" && ! grep -q "\"lport\":9090" "$1"' sh "$tmp/tp"
 check "tcp -P 8080: -v says the UDP socket queue is not traced, and why" \
 	grep -q "^netlat: -P 8080: the UDP socket queue is not traced (its events name no port)" "$tmp/tpe"
+run "$tmp/te" "$tmp/tee" -d 1 -i 10 --json --pending 1
+check "tcp --pending 1: a0003 evicts a0002 (the oldest), counted as tcp_evicted" \
+	grep -q '"section":"sockq",.*"tcp_evicted":[1-9]' "$tmp/te"
 run "$tmp/to" "$tmp/toe" -d 1 -i 10
 check "tcp text: a row of tcpreader port 8080 and its histogram's title" sh -c '
 	grep -q "^sockq    -    tcpreader/4194301  *tcp   *8080  *4 " "$1" &&
