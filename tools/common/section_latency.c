@@ -220,7 +220,8 @@ static void json(const struct tool_section *s, struct tool_json *j)
 	tool_json_obj_end(j);
 }
 
-/* --prom: the histograms by measure, each percentile's bound as a gauge,
+/* --prom: the histograms by measure, each percentile's bound as a gauge
+ * (a label percentile="p99": Prometheus keeps quantile for summaries),
  * the softirqs per CPU, what was not joined */
 static void prom_write(void *ctx, FILE *f)
 {
@@ -236,15 +237,15 @@ static void prom_write(void *ctx, FILE *f)
 			lv[0] = mname[m];
 			tool_log2_prom(f, "ftnet_netreport_latency_seconds", lm, lv, &l->h[m], 1e-6);
 		}
-	tool_prom_head(f, "ftnet_netreport_latency_quantile_below_seconds",
-		       "The log2 bucket bound a latency quantile is below (netreport -L), by measure "
-		       "and quantile; +Inf in the last bucket.", "gauge");
+	tool_prom_head(f, "ftnet_netreport_latency_percentile_below_seconds",
+		       "The log2 bucket bound a latency percentile is below (netreport -L), by "
+		       "measure and percentile; +Inf in the last bucket.", "gauge");
 	for (int m = 0; m < M_N; m++)
 		for (int q = 0; q < NQ && measured(l, m) && l->h[m].count; q++) {
 			uint64_t u = tool_log2_upper(&l->h[m], quant[q]);
 
-			fprintf(f, "ftnet_netreport_latency_quantile_below_seconds{measure=\"%s\","
-				"quantile=\"%g\"} ", mname[m], quant[q]);
+			fprintf(f, "ftnet_netreport_latency_percentile_below_seconds{measure=\"%s\","
+				"percentile=\"%s\"} ", mname[m], qname[q]);
 			u ? fprintf(f, "%.13g\n", (double)u * 1e-6) : fprintf(f, "+Inf\n");
 		}
 	if (l->softirq) {
