@@ -10,7 +10,8 @@
 #    < 512 us;
 #  - sockq: 100 UDP datagrams joined (90 waited 100 us on one socket, 10
 #    waited 20000 us on another): p50 < 128, p90 < 128, p99 < 32768 us;
-#    a read of a datagram never seen queued counted; TCP not followed;
+#    a read of a datagram never seen queued counted, one never read
+#    counted as still queued at the end; TCP not followed;
 #  - the same numbers in text, JSON (bucket bounds, histograms, per-CPU
 #    counts, unjoined) and --prom (histograms, bound gauges, softirqs per
 #    CPU; promtool); --check's traced.latency;
@@ -52,7 +53,8 @@ loop 10 1 1502 50 softirq_exit 3
 # socket ..100: 10 datagrams queued on CPU 0, read 20000 us later by
 # slowreader on CPU 1 (slot 14); socket ..400: 90 queued, read 100 us
 # later by flood (slot 6); a read of socket ..200, never queued; a TCP
-# socket's (protocol 6) queueing and read, not followed
+# socket's (protocol 6) queueing and read, not followed; socket ..500:
+# one queued, never read (still queued at the end)
 loop 10 0 5000 10 sk_data_ready ffff888200000100 17
 loop 10 1 25000 10 sock_recv_length ffff888200000100 17 32 0 4194303
 loop 90 0 30000 10 sk_data_ready ffff888200000400 17
@@ -60,6 +62,7 @@ loop 90 1 30100 10 sock_recv_length ffff888200000400 17 32 0 4194302
 1 26000    sock_recv_length ffff888200000200 17 32 0 4194303
 0 5200     sk_data_ready ffff888200000300 6
 1 25200    sock_recv_length ffff888200000300 6 32 0 4194303
+0 40000    sk_data_ready ffff888200000500 17
 EOF
 python3 "$FTNET_TOP/tests/helpers/netlat_pages.py" "$R/fs" "$R/tmpl/per_cpu" "$tmp/events"
 tree_sum "$R/fs" > "$tmp/before"
@@ -84,8 +87,8 @@ check "-L text: sockq, 100 datagrams, p50 < 128 us, p90 < 128 us, p99 < 32768 us
 	grep -Eq '^ +100  sockq +< 128 us +< 128 us +< 32768 us$' "$tmp/o"
 check "-L text: 21 NET_RX softirqs (not the TIMER one), 1 without a raise" \
 	grep -qx '  NET_RX softirqs run: 21; not joined: 1 without a raise, 0 without an entry or exit' "$tmp/o"
-check "-L text: the read never queued counted" \
-	grep -qx '  UDP datagrams not joined: 1 read, not seen queued; 0 evicted; 0 not read' "$tmp/o"
+check "-L text: the read never queued and the datagram still queued counted" \
+	grep -qx '  UDP datagrams not joined: 1 read, not seen queued; 0 evicted; 0 not read; 1 still queued at the end' "$tmp/o"
 check "-L text: the other sections missing as before, latency not" sh -c '
 	grep -q "^Missing section: retransmits: " "$1" && ! grep -q "^Missing section: latency" "$1"' sh "$tmp/o"
 check "-L -v: which halves are traced" grep -q '^netreport: latency: softirq yes, sockq yes$' "$tmp/e"
@@ -109,7 +112,7 @@ assert u["histogram_us"]["buckets"] == [10, 0, 0, 10, 0, 0, 0, 0, 1], u
 assert (q["count"], q["p50_below_us"], q["p90_below_us"], q["p99_below_us"]) == (100, 128, 128, 32768), q
 assert q["histogram_us"]["sum"] == 90 * 100 + 10 * 20000, q
 assert l["unjoined"] == {"softirq_no_raise": 1, "softirq_no_entry": 0, "sockq_no_queue": 1,
-                         "sockq_evicted": 0, "sockq_not_read": 0}, l["unjoined"]
+                         "sockq_evicted": 0, "sockq_not_read": 0, "sockq_queued_at_end": 1}, l["unjoined"]
 ' "$tmp/j"
 
 # --- --prom
@@ -129,7 +132,8 @@ check "-L --prom: NET_RX softirqs per CPU, unjoined" sh -c '
 	grep -qx "ftnet_netreport_netrx_softirqs_total{cpu=\"0\"} 11" "$1" &&
 	grep -qx "ftnet_netreport_netrx_softirqs_total{cpu=\"1\"} 10" "$1" &&
 	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"softirq\",why=\"no_raise\"} 1" "$1" &&
-	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq\",why=\"no_queue\"} 1" "$1"' sh "$tmp/l.prom"
+	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq\",why=\"no_queue\"} 1" "$1" &&
+	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq\",why=\"queued_at_end\"} 1" "$1"' sh "$tmp/l.prom"
 if command -v promtool >/dev/null 2>&1; then
 	check "-L --prom: promtool check metrics" sh -c 'promtool check metrics <"$1" >/dev/null 2>&1' sh "$tmp/l.prom"
 else

@@ -26,7 +26,7 @@ struct latency {
 	int softirq, sockq;             /* which halves are traced */
 	/* at the end: the run's merged histograms, softirqs, what was not joined */
 	struct ftn_log2 h[M_N];
-	uint64_t softirqs;
+	uint64_t softirqs, queued;      /* queued: datagrams not read yet at the end */
 	struct ftn_netlat_unjoined u;
 };
 
@@ -124,6 +124,7 @@ static void end(struct tool_section *s, int err)
 	for (uint32_t i = 0; i < ftn_netlat_ntasks(l->nl); i++)
 		ftn_log2_merge(&l->h[M_SOCKQ], &ftn_netlat_task(l->nl, i, 0)->sockq);
 	ftn_netlat_unjoined(l->nl, 0, &l->u);
+	ftn_netlat_pending(l->nl, NULL, &l->queued);
 }
 
 static void fini(struct tool_section *s)
@@ -167,9 +168,9 @@ static void text(const struct tool_section *s, FILE *f)
 			(unsigned long long)l->u.no_raise, (unsigned long long)l->u.no_entry);
 	if (l->sockq)
 		fprintf(f, "  UDP datagrams not joined: %llu read, not seen queued; %llu evicted; "
-			"%llu not read\n", (unsigned long long)l->u.sockq_no_queue,
+			"%llu not read; %llu still queued at the end\n", (unsigned long long)l->u.sockq_no_queue,
 			(unsigned long long)(l->u.sockq_evicted + l->u.sock_evicted),
-			(unsigned long long)l->u.not_read);
+			(unsigned long long)l->u.not_read, (unsigned long long)l->queued);
 }
 
 static void json(const struct tool_section *s, struct tool_json *j)
@@ -216,6 +217,7 @@ static void json(const struct tool_section *s, struct tool_json *j)
 		tool_json_uint(j, "sockq_no_queue", l->u.sockq_no_queue);
 		tool_json_uint(j, "sockq_evicted", l->u.sockq_evicted + l->u.sock_evicted);
 		tool_json_uint(j, "sockq_not_read", l->u.not_read);
+		tool_json_uint(j, "sockq_queued_at_end", l->queued);
 	}
 	tool_json_obj_end(j);
 }
@@ -265,6 +267,7 @@ static void prom_write(void *ctx, FILE *f)
 		{ 1, "measure=\"sockq\",why=\"no_queue\"", l->u.sockq_no_queue },
 		{ 1, "measure=\"sockq\",why=\"evicted\"", l->u.sockq_evicted + l->u.sock_evicted },
 		{ 1, "measure=\"sockq\",why=\"not_read\"", l->u.not_read },
+		{ 1, "measure=\"sockq\",why=\"queued_at_end\"", l->queued },
 	};
 	for (size_t k = 0; k < sizeof(uj) / sizeof(uj[0]); k++)
 		if (uj[k].sockq ? l->sockq : l->softirq)
