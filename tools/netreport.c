@@ -24,20 +24,24 @@
 
 #define TOOL "netreport"
 
-enum { S_RETRANS, S_DROPS, S_RESETS, S_N };
+/* in the order an event is offered to them: the resets section takes
+ * every event the others did not */
+enum { S_RETRANS, S_DROPS, S_LATENCY, S_RESETS, S_N };
 static const struct tool_section_ops *const sec_ops[S_N] = {
-	&tool_section_retrans, &tool_section_drops, &tool_section_resets };
+	&tool_section_retrans, &tool_section_drops, &tool_section_latency, &tool_section_resets };
 
 struct state {
 	struct tool_opts o;
 	int check;                      /* --check */
 	int require;                    /* -R: every tracing section or fail */
 	int no_trace;                   /* -n: counters only */
+	int latency;                    /* -L: the latency section too */
 	pid_t pid;                      /* -N PID: counters and owners of its netns */
 	struct tool_threshold *th[2];   /* [0] --warn, [1] --crit */
 	size_t nth[2];
 
-	struct tool_section_env env;
+	struct tool_section_env env;    /* the run's sections: sec's, S_LATENCY with -L */
+	struct tool_section *sec[S_N];
 	struct tool_counter *ctrs;
 
 	struct tool_losses l;
@@ -51,8 +55,8 @@ struct state {
 static int value_of(const struct state *st, const char *name, double *v)
 {
 	*v = 0;
-	for (int i = 0; i < S_N; i++)
-		if (!strncmp(name, "traced.", 7) && !strcmp(name + 7, sec_ops[i]->name)) {
+	for (size_t i = 0; i < st->env.nsec; i++)
+		if (!strncmp(name, "traced.", 7) && !strcmp(name + 7, st->env.sec[i]->ops->name)) {
 			if (!st->env.sec[i]->have)
 				return -ENOENT;
 			*v = (double)st->env.sec[i]->ops->traced(st->env.sec[i]);
@@ -81,35 +85,6 @@ static int sample(struct state *st)
 
 /* ---- the report ---- */
 
-struct xcheck { int have; uint64_t traced; int64_t counted; int found; };
-
-static void crosscheck(const struct state *st, struct xcheck x[3])
-{
-	struct tool_counter_row **rows;
-	long n;
-	int f2;
-
-	memset(x, 0, 3 * sizeof(*x));
-	x[0].have = st->env.sec[S_RETRANS]->have;
-	x[0].traced = tool_section_retrans.traced(st->env.sec[S_RETRANS]);
-	x[0].counted = tool_losses_delta(&st->l, "Tcp.RetransSegs", &x[0].found);
-	/* a datagram to a port nobody listens on: counted in NoPorts, then
-	 * dropped in __udp4_lib_rcv / __udp6_lib_rcv with NO_SOCKET */
-	x[1].have = st->env.sec[S_DROPS]->have;
-	n = tool_counter_sorted(st->env.sec[S_DROPS]->rows, 1, 0, &rows, NULL);
-	for (long i = 0; i < n; i++)
-		if (rows[i]->label[0] && rows[i]->label[1] && !strcmp(rows[i]->label[1], "NO_SOCKET") &&
-		    (!strncmp(rows[i]->label[0], "__udp4_lib_rcv", 14) ||
-		     !strncmp(rows[i]->label[0], "__udp6_lib_rcv", 14)))
-			x[1].traced += rows[i]->total;
-	x[1].counted = tool_losses_delta(&st->l, "Udp.NoPorts", &x[1].found) +
-		       tool_losses_delta(&st->l, "Udp6.NoPorts", &f2);
-	x[1].found |= f2;
-	x[2].have = st->env.sec[S_RESETS]->have;
-	x[2].traced = tool_section_resets_sent(st->env.sec[S_RESETS]);
-	x[2].counted = tool_losses_delta(&st->l, "Tcp.OutRsts", &x[2].found);
-}
-
 /* --check's value of a name; why it has none */
 static int check_value(void *ctx, const char *name, double *v, const char **why)
 {
@@ -119,7 +94,7 @@ static int check_value(void *ctx, const char *name, double *v, const char **why)
 	return -ENOENT;
 }
 
-static void print_text(struct state *st, FILE *f, const struct xcheck x[3])
+static void print_text(struct state *st, FILE *f, const struct tool_xcheck x[3])
 {
 	static const char *const xname[3][2] = { { "retransmitted segments", "Tcp.RetransSegs" },
 		{ "UDP no-socket drops", "Udp.NoPorts+Udp6.NoPorts" }, { "resets sent", "Tcp.OutRsts" } };
@@ -130,7 +105,7 @@ static void print_text(struct state *st, FILE *f, const struct xcheck x[3])
 		tool_time_iso(st->t0, t, sizeof(t)), st->l.secs,
 		st->pid ? "the network namespace of -N PID" : "this network namespace");
 	tool_losses_text(&st->l, f);
-	for (int s = 0; s < S_N; s++)
+	for (size_t s = 0; s < st->env.nsec; s++)
 		tool_section_text(st->env.sec[s], f, top);
 	fprintf(f, "Cross-check:");
 	for (int i = 0; i < 3; i++) {
@@ -149,14 +124,14 @@ static void print_text(struct state *st, FILE *f, const struct xcheck x[3])
 	if (st->env.uncounted)
 		fprintf(f, ", not counted %llu", (unsigned long long)st->env.uncounted);
 	fprintf(f, "\n");
-	for (int s = 0; s < S_N; s++)
+	for (size_t s = 0; s < st->env.nsec; s++)
 		if (!st->env.sec[s]->have) {
-			fprintf(f, "Missing section: %s: ", sec_ops[s]->name);
+			fprintf(f, "Missing section: %s: ", st->env.sec[s]->ops->name);
 			tool_section_name(f, st->env.sec[s]->why, 0, '\n');
 		}
 }
 
-static void print_json(struct state *st, FILE *f, const struct xcheck x[3], int status,
+static void print_json(struct state *st, FILE *f, const struct tool_xcheck x[3], int status,
 		       const struct tool_str *sum)
 {
 	static const char *const xk[3][2] = { { "retransmits_traced", "retrans_segs" },
@@ -173,7 +148,7 @@ static void print_json(struct state *st, FILE *f, const struct xcheck x[3], int 
 	tool_json_num(&j, "seconds", st->l.secs, 3);
 	st->pid ? tool_json_int(&j, "netns_pid", st->pid) : tool_json_null(&j, "netns_pid");
 	tool_losses_json(&st->l, &j);
-	for (int s = 0; s < S_N; s++)
+	for (size_t s = 0; s < st->env.nsec; s++)
 		tool_section_json(st->env.sec[s], &j, top);
 	tool_json_obj_begin(&j, "crosscheck");
 	for (int i = 0; i < 3; i++) {
@@ -210,7 +185,7 @@ static int write_prom(struct state *st, int status)
 	if ((err = tool_prom_counter(st->prom, "ftnet_netreport_stat_delta_total",
 				     "What a loss counter rose by during the run (its delta).", st->ctrs, 0, lc, 0)))
 		return tool_fail(err, "cannot export the counts: %s", strerror(-err));
-	for (int s = 0; s < S_N && !err; s++)
+	for (size_t s = 0; s < st->env.nsec && !err; s++)
 		err = tool_section_prom(st->env.sec[s], st->prom, top);
 	if (err || (st->check && (err = tool_check_prom(st->prom, TOOL, status))))
 		return err;
@@ -223,12 +198,12 @@ static int write_prom(struct state *st, int status)
 static int report(struct state *st)
 {
 	struct tool_str sum = { 0 }, perf = { 0 };
-	struct xcheck x[3];
+	struct tool_xcheck x[3];
 	int status = 0, err = 0;
 
 	if (tool_losses_rows(&st->l))
 		return tool_fail(-ENOMEM, "out of memory");
-	crosscheck(st, x);
+	tool_section_xcheck(st->sec[S_RETRANS], st->sec[S_DROPS], st->sec[S_RESETS], x);
 	if (st->check)
 		status = tool_check_evaluate(st->th, st->nth, st->l.secs, check_value, st, &sum, &perf);
 	/* the --prom file before anything is printed: with --check, a file
@@ -269,6 +244,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 	int err;
 
 	switch (c) {
+	case 'L': st->latency = 1; return 0;
 	case 'n': st->no_trace = 1; return 0;
 	case 'N': return tool_parse_pid(arg, &st->pid) ? tool_fail(-EINVAL, "invalid PID '%s'", arg) : 0;
 	case 'R': st->require = 1; return 0;
@@ -287,7 +263,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "netreport [-hnRv] [-d SECS] [-N PID] [-b KB] [--top N] [--json] [--prom FILE]\n"
+	.synopsis = "netreport [-hLnRv] [-d SECS] [-N PID] [-b KB] [--top N] [--json] [--prom FILE]\n"
 		    "                 [--check [--warn THRESHOLDS] [--crit THRESHOLDS]]",
 	.about = "One sampling run for cron and monitoring: for -d SECS (default 10) the\n"
 		 "counters that matter for loss (retransmits, listen drops, resets, drops,\n"
@@ -298,7 +274,9 @@ static const struct tool_desc desc = {
 		 "the report has the counters and names each missing section and why.\n"
 		 "--check changes the exit status to the Nagios plugin convention: 0 OK,\n"
 		 "1 WARNING, 2 CRITICAL, 3 UNKNOWN (any failure), one summary line first.\n",
-	.options = "  -n          counters only: no tracing (no root needed)\n"
+	.options = "  -L          the latency section too: NET_RX softirq wait and run, UDP socket\n"
+		   "              queue, as percentiles (netlat's joins)\n"
+		   "  -n          counters only: no tracing (no root needed)\n"
 		   "  -N PID      counters (and socket owners) of PID's network namespace;\n"
 		   "              tracing still sees every namespace\n"
 		   "  -R          the tracing sections are required: exit 3 when not permitted,\n"
@@ -308,7 +286,8 @@ static const struct tool_desc desc = {
 		   "              <, <=; comma-separated; may be repeated). NAME: a counter\n"
 		   "              (Tcp.RetransSegs), the sum of counters with that name\n"
 		   "              (RetransSegs, NoPorts) or GROUP.NAME (Softnet.dropped),\n"
-		   "              traced.retransmits, traced.drops, traced.resets, lost\n"
+		   "              traced.retransmits, traced.drops, traced.resets,\n"
+		   "              traced.latency (-L), lost\n"
 		   "  --crit T    CRITICAL likewise\n",
 	.examples = "  netreport                     10 s, the report as text\n"
 		    "  netreport -d 60 --json        one JSON document for a minute\n"
@@ -316,7 +295,7 @@ static const struct tool_desc desc = {
 		    "  netreport --check --warn 'RetransSegs>100/s' --crit 'RetransSegs>1000/s'\n",
 	.common = TOOL_OPT_DURATION | TOOL_OPT_VERBOSE | TOOL_OPT_JSON |
 		  TOOL_OPT_PROM | TOOL_OPT_TOP | TOOL_OPT_BUFFER,
-	.shortopts = "nN:R",
+	.shortopts = "LnN:R",
 	.longopts = (const struct option[]){
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "warn", required_argument, NULL, OPT_WARN },
@@ -336,10 +315,10 @@ static int init(struct state *st)
 	st->env.pid = st->pid;
 	st->env.delta = tool_losses_delta;
 	st->env.ctx = &st->l;
-	st->env.nsec = S_N;
 	for (int s = 0; s < S_N; s++)
-		if (!(st->env.sec[s] = tool_section_alloc(sec_ops[s], &st->env)) ||
-		    (!st->ctrs && !(st->ctrs = tool_counter_alloc(1, 1))))
+		if ((s != S_LATENCY || st->latency) &&
+		    (!(st->env.sec[st->env.nsec++] = st->sec[s] = tool_section_alloc(sec_ops[s], &st->env)) ||
+		     (!st->ctrs && !(st->ctrs = tool_counter_alloc(1, 1)))))
 			return tool_fail(-ENOMEM, "cannot allocate the counters: %s", strerror(ENOMEM));
 	/* an unwritable path fails now, before a minute of sampling: the
 	 * tools module's check, a file made and removed in FILE's directory */
@@ -349,14 +328,15 @@ static int init(struct state *st)
 	}
 	if ((err = tool_sections_setup(&st->env, TOOL, &st->o, st->no_trace, st->require)))
 		return err;
-	for (int s = 0; s < S_N; s++) {
-		if (st->env.sec[s]->have)
+	for (size_t s = 0; s < st->env.nsec; s++) {
+		const struct tool_section *x = st->env.sec[s];
+
+		if (x->have)
 			continue;
 		if (st->require)
-			return tool_fail(st->env.perm ? -EPERM : -ENOTSUP, "%s: %s", sec_ops[s]->name,
-					 st->env.sec[s]->why);
+			return tool_fail(st->env.perm ? -EPERM : -ENOTSUP, "%s: %s", x->ops->name, x->why);
 		if (!st->no_trace)
-			tool_info("section %s missing: %s", sec_ops[s]->name, st->env.sec[s]->why);
+			tool_info("section %s missing: %s", x->ops->name, x->why);
 	}
 	return 0;
 }
@@ -365,7 +345,7 @@ static int fini(struct state *st, int err)
 {
 	err = tool_instance_end(st->env.inst, err);
 	for (int s = 0; s < S_N; s++)
-		tool_section_free(st->env.sec[s]);
+		tool_section_free(st->sec[s]);
 	tool_counter_free(st->ctrs);
 	tool_prom_free(st->prom);
 	tool_losses_free(&st->l);

@@ -631,6 +631,11 @@ FTN_EXPORT unsigned int ftn_log2_slot(uint64_t v);
 FTN_EXPORT void ftn_log2_add(struct ftn_log2 *h, uint64_t v);
 /* Add every value of h into into (an interval into the run). */
 FTN_EXPORT void ftn_log2_merge(struct ftn_log2 *into, const struct ftn_log2 *h);
+/* The slot that holds h's q-quantile (0 < q <= 1): the lowest slot i
+ * whose slots 0..i hold at least ceil(q * count) values, so the quantile
+ * is below 2^(i+1) (unbounded in the last slot); a log2 histogram knows
+ * no closer value. -1 when h is empty. */
+FTN_EXPORT int ftn_log2_quantile(const struct ftn_log2 *h, double q);
 
 #ifdef __cplusplus
 }

@@ -27,3 +27,20 @@ void ftn_log2_merge(struct ftn_log2 *into, const struct ftn_log2 *h)
 	into->count += h->count;
 	into->sum += h->sum;
 }
+
+int ftn_log2_quantile(const struct ftn_log2 *h, double q)
+{
+	uint64_t need, cum = 0;
+
+	if (!h->count)
+		return -1;
+	/* ceil(q * count), at least 1, at most count: no libm */
+	need = (uint64_t)(q * (double)h->count);
+	if ((double)need < q * (double)h->count)
+		need++;
+	need = need < 1 ? 1 : need > h->count ? h->count : need;
+	for (int i = 0; i < FTN_LOG2_SLOTS; i++)
+		if ((cum += h->slot[i]) >= need)
+			return i;
+	return FTN_LOG2_SLOTS - 1;      /* slots summing to less than count */
+}

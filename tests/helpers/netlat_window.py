@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/helpers/netlat_window.py TRACEFS OUT ERR TRAFFIC -- NETLAT ARGS...
 #
-# Runs netlat (JSON on OUT, stderr on ERR) and reads /proc/softirqs'
+# Runs netlat (JSON on OUT, stderr on ERR) - or netreport -L --json, whose
+# one document has the same counts in latency.softirqs_per_cpu (the tool
+# is the command's name) - and reads /proc/softirqs'
 # NET_RX row around the two moments that bound what it counts, so that
 # both sides count the same softirqs:
 #  - start: irq:softirq_entry enabled in its instance. /proc/softirqs is
@@ -49,6 +51,7 @@ def main():
     tracefs, out, err, traffic = sys.argv[1:5]
     assert sys.argv[5] == "--"
     cmd = sys.argv[6:]
+    tool = os.path.basename(cmd[0])
     with open(out, "w") as o, open(err, "w") as e:
         p = subprocess.Popen(cmd, stdout=o, stderr=e)
     inst = None
@@ -56,14 +59,14 @@ def main():
     prev = net_rx()
     while True:
         if p.poll() is not None:
-            print("error: netlat exited %d before tracing" % p.returncode)
+            print("error: %s exited %d before tracing" % (tool, p.returncode))
             return 1
         if time.monotonic() > deadline:
             p.kill()
-            print("error: netlat did not enable irq:softirq_entry in 20 s")
+            print("error: %s did not enable irq:softirq_entry in 20 s" % tool)
             return 1
         if inst is None:
-            g = glob.glob("%s/instances/ftnet-netlat-%d-*" % (tracefs, p.pid))
+            g = glob.glob("%s/instances/ftnet-%s-%d-*" % (tracefs, tool, p.pid))
             inst = g[0] if g else None
         a = net_rx()
         if inst and read1(inst + "/events/irq/softirq_entry/enable") == "1":
@@ -89,10 +92,10 @@ def main():
         rc = p.wait(30)
     except subprocess.TimeoutExpired:
         p.kill()
-        print("error: netlat did not end 30 s after SIGINT")
+        print("error: %s did not end 30 s after SIGINT" % tool)
         return 1
     if rc != 0:
-        print("error: netlat exited %d" % rc)
+        print("error: %s exited %d" % (tool, rc))
         return 1
     counts = {}
     lost = None
@@ -100,12 +103,16 @@ def main():
         r = json.loads(line)
         if r.get("section") == "softirq":
             counts[r["cpu"]] = counts.get(r["cpu"], 0) + r["count"]
-        if "end" in r:
+        if "latency" in r:      # netreport -L: one document
+            for x in r["latency"].get("softirqs_per_cpu", []):
+                counts[x["cpu"]] = counts.get(x["cpu"], 0) + x["count"]
+            lost = r["crosscheck"]["lost"] + r["crosscheck"]["not_counted"]
+        elif "end" in r:
             lost = r["lost"]
     for cpu in range(len(start)):
-        print("cpu %d netlat %d proc %d" % (cpu, counts.get(cpu, 0), c[cpu] - start[cpu]))
+        print("cpu %d %s %d proc %d" % (cpu, tool, counts.get(cpu, 0), c[cpu] - start[cpu]))
     if lost != 0:
-        print("inconclusive: netlat lost %s events" % lost)
+        print("inconclusive: %s lost %s events" % (tool, lost))
     elif not start_ok:
         print("inconclusive: NET_RX ran while the events were enabled (%s -> %s)" % (prev, b))
     elif not end_ok:

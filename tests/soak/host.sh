@@ -27,6 +27,19 @@
 #            namespace's deltas
 #   netdelta -i 1 over udpflood at RATE: its Udp.NoPorts deltas sum to
 #            the namespace's counter's move
+#   netlat   -i 10 --pending 4096 over udpflood at RATE / 2 datagrams a
+#            second to a closed port on the namespace's loopback (a
+#            net_dev_queue and a net_dev_xmit each, and the NET_RX
+#            softirqs and NAPI polls that take them in: on loopback a
+#            softirq a datagram, some six events each, 300k a second at
+#            the default RATE, seen at 20 s: 1,000,000 softirqs): its NET_RX
+#            softirqs summed over CPUs and intervals = /proc/softirqs'
+#            NET_RX delta, read before it starts and after the load (B, C)
+#            and again after it set up and after it stopped (A before B,
+#            D after C): exact when A = B and C = D (nothing else raised
+#            NET_RX in those windows), else C - B <= counted <= D - A;
+#            its table of packets queued and not yet sent bounded (what
+#            it says is left at the end <= --pending, evictions said)
 #   uprobe   build/tests/utarget run after run (10000 calls of ut_int
 #            each): one line a call = the calls made
 #   tpoint   the same load: sock:inet_sock_set_state filtered in the
@@ -59,7 +72,7 @@
 #   FTNET_SOAK_TOOLS       default "tcpdrop tcptop udptop tcplife tcpconnect
 #                          tcpaccept tcpstates tpoint uprobe tcpreset
 #                          tcpretrans netreport netdelta tcpsnoop udpsnoop
-#                          sockio"
+#                          sockio netlat"
 #   FTNET_SOAK_RSS_SLACK   KiB (default 256 + 1024 per CPU)
 # Needs root and ip; says so and exits 0 otherwise. Ends with the usual
 # "tests: N passed, M failed, K skipped".
@@ -71,7 +84,7 @@ FTNET_TOP=$top
 
 SECS=${FTNET_SOAK_SECS:-600}
 RATE=${FTNET_SOAK_RATE:-100000}
-TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint uprobe tcpreset tcpretrans netreport netdelta tcpsnoop udpsnoop sockio}
+TOOLS=${FTNET_SOAK_TOOLS:-tcpdrop tcptop udptop tcplife tcpconnect tcpaccept tcpstates tpoint uprobe tcpreset tcpretrans netreport netdelta tcpsnoop udpsnoop sockio netlat}
 SLACK=${FTNET_SOAK_RSS_SLACK:-$((256 + 1024 * $(getconf _NPROCESSORS_ONLN)))}
 FLOOD=$top/build/tests/udpflood
 GEN=$top/build/tests/sendrecv
@@ -580,6 +593,61 @@ soak_netdelta() {
 	host_netns_destroy "$NS"
 }
 
+# net_rx: the NET_RX softirqs run so far, every CPU's (/proc/softirqs)
+net_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) s += $i } END { printf "%.0f\n", s }' /proc/softirqs; }
+
+half_flood() {
+	ip netns exec "$NS" "$FLOOD" 127.0.0.1 9 $((RATE / 2 * SECS)) $((RATE / 2)) >"$tmp/flood.out"
+}
+# soak_netlat: netlat -i 10 under udpflood at RATE / 2 datagrams a second
+# to a closed port (see the head): NET_RX softirqs against /proc/softirqs,
+# RSS, the pending table
+soak_netlat() {
+	host_netns_create "$NS" || { t_fail "namespace $NS"; return; }
+	sa=$(net_rx)
+	if ! start netlat --json -i 10 --pending 4096 -b 8192; then
+		t_fail "netlat started"; sed 's/^/#   /' "$tmp/netlat.err"; host_netns_destroy "$NS"; return
+	fi
+	sb=$(net_rx)
+	run_load netlat "udpflood at $((RATE / 2))/s" half_flood
+	sleep 2
+	sc=$(net_rx)
+	stop; rc=$?
+	sd=$(net_rx)
+	t_is "$rc" 0 "netlat exits 0 after SIGINT"
+	got=$(python3 -c '
+import json, sys
+n = ev = 0
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("section") == "softirq":
+        n += r["count"]
+    if r.get("section") == "txq":
+        ev += r["evicted"]
+print(n, ev)' "$tmp/netlat.out" 2>/dev/null)
+	# shellcheck disable=SC2086 # two numbers
+	set -- $got
+	lost=$(sed -n 's/^{"interval_end":.*"total":[0-9]*,"lost":\([0-9]*\)}$/\1/p' "$tmp/netlat.out" |
+		awk '{ s += $1 } END { printf "%.0f\n", s }')
+	pend=$(sed -n 's/^netlat: \([0-9]*\) packets queued and not transmitted yet.*/\1/p' "$tmp/netlat.err")
+	echo "# netlat: udpflood sent $(cat "$tmp/flood.out") datagrams in $el s"
+	echo "# netlat: /proc/softirqs NET_RX: A $sa B $sb C $sc D $sd; counted ${1:-?}, lost $lost; txq evicted ${2:-?}, left queued at the end ${pend:-0}"
+	if [ $# -ne 2 ]; then
+		t_fail "netlat wrote its JSON rows"; sed 's/^/#   /' "$tmp/netlat.err" | tail -5
+	elif [ "$sa" = "$sb" ] && [ "$sc" = "$sd" ] && [ "$lost" = 0 ]; then
+		LOST=0 report netlat "$1" $((sc - sb)) "NET_RX softirqs (/proc/softirqs, bounded exactly)" "$el" "$1"
+	else
+		# a softirq in a window, or events lost: bounds
+		t_diag "netlat: not exact (A != B or C != D, or $lost events lost): bounds"
+		LOST=0 report netlat "$1" "$1" "NET_RX softirqs (itself: the bounds follow)" "$el" "$1"
+		t_check "netlat: C - B - lost <= NET_RX softirqs counted <= D - A" \
+			[ $((sc - sb - lost)) -le "$1" ] && [ "$1" -le $((sd - sa)) ]
+	fi
+	t_check "netlat: its pending table bounded (${pend:-0} left queued <= --pending 4096)" [ "${pend:-0}" -le 4096 ]
+	t_check "netlat: no 'other' task row or device past its caps" sh -c '! grep -q "\"dev\":\"other\"" "$1"' sh "$tmp/netlat.out"
+	host_netns_destroy "$NS"
+}
+
 host_tracefs_mount
 host_instances_snapshot
 trace_state "$HOST_TRACEFS" >"$tmp/state0"
@@ -607,7 +675,8 @@ for t in $TOOLS; do
 	tcpsnoop) soak_snoop tcpsnoop tcp4 4 ;;
 	udpsnoop) soak_snoop udpsnoop udp 12 ;;
 	sockio) soak_snoop sockio tcp4 4 ;;
-	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, uprobe, tcpreset, tcpretrans, netreport, netdelta, tcpsnoop, udpsnoop, sockio)" ;;
+	netlat) soak_netlat ;;
+	*) t_skip "$t soak" "no load for it here (tcpdrop, tcptop, udptop, tcplife, tcpconnect, tcpaccept, tcpstates, tpoint, uprobe, tcpreset, tcpretrans, netreport, netdelta, tcpsnoop, udpsnoop, sockio, netlat)" ;;
 	esac
 done | tee "$tmp/tap"
 trace_state "$HOST_TRACEFS" >"$tmp/state1"

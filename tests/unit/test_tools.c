@@ -694,6 +694,29 @@ static void test_log2(void)
 	ok(out && strstr(out, "y_bucket{le=\"+Inf\"} 6\ny_sum 42006\ny_count 6\n"),
 	   "log2 Prometheus: no labels, no braces on _sum and _count");
 	free(out);
+	/* quantiles: h holds 3 (slot 1), 9000 and 12000 (slot 13) */
+	memset(&h2, 0, sizeof(h2));
+	is_int(ftn_log2_quantile(&h2, 0.5), -1, "log2 quantile: none of an empty histogram");
+	is_int(ftn_log2_quantile(&h, 0.33), 1, "log2 quantile: p33 of 3 values is the first (slot 1)");
+	is_int(ftn_log2_quantile(&h, 0.34), 13, "log2 quantile: p34 of 3 values is the second (slot 13)");
+	is_int(ftn_log2_quantile(&h, 0.5), 13, "log2 quantile: p50 of 3 values, the second");
+	for (int i = 0; i < 99; i++)
+		ftn_log2_add(&h2, 100);         /* slot 6 */
+	ftn_log2_add(&h2, 5000);                /* slot 12 */
+	is_int(ftn_log2_quantile(&h2, 0.99), 6, "log2 quantile: p99 of 99 x 100 and 1 x 5000 in 64-127");
+	is_int(ftn_log2_quantile(&h2, 0.999), 12, "log2 quantile: p99.9 in the largest value's slot");
+	is_int(ftn_log2_quantile(&h2, 1), 12, "log2 quantile: p100, the largest value's slot");
+	{
+		char b[32];
+
+		is_str(tool_log2_bound(&h2, 0.99, b, sizeof(b)), "< 128", "log2 bound: p99 < 128 (us)");
+		is_str(tool_log2_bound(&h2, 1, b, sizeof(b)), "< 8192", "log2 bound: p100 < 8192");
+		ok(tool_log2_bound(&(struct ftn_log2){ 0 }, 0.5, b, sizeof(b)) == NULL,
+		   "log2 bound: NULL for an empty histogram");
+		ftn_log2_add(&h2, UINT64_MAX);
+		is_str(tool_log2_bound(&h2, 1, b, sizeof(b)), ">= 549755813888",
+		       "log2 bound: the last slot has no upper end");
+	}
 }
 
 /* issue 22: the report's text rows and frames, and stderr lines */

@@ -99,3 +99,23 @@ void tool_log2_prom(FILE *f, const char *name, const char *const *lnames,
 	labels(f, lnames, lvals, NULL);
 	fprintf(f, " %llu\n", (unsigned long long)h->count);
 }
+
+uint64_t tool_log2_upper(const struct ftn_log2 *h, double q)
+{
+	int i = ftn_log2_quantile(h, q);
+
+	return i < 0 || i == FTN_LOG2_SLOTS - 1 ? 0 : 1ULL << (i + 1);
+}
+
+const char *tool_log2_bound(const struct ftn_log2 *h, double q, char *buf, size_t size)
+{
+	int i = ftn_log2_quantile(h, q);
+
+	if (i < 0)
+		return NULL;
+	if (i == FTN_LOG2_SLOTS - 1)
+		snprintf(buf, size, ">= %llu", 1ULL << i);
+	else
+		snprintf(buf, size, "< %llu", 1ULL << (i + 1));
+	return buf;
+}

@@ -7,6 +7,7 @@
 #ifndef FTNET_TOOLS_LOG2_H
 #define FTNET_TOOLS_LOG2_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,5 +33,13 @@ void tool_log2_prom_head(FILE *f, const char *name, const char *help);
  * here); scale 1e-6 turns microseconds into the base unit, seconds. */
 void tool_log2_prom(FILE *f, const char *name, const char *const *lnames,
 		    const char *const *lvals, const struct ftn_log2 *h, double scale);
+
+/* h's q-quantile as its slot's bound (ftn_log2_quantile): "< HIGH"
+ * (HIGH = 2^(i+1), the slot's exclusive upper end) or ">= LOW" for the
+ * last slot, never a closer value than the histogram holds; in buf (32
+ * bytes are enough). NULL when h is empty. tool_log2_upper: HIGH alone,
+ * 0 when h is empty or the quantile in the last slot. */
+const char *tool_log2_bound(const struct ftn_log2 *h, double q, char *buf, size_t size);
+uint64_t tool_log2_upper(const struct ftn_log2 *h, double q);
 
 #endif /* FTNET_TOOLS_LOG2_H */

@@ -55,6 +55,10 @@ int tool_section_add_event(struct tool_section *s, const char *sys, const char *
 	int err;
 
 	snprintf(name, sizeof(name), "%s:%s", sys, ev);
+	if ((size_t)e->nevs >= sizeof(e->evs) / sizeof(e->evs[0]) - 1) {
+		tool_section_missing(s, -E2BIG, "too many events");
+		return -E2BIG;
+	}
 	if ((err = tool_event_setup(e->inst, sys, ev, filter, 0, name))) {
 		tool_section_missing(s, err, "cannot enable the tracepoint");
 		return err;
@@ -126,6 +130,10 @@ void tool_section_text(const struct tool_section *s, FILE *f, size_t top)
 		tool_section_name(f, s->why, 0, '\n');
 		return;
 	}
+	if (s->ops->text) {
+		s->ops->text(s, f);
+		return;
+	}
 	text_line(s, f, NULL);
 	n = tool_counter_sorted(s->rows, 1, top, &rows, rest);
 	for (long i = 0; i < n; i++)
@@ -171,7 +179,9 @@ void tool_section_json(const struct tool_section *s, struct tool_json *j, size_t
 	tool_json_obj_begin(j, s->ops->name);
 	tool_json_bool(j, "traced", s->have);
 	s->have ? tool_json_null(j, "why") : tool_json_str(j, "why", s->why);
-	if (s->have) {
+	if (s->have && s->ops->json)
+		s->ops->json(s, j);
+	else if (s->have) {
 		if (s->ops->json_head)
 			s->ops->json_head(s, j);
 		n = tool_counter_sorted(s->rows, 1, top, &rows, rest);
@@ -194,6 +204,8 @@ int tool_section_prom(struct tool_section *s, struct tool_prom *p, size_t top)
 
 	if (!s->have)
 		return 0;
+	if (s->ops->prom)
+		return s->ops->prom(s, p);
 	if (!(c = s->ops->prom_rows ? s->ops->prom_rows(s) : s->rows))
 		return -ENOMEM;         /* (said) */
 	/* the labels' names: the label columns' JSON keys, in label order */

@@ -28,15 +28,15 @@ struct tool_section_env {
 	struct ftn_instance *inst;
 	int reader;                     /* tool_reader's */
 	pid_t pid;                      /* -N PID: owners of its namespace */
-	const char *evs[8];             /* the run's events, "sys/event" */
-	char evname[8][64];
+	const char *evs[16];            /* the run's events, "sys/event" */
+	char evname[16][64];
 	int nevs;
 	int perm;                       /* a section is missing for lack of privileges */
 	uint64_t uncounted;             /* events no row could take (out of memory) */
 	uint64_t lost;                  /* events lost (ring buffer, unread, unparsed) */
 	/* the run's sections: an event goes to each in turn until one takes
 	 * it (the last may take every event the others did not) */
-	struct tool_section *sec[4];
+	struct tool_section *sec[5];
 	size_t nsec;
 	/* the run's delta of a counter's key, *found set (sections that
 	 * compare their counts with the kernel's) */
@@ -71,6 +71,16 @@ struct tool_section_ops {
 	void (*json_head)(const struct tool_section *s, struct tool_json *j);
 	/* the counter --prom exports (default: the rows); NULL + said: fail */
 	struct tool_counter *(*prom_rows)(struct tool_section *s);
+	/* its events joined across CPUs: read in time order (the consumer's
+	 * ordered); lost: events of cpu (-1 any) lost, the joins they break */
+	int ordered;
+	void (*lost)(struct tool_section *s, int cpu);
+	/* a section that is not rows renders itself: the text under its
+	 * heading, the JSON members after traced and why, its --prom
+	 * families (0, or the error said); the rows' walk is not done */
+	void (*text)(const struct tool_section *s, FILE *f);
+	void (*json)(const struct tool_section *s, struct tool_json *j);
+	int (*prom)(struct tool_section *s, struct tool_prom *p);
 };
 struct tool_section {
 	const struct tool_section_ops *ops;
@@ -80,7 +90,8 @@ struct tool_section {
 	struct tool_counter *rows;
 	void *priv;                     /* ops->priv_size bytes */
 };
-extern const struct tool_section_ops tool_section_retrans, tool_section_drops, tool_section_resets;
+extern const struct tool_section_ops tool_section_retrans, tool_section_drops, tool_section_resets,
+	tool_section_latency;
 /* The run's sections set up in one instance of tool's (none with no_trace;
  * not permitted: each missing, and the error when require) */
 int tool_sections_setup(struct tool_section_env *e, const char *tool, const struct tool_opts *o,
@@ -103,6 +114,12 @@ void tool_section_name(FILE *f, const char *s, int width, int sep);
 void tool_section_text(const struct tool_section *s, FILE *f, size_t top);
 void tool_section_json(const struct tool_section *s, struct tool_json *j, size_t top);
 int tool_section_prom(struct tool_section *s, struct tool_prom *p, size_t top);
+/* netreport's cross-check: per row (retransmitted segments, UDP
+ * no-socket drops, resets sent) whether traced and the count, and the
+ * counters' delta (the sections' env delta), found or not */
+struct tool_xcheck { int have; uint64_t traced; int64_t counted; int found; };
+void tool_section_xcheck(const struct tool_section *retrans, const struct tool_section *drops,
+			 const struct tool_section *resets, struct tool_xcheck x[3]);
 /* the resets section's resets sent (Tcp.OutRsts counts these) */
 uint64_t tool_section_resets_sent(const struct tool_section *s);
 /* skb:kfree_skb counted per (location, reason), as tcpdrop -c and

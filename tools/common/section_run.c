@@ -58,6 +58,9 @@ static void on_lost(void *ctx, int cpu, uint64_t n)
 	struct tool_section_env *e = ctx;
 
 	e->lost += n;
+	for (size_t s = 0; s < e->nsec; s++)
+		if (e->sec[s]->have && e->sec[s]->ops->lost)
+			e->sec[s]->ops->lost(e->sec[s], cpu);
 	tool_fail(0, "lost %llu events on CPU %d (ring buffer full)", (unsigned long long)n, cpu);
 }
 
@@ -117,6 +120,7 @@ int tool_sections_run(struct tool_section_env *e, double duration)
 	for (size_t s = 0; s < e->nsec; s++) {
 		tracing |= e->sec[s]->have;
 		co.want_stacks |= e->sec[s]->have && e->sec[s]->ops->stacks;
+		co.ordered |= e->sec[s]->have && e->sec[s]->ops->ordered;
 	}
 	if (!tracing) {
 		sleep_for(duration);
