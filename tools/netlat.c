@@ -217,16 +217,16 @@ static int filter(struct state *st, size_t i)
 
 	tool_str_free(&st->filter);
 	if (s & SEC(NETLAT_SOFTIRQ))
-		tool_str_addf(&st->filter, "vec == %d", FTN_NETLAT_VEC_NET_RX);
+		tool_str_addf(&st->filter, NETLAT_F_NET_RX);
 	if (dev && (s & (SEC(NETLAT_NAPI) | SEC(NETLAT_TXQ))))
 		tool_str_addf(&st->filter, "%s == \"%s\"", s & SEC(NETLAT_NAPI) ? "dev_name" : "name", st->dev);
 	if (st->cpu >= 0 && (s & (SEC(NETLAT_SOFTIRQ) | SEC(NETLAT_NAPI))))
 		tool_str_addf(&st->filter, "%sCPU == %ld", st->filter.len ? " && " : "", st->cpu);
 	if (!strcmp(evs[i].ev, "sk_data_ready"))
-		tool_str_addf(&st->filter, "protocol == 17");
+		tool_str_addf(&st->filter, NETLAT_F_UDP_READY);
 	if (!strcmp(evs[i].ev, "sock_recv_length"))
-		tool_str_addf(&st->filter, "%s && ret >= 0", udp && tcp ? "(protocol == 17 || protocol == 6)" :
-			      udp ? "protocol == 17" : "protocol == 6");
+		tool_str_addf(&st->filter, "%s" NETLAT_F_READ, udp && tcp ? NETLAT_F_UDP_TCP :
+			      udp ? NETLAT_F_UDP : "protocol == 6");
 	if (!strcmp(evs[i].ev, "tcp_probe"))
 		tool_str_addf(&st->filter, "data_len > 0");
 	if (!strcmp(evs[i].ev, "qdisc_dequeue"))

@@ -5,24 +5,34 @@
 EVENTS, "CPU TIME_US EVENT ARGS...", becomes a record in
 OUT/cpuN/trace_pipe_raw (4 KiB pages, times from 1 s); "loop N CPU
 TIME_US STEP EVENT ARGS..." is N events STEP us apart; "missed CPU N"
-sets the missed-events count of the CPU's first page. The generator of
-tests/offline/netlat.sh (kept there as it is), for the other tests that
-feed netlat's events (netreport -L).
+sets the missed-events count of the CPU's first page. Records longer than 112 bytes
+(tcp_probe's) are written with type_len 0 and their length. Used by
+tests/offline/netlat.sh and the other tests that feed netlat's events
+(netreport -L).
 """
 import struct, sys
 fs, out = sys.argv[1], sys.argv[2]
 ids = {}
+import os
 for ev in ("irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit", "napi/napi_poll",
-           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length"):
-    try:
-        lines = open(f"{fs}/events/{ev}/format").readlines()
-    except FileNotFoundError:   # a tree without that event
+           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length",
+           "tcp/tcp_probe", "skb/skb_copy_datagram_iovec", "qdisc/qdisc_dequeue"):
+    if not os.path.exists(f"{fs}/events/{ev}/format"):
         continue
-    for line in lines:
+    for line in open(f"{fs}/events/{ev}/format"):
         if line.startswith("ID:"):
             ids[ev.split("/")[1]] = int(line.split()[1])
 def rec(ev, args):
-    head = struct.pack("<HBBi", ids[ev], 0, 0, int(args[-1]) if ev == "sock_recv_length" else 0)
+    head = struct.pack("<HBBi", ids[ev], 0, 0,
+                       int(args[-1]) if ev in ("sock_recv_length", "skb_copy_datagram_iovec") else 0)
+    if ev == "tcp_probe":       # skbaddr, skaddr, sport, data_len: the rest zero
+        return head + struct.pack("<28s28sHHH2xIH2x7I4xQQQ", b"", b"", int(args[2]), 40000, 2, 0,
+                                  int(args[3]), 0, 0, 0, 0, 0, 0, 0, 0, int(args[0], 16), int(args[1], 16))
+    if ev == "qdisc_dequeue":   # qdisc, txq, packets, skbaddr, ifindex, handle, parent, txq_state
+        return head + struct.pack("<QQi4xQiII4xQ", 0xffff888100b00000, 0xffff888100c00000,
+                                  int(args[1]), int(args[0], 16), 2, 0x10000, 0xffffffff, 0)
+    if ev == "skb_copy_datagram_iovec":  # skbaddr, len (then the pid)
+        return head + struct.pack("<Qi4x", int(args[0], 16), int(args[1]))
     if ev == "sk_data_ready":   # skaddr, family, protocol, ip
         return head + struct.pack("<QHHIQ", int(args[0], 16), 2, int(args[1]), 0, 0xffffffff81000000)
     if ev == "sock_recv_length":        # sk, family, protocol, ret, flags (then the pid)
@@ -65,11 +75,14 @@ for cpu, evs in pages.items():
     for ts, ev, args in evs:
         p = rec(ev, args)
         p += b"\0" * (-len(p) % 4)
-        if 16 + len(data) + 4 + len(p) + 8 > 4096:
+        if 16 + len(data) + 8 + len(p) + 8 > 4096:
             raw += page(data, pts, not raw)
             data, pts = b"", t
-        assert len(p) <= 112 and 0 <= ts - t < 1 << 27
-        data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
+        assert 0 <= ts - t < 1 << 27
+        if len(p) <= 112:
+            data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
+        else:                   # type_len 0: the length (payload + 4) first
+            data += struct.pack("<II", (ts - t) << 5, len(p) + 4) + p
         t = ts
     raw += page(data, pts, not raw)
     open(f"{out}/cpu{cpu}/trace_pipe_raw", "wb").write(raw)

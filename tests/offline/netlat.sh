@@ -33,87 +33,7 @@ cp "$FIX/linux-6.18/header_page" "$FIX/linux-6.18/header_event" "$R/fs/events/"
 printf '1 systemd\n4194303 slowreader\n4194302 flood\n' > "$R/fs/saved_cmdlines"
 
 # The pages: "CPU TIME_US EVENT ARGS..." lines, sorted by time per CPU,
-# become 4 KiB pages (u64 timestamp, u64 commit, records with type_len =
-# payload/4 and the delta in ns). A line "missed CPU N" sets the missed-
-# events flag and count of the CPU's first page.
-cat > "$tmp/gen.py" <<'EOF'
-import struct, sys
-fs, out = sys.argv[1], sys.argv[2]
-ids = {}
-import os
-for ev in ("irq/softirq_raise", "irq/softirq_entry", "irq/softirq_exit", "napi/napi_poll",
-           "net/net_dev_queue", "net/net_dev_xmit", "sock/sk_data_ready", "sock/sock_recv_length",
-           "tcp/tcp_probe", "skb/skb_copy_datagram_iovec", "qdisc/qdisc_dequeue"):
-    if not os.path.exists(f"{fs}/events/{ev}/format"):
-        continue
-    for line in open(f"{fs}/events/{ev}/format"):
-        if line.startswith("ID:"):
-            ids[ev.split("/")[1]] = int(line.split()[1])
-def rec(ev, args):
-    head = struct.pack("<HBBi", ids[ev], 0, 0,
-                       int(args[-1]) if ev in ("sock_recv_length", "skb_copy_datagram_iovec") else 0)
-    if ev == "tcp_probe":       # skbaddr, skaddr, sport, data_len: the rest zero
-        return head + struct.pack("<28s28sHHH2xIH2x7I4xQQQ", b"", b"", int(args[2]), 40000, 2, 0,
-                                  int(args[3]), 0, 0, 0, 0, 0, 0, 0, 0, int(args[0], 16), int(args[1], 16))
-    if ev == "qdisc_dequeue":   # qdisc, txq, packets, skbaddr, ifindex, handle, parent, txq_state
-        return head + struct.pack("<QQi4xQiII4xQ", 0xffff888100b00000, 0xffff888100c00000,
-                                  int(args[1]), int(args[0], 16), 2, 0x10000, 0xffffffff, 0)
-    if ev == "skb_copy_datagram_iovec":  # skbaddr, len (then the pid)
-        return head + struct.pack("<Qi4x", int(args[0], 16), int(args[1]))
-    if ev == "sk_data_ready":   # skaddr, family, protocol, ip
-        return head + struct.pack("<QHHIQ", int(args[0], 16), 2, int(args[1]), 0, 0xffffffff81000000)
-    if ev == "sock_recv_length":        # sk, family, protocol, ret, flags (then the pid)
-        return head + struct.pack("<QHHii", int(args[0], 16), 2, int(args[1]), int(args[2]), int(args[3]))
-    if ev.startswith("softirq"):
-        return head + struct.pack("<I", int(args[0]))
-    if ev == "napi_poll":       # napi, dev_name (loc), work, budget, string
-        name = args[0].encode("latin-1").decode("unicode_escape").encode("latin-1") + b"\0"
-        return head + struct.pack("<QIii", 0xffff888100001000, 28 | len(name) << 16,
-                                  int(args[1]), int(args[2])) + name
-    name = args[1].encode() + b"\0"
-    skb = int(args[0], 16)
-    if ev == "net_dev_queue":   # skbaddr, len, name (loc), string
-        return head + struct.pack("<QII", skb, 100, 24 | len(name) << 16) + name
-    return head + struct.pack("<QIiI", skb, 100, int(args[2]), 28 | len(name) << 16) + name
-pages, missed = {0: [], 1: []}, {}
-for line in open(sys.argv[3]):
-    w = line.split()
-    if not w or w[0].startswith("#"):
-        continue
-    if w[0] == "missed":
-        missed[int(w[1])] = int(w[2])
-        continue
-    if w[0] == "loop":          # loop N CPU TIME_US STEP EVENT ARGS: N events STEP us apart
-        for i in range(int(w[1])):
-            pages[int(w[2])].append((1000000000 + int((float(w[3]) + i * float(w[4])) * 1000), w[5], w[6:]))
-        continue
-    pages[int(w[0])].append((1000000000 + int(float(w[1]) * 1000), w[2], w[3:]))
-for cpu, evs in pages.items():
-    evs.sort(key=lambda e: e[0])
-    base = 1000000000
-    raw, data, t, pts = b"", b"", base, base
-    def page(data, pts, first):
-        commit = len(data)
-        if first and cpu in missed:
-            data += struct.pack("<Q", missed[cpu])
-            commit |= 0xC0000000
-        p = struct.pack("<QQ", pts, commit) + data
-        return p + b"\0" * (4096 - len(p))
-    for ts, ev, args in evs:
-        p = rec(ev, args)
-        p += b"\0" * (-len(p) % 4)
-        if 16 + len(data) + 8 + len(p) + 8 > 4096:
-            raw += page(data, pts, not raw)
-            data, pts = b"", t
-        assert 0 <= ts - t < 1 << 27
-        if len(p) <= 112:
-            data += struct.pack("<I", len(p) // 4 | (ts - t) << 5) + p
-        else:                   # type_len 0: the length (payload + 4) first
-            data += struct.pack("<II", (ts - t) << 5, len(p) + 4) + p
-        t = ts
-    raw += page(data, pts, not raw)
-    open(f"{out}/cpu{cpu}/trace_pipe_raw", "wb").write(raw)
-EOF
+# become 4 KiB pages (tests/helpers/netlat_pages.py says how).
 # times in microseconds from the page's start (1 s)
 cat > "$tmp/events" <<'EOF'
 # CPU 0: wait 3 us (2-3), run 10 (8-15); a second raise does not restart
@@ -182,7 +102,7 @@ cat > "$tmp/events" <<'EOF'
 loop 66 0 30000 10 sk_data_ready ffff888200000400 17
 loop 66 1 40000 10 sock_recv_length ffff888200000400 17 32 0 4194302
 EOF
-mkpages() { python3 "$tmp/gen.py" "$R/fs" "$R/tmpl/per_cpu" "$1"; }
+mkpages() { python3 "$FTNET_TOP/tests/helpers/netlat_pages.py" "$R/fs" "$R/tmpl/per_cpu" "$1"; }
 mkpages "$tmp/events"
 tree_sum "$R/fs" > "$tmp/before"
 

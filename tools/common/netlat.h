@@ -13,6 +13,15 @@
 /* netlat's sections */
 enum { NETLAT_SOFTIRQ, NETLAT_NAPI, NETLAT_TXQ, NETLAT_SOCKQ, NETLAT_TCPQ, NETLAT_QDISC, NETLAT_NSEC };
 
+/* The in-kernel filters netlat and netreport -L give the events they
+ * share: NET_RX softirqs only (vec 3); UDP's queueing; reads that
+ * returned data, of UDP (and TCP) sockets */
+#define NETLAT_F_NET_RX "vec == 3"
+#define NETLAT_F_UDP_READY "protocol == 17"
+#define NETLAT_F_UDP "protocol == 17"
+#define NETLAT_F_UDP_TCP "(protocol == 17 || protocol == 6)"
+#define NETLAT_F_READ " && ret >= 0"
+
 /* The columns of netlat's rows, for struct tool_report_cfg. */
 extern const struct tool_col netlat_cols[];
 extern const size_t netlat_ncols;

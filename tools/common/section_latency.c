@@ -10,6 +10,7 @@
  * histogram knows no closer value.
  */
 #include "common.h"
+#include "common/netlat.h"
 
 #include <errno.h>
 #include <string.h>
@@ -30,13 +31,13 @@ struct latency {
 	struct ftn_netlat_unjoined u;
 };
 
-/* The events and the filters netlat gives them (tools/netlat.c): NET_RX
+/* The events and the filters netlat gives them (common/netlat.h): NET_RX
  * (vec 3) only; UDP only, reads that returned data */
 static const struct { int sockq; const char *ev, *filter; } evs[] = {
-	{ 0, "irq/softirq_raise", "vec == 3" }, { 0, "irq/softirq_entry", "vec == 3" },
-	{ 0, "irq/softirq_exit", "vec == 3" },
-	{ 1, "sock/sk_data_ready", "protocol == 17" },
-	{ 1, "sock/sock_recv_length", "protocol == 17 && ret >= 0" },
+	{ 0, "irq/softirq_raise", NETLAT_F_NET_RX }, { 0, "irq/softirq_entry", NETLAT_F_NET_RX },
+	{ 0, "irq/softirq_exit", NETLAT_F_NET_RX },
+	{ 1, "sock/sk_data_ready", NETLAT_F_UDP_READY },
+	{ 1, "sock/sock_recv_length", NETLAT_F_UDP NETLAT_F_READ },
 };
 #define NEV (sizeof(evs) / sizeof(evs[0]))
 
