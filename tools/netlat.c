@@ -226,9 +226,9 @@ static int filter(struct state *st, size_t i)
 		tool_str_addf(&st->filter, NETLAT_F_UDP_READY);
 	if (!strcmp(evs[i].ev, "sock_recv_length"))
 		tool_str_addf(&st->filter, "%s" NETLAT_F_READ, udp && tcp ? NETLAT_F_UDP_TCP :
-			      udp ? NETLAT_F_UDP : "protocol == 6");
+			      udp ? NETLAT_F_UDP : NETLAT_F_TCP);
 	if (!strcmp(evs[i].ev, "tcp_probe"))
-		tool_str_addf(&st->filter, "data_len > 0");
+		tool_str_addf(&st->filter, NETLAT_F_TCP_DATA);
 	if (!strcmp(evs[i].ev, "qdisc_dequeue"))
 		tool_str_addf(&st->filter, "packets > 0");
 	if (!strcmp(evs[i].ev, "tcp_probe") && st->port)

@@ -127,7 +127,7 @@ if [ -d "$HOST_TRACEFS/events/sock/sk_data_ready" ]; then
 	host_start_tool "$NL" "$tmp/q.json" "$tmp/q.err" --json -i 1
 	nlpid=$host_pid
 	nr_bg "$tmp/r.json" "$tmp/r.err" -L --json -d 60 --prom "$tmp/r.prom"
-	t_check "-v: both halves traced" grep -q '^netreport: latency: softirq yes, sockq yes$' "$tmp/r.err"
+	t_check "-v: both halves traced (and TCP's where the kernel has it)" grep -q '^netreport: latency: softirq yes, sockq yes, sockq_tcp ' "$tmp/r.err"
 	sleep 0.3
 	ip netns exec "$NS" python3 "$tmp/rq.py" 30 0.02 > "$tmp/slow.log"
 	ip netns exec "$NS" python3 "$tmp/rq.py" 60 0 > "$tmp/fast.log"
@@ -193,7 +193,7 @@ host_wait_pid "$nrpid" 100
 wait "$nrpid"; rc=$?
 t_is "$rc" 0 "netreport -L (text) ends 0"
 t_check "text: the heading, a row per measure with its three bounds" sh -c '
-	grep -q "^Latency percentiles (irq:softirq_\*, sock:sk_data_ready -> sock_recv_length; log2 bucket bounds):$" "$1" &&
+	grep -q "^Latency percentiles (irq:softirq_\*, sock:sk_data_ready -> sock_recv_length, tcp:tcp_probe -> skb:skb_copy_datagram_iovec; log2 bucket bounds):$" "$1" &&
 	grep -Eq "^ +[1-9][0-9]*  softirq_wait  < [0-9]+ us +< [0-9]+ us +< [0-9]+ us$" "$1" &&
 	grep -Eq "^ +[1-9][0-9]*  softirq_run +< [0-9]+ us +< [0-9]+ us +< [0-9]+ us$" "$1" &&
 	grep -Eq "^  NET_RX softirqs run: [1-9][0-9]*; " "$1"' sh "$tmp/t.txt"

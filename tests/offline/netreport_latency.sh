@@ -11,7 +11,10 @@
 #  - sockq: 100 UDP datagrams joined (90 waited 100 us on one socket, 10
 #    waited 20000 us on another): p50 < 128, p90 < 128, p99 < 32768 us;
 #    a read of a datagram never seen queued counted, one never read
-#    counted as still queued at the end; TCP not followed;
+#    counted as still queued at the end; a TCP read without copies not
+#    followed;
+#  - sockq_tcp: 3 TCP segments copied 300 us after they came (p99 < 512
+#    us), one coalesced (never copied), one not copied by the end;
 #  - the same numbers in text, JSON (bucket bounds, histograms, per-CPU
 #    counts, unjoined) and --prom (histograms, bound gauges, softirqs per
 #    CPU; promtool); --check's traced.latency;
@@ -28,7 +31,7 @@ ln -sfn "$ND/a/net" "$P/net"
 
 R=$tmp/t
 fake_tree "$R" linux-6.18 irq/softirq_raise irq/softirq_entry irq/softirq_exit \
-	sock/sk_data_ready sock/sock_recv_length
+	sock/sk_data_ready sock/sock_recv_length tcp/tcp_probe skb/skb_copy_datagram_iovec
 cp "$FIX/linux-6.18/header_page" "$FIX/linux-6.18/header_event" "$R/fs/events/"
 printf '1 systemd\n4194303 slowreader\n4194302 flood\n' > "$R/fs/saved_cmdlines"
 
@@ -63,6 +66,20 @@ loop 90 1 30100 10 sock_recv_length ffff888200000400 17 32 0 4194302
 0 5200     sk_data_ready ffff888200000300 6
 1 25200    sock_recv_length ffff888200000300 6 32 0 4194303
 0 40000    sk_data_ready ffff888200000500 17
+# TCP, socket ..600 (port 8080): 3 segments copied by slowreader 300 us
+# after they came (slot 8); c0004 coalesced (its address comes again,
+# never copied), the second c0004 not copied by the end
+0 50000    tcp_probe ffff888100c00001 ffff888200000600 8080 100
+1 50300    skb_copy_datagram_iovec ffff888100c00001 100 4194303
+1 50305    sock_recv_length ffff888200000600 6 100 0 4194303
+0 51000    tcp_probe ffff888100c00002 ffff888200000600 8080 100
+1 51300    skb_copy_datagram_iovec ffff888100c00002 100 4194303
+1 51305    sock_recv_length ffff888200000600 6 100 0 4194303
+0 52000    tcp_probe ffff888100c00003 ffff888200000600 8080 100
+1 52300    skb_copy_datagram_iovec ffff888100c00003 100 4194303
+1 52305    sock_recv_length ffff888200000600 6 100 0 4194303
+0 53000    tcp_probe ffff888100c00004 ffff888200000600 8080 100
+0 54000    tcp_probe ffff888100c00004 ffff888200000600 8080 100
 EOF
 python3 "$FTNET_TOP/tests/helpers/netlat_pages.py" "$R/fs" "$R/tmpl/per_cpu" "$tmp/events"
 tree_sum "$R/fs" > "$tmp/before"
@@ -78,7 +95,11 @@ fake() {
 # --- text
 fake "$tmp/o" "$tmp/e" -L -v
 check "-L: exit 0 (got $rc)" [ "$rc" = 0 ]
-check "-L: the section's heading" grep -q '^Latency percentiles (irq:softirq_\*, sock:sk_data_ready -> sock_recv_length; log2 bucket bounds):$' "$tmp/o"
+check "-L: the section's heading" grep -q '^Latency percentiles (irq:softirq_\*, sock:sk_data_ready -> sock_recv_length, tcp:tcp_probe -> skb:skb_copy_datagram_iovec; log2 bucket bounds):$' "$tmp/o"
+check "-L text: sockq_tcp, 3 segments, p50, p90, p99 < 512 us" \
+	grep -Eq '^ +3  sockq_tcp +< 512 us +< 512 us +< 512 us$' "$tmp/o"
+check "-L text: the coalesced segment and the one not copied by the end counted" \
+	grep -qx '  TCP segments not joined: 1 never copied by a read of their socket; 0 evicted; 1 not copied yet at the end' "$tmp/o"
 check "-L text: softirq wait, 20 joined, p50 < 2 us, p90 < 4 us, p99 < 128 us" \
 	grep -Eq '^ +20  softirq_wait  < 2 us +< 4 us +< 128 us$' "$tmp/o"
 check "-L text: softirq run, 21, p50 < 16 us, p90 < 16 us, p99 < 512 us" \
@@ -91,7 +112,7 @@ check "-L text: the read never queued and the datagram still queued counted" \
 	grep -qx '  UDP datagrams not joined: 1 read, not seen queued; 0 evicted; 0 not read; 1 still queued at the end' "$tmp/o"
 check "-L text: the other sections missing as before, latency not" sh -c '
 	grep -q "^Missing section: retransmits: " "$1" && ! grep -q "^Missing section: latency" "$1"' sh "$tmp/o"
-check "-L -v: which halves are traced" grep -q '^netreport: latency: softirq yes, sockq yes$' "$tmp/e"
+check "-L -v: which parts are traced" grep -q '^netreport: latency: softirq yes, sockq yes, sockq_tcp yes$' "$tmp/e"
 
 # --- JSON
 fake "$tmp/j" "$tmp/e" -L --json
@@ -111,8 +132,12 @@ assert (u["count"], u["p50_below_us"], u["p90_below_us"], u["p99_below_us"]) == 
 assert u["histogram_us"]["buckets"] == [10, 0, 0, 10, 0, 0, 0, 0, 1], u
 assert (q["count"], q["p50_below_us"], q["p90_below_us"], q["p99_below_us"]) == (100, 128, 128, 32768), q
 assert q["histogram_us"]["sum"] == 90 * 100 + 10 * 20000, q
+t = r["sockq_tcp"]
+assert (t["count"], t["p50_below_us"], t["p99_below_us"]) == (3, 512, 512), t
+assert t["histogram_us"]["sum"] == 900, t
 assert l["unjoined"] == {"softirq_no_raise": 1, "softirq_no_entry": 0, "sockq_no_queue": 1,
-                         "sockq_evicted": 0, "sockq_not_read": 0, "sockq_queued_at_end": 1}, l["unjoined"]
+                         "sockq_evicted": 0, "sockq_not_read": 0, "sockq_queued_at_end": 1,
+                         "tcp_not_copied": 1, "tcp_evicted": 0, "tcp_pending_at_end": 1}, l["unjoined"]
 ' "$tmp/j"
 
 # --- --prom
@@ -133,7 +158,9 @@ check "-L --prom: NET_RX softirqs per CPU, unjoined" sh -c '
 	grep -qx "ftnet_netreport_netrx_softirqs_total{cpu=\"1\"} 10" "$1" &&
 	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"softirq\",why=\"no_raise\"} 1" "$1" &&
 	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq\",why=\"no_queue\"} 1" "$1" &&
-	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq\",why=\"queued_at_end\"} 1" "$1"' sh "$tmp/l.prom"
+	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq\",why=\"queued_at_end\"} 1" "$1" &&
+	grep -qx "ftnet_netreport_latency_unjoined_total{measure=\"sockq_tcp\",why=\"not_copied\"} 1" "$1" &&
+	grep -qx "ftnet_netreport_latency_seconds_count{measure=\"sockq_tcp\"} 3" "$1"' sh "$tmp/l.prom"
 if command -v promtool >/dev/null 2>&1; then
 	check "-L --prom: promtool check metrics" sh -c 'promtool check metrics <"$1" >/dev/null 2>&1' sh "$tmp/l.prom"
 else
@@ -141,9 +168,9 @@ else
 fi
 
 # --- --check, without -L, -L -n
-fake "$tmp/c" "$tmp/e" -L --check --warn 'traced.latency>=121'
-check "-L --check: traced.latency is 21 softirqs + 100 datagrams (WARNING at >= 121)" \
-	sh -c '[ "$1" = 1 ] && head -n 1 "$2" | grep -q "^NETREPORT WARNING - traced.latency 121 >= 121"' sh "$rc" "$tmp/c"
+fake "$tmp/c" "$tmp/e" -L --check --warn 'traced.latency>=124'
+check "-L --check: traced.latency is 21 softirqs + 100 datagrams + 3 segments (WARNING at >= 124)" \
+	sh -c '[ "$1" = 1 ] && head -n 1 "$2" | grep -q "^NETREPORT WARNING - traced.latency 124 >= 124"' sh "$rc" "$tmp/c"
 fake "$tmp/o" "$tmp/e" --json
 check "without -L: no latency section, no latency event enabled" python3 -c '
 import json, sys

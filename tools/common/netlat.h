@@ -20,6 +20,8 @@ enum { NETLAT_SOFTIRQ, NETLAT_NAPI, NETLAT_TXQ, NETLAT_SOCKQ, NETLAT_TCPQ, NETLA
 #define NETLAT_F_UDP_READY "protocol == 17"
 #define NETLAT_F_UDP "protocol == 17"
 #define NETLAT_F_UDP_TCP "(protocol == 17 || protocol == 6)"
+#define NETLAT_F_TCP "protocol == 6"
+#define NETLAT_F_TCP_DATA "data_len > 0"
 #define NETLAT_F_READ " && ret >= 0"
 
 /* The columns of netlat's rows, for struct tool_report_cfg. */

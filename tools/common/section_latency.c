@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * section_latency.c - netreport's optional latency section (-L): the
- * NET_RX softirq (raise -> entry: the wait, entry -> exit: the run) and
- * the UDP socket queue (sk_data_ready -> the reader's sock_recv_length)
+ * NET_RX softirq (raise -> entry: the wait, entry -> exit: the run), the
+ * UDP socket queue (sk_data_ready -> the reader's sock_recv_length) and
+ * the TCP one (tcp_probe -> the reader's copy of the segment)
  * over the report's interval, joined by netlat's code (struct ftn_netlat,
  * lib/net/netlat.c: no second join here), every CPU and every task
  * merged into one log2 histogram a measure, said as percentiles that are
@@ -16,43 +17,56 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { M_WAIT, M_RUN, M_SOCKQ, M_N };
-static const char *const mname[M_N] = { "softirq_wait", "softirq_run", "sockq" };
+enum { M_WAIT, M_RUN, M_SOCKQ, M_TCPQ, M_N };
+static const char *const mname[M_N] = { "softirq_wait", "softirq_run", "sockq", "sockq_tcp" };
 static const double quant[] = { 0.5, 0.9, 0.99 };
 static const char *const qname[] = { "p50", "p90", "p99" };
 #define NQ 3
 
 struct latency {
 	struct ftn_netlat *nl;
-	int softirq, sockq;             /* which halves are traced */
+	int softirq, sockq, tcpq;       /* which parts are traced */
 	/* at the end: the run's merged histograms, softirqs, what was not joined */
 	struct ftn_log2 h[M_N];
 	uint64_t softirqs, queued;      /* queued: datagrams not read yet at the end */
+	uint64_t tcp_pending;           /* TCP segments not copied yet at the end */
 	struct ftn_netlat_unjoined u;
 };
 
-/* The events and the filters netlat gives them (common/netlat.h): NET_RX
- * (vec 3) only; UDP only, reads that returned data */
-static const struct { int sockq; const char *ev, *filter; } evs[] = {
-	{ 0, "irq/softirq_raise", NETLAT_F_NET_RX }, { 0, "irq/softirq_entry", NETLAT_F_NET_RX },
-	{ 0, "irq/softirq_exit", NETLAT_F_NET_RX },
-	{ 1, "sock/sk_data_ready", NETLAT_F_UDP_READY },
-	{ 1, "sock/sock_recv_length", NETLAT_F_UDP NETLAT_F_READ },
+/* The events (part: a mask of G_SOFTIRQ, G_UDP, G_TCP) and the filters
+ * netlat gives them (common/netlat.h): NET_RX (vec 3) only; UDP only,
+ * TCP segments with data, reads that returned data */
+enum { G_SOFTIRQ = 1, G_UDP = 2, G_TCP = 4 };
+static const struct { int part; const char *ev, *filter; } evs[] = {
+	{ G_SOFTIRQ, "irq/softirq_raise", NETLAT_F_NET_RX },
+	{ G_SOFTIRQ, "irq/softirq_entry", NETLAT_F_NET_RX },
+	{ G_SOFTIRQ, "irq/softirq_exit", NETLAT_F_NET_RX },
+	{ G_UDP, "sock/sk_data_ready", NETLAT_F_UDP_READY },
+	{ G_UDP | G_TCP, "sock/sock_recv_length", NULL },       /* by the parts traced */
+	{ G_TCP, "tcp/tcp_probe", NETLAT_F_TCP_DATA },
+	{ G_TCP, "skb/skb_copy_datagram_iovec", NULL },
 };
 #define NEV (sizeof(evs) / sizeof(evs[0]))
 
-static int has_all(int sockq)
+static void sys_of(const char *ev, char *sys, size_t size)
+{
+	snprintf(sys, size, "%.*s", (int)(strchr(ev, '/') - ev), ev);
+}
+
+/* Whether the kernel has every event of part */
+static int has_all(int part)
 {
 	char sys[8];
 
 	for (size_t i = 0; i < NEV; i++) {
-		if (evs[i].sockq != sockq)
+		if (!(evs[i].part & part))
 			continue;
-		snprintf(sys, sizeof(sys), "%.*s", (int)(strchr(evs[i].ev, '/') - evs[i].ev), evs[i].ev);
+		sys_of(evs[i].ev, sys, sizeof(sys));
 		if (!ftn_event_exists(sys, strchr(evs[i].ev, '/') + 1))
 			return 0;
 	}
-	return 1;
+	/* tcp_probe names its skb on recent kernels only (the join's key) */
+	return part != G_TCP || ftn_event_has_field("tcp", "tcp_probe", "skbaddr") == 1;
 }
 
 static int setup(struct tool_section *s)
@@ -66,11 +80,13 @@ static int setup(struct tool_section *s)
 				     "not available");
 		return 0;
 	}
-	l->softirq = has_all(0);
-	l->sockq = has_all(1);
-	if (!l->softirq && !l->sockq) {
-		tool_section_missing(s, 0, "no irq:softirq_raise/entry/exit and no "
-				     "sock:sk_data_ready/sock_recv_length on this kernel");
+	l->softirq = has_all(G_SOFTIRQ);
+	l->sockq = has_all(G_UDP);
+	l->tcpq = has_all(G_TCP);
+	if (!l->softirq && !l->sockq && !l->tcpq) {
+		tool_section_missing(s, 0, "no irq:softirq_raise/entry/exit, no "
+				     "sock:sk_data_ready/sock_recv_length and no tcp:tcp_probe with "
+				     "skbaddr on this kernel");
 		return 0;
 	}
 	if (!(l->nl = ftn_netlat_alloc(&(struct ftn_netlat_opts){
@@ -79,15 +95,25 @@ static int setup(struct tool_section *s)
 		return 0;
 	}
 	for (size_t i = 0; i < NEV; i++) {
-		if (evs[i].sockq ? !l->sockq : !l->softirq)
+		int on = evs[i].part & ((l->softirq ? G_SOFTIRQ : 0) | (l->sockq ? G_UDP : 0) |
+					(l->tcpq ? G_TCP : 0));
+		const char *f = evs[i].filter;
+
+		if (!on)
 			continue;
-		snprintf(sys, sizeof(sys), "%.*s", (int)(strchr(evs[i].ev, '/') - evs[i].ev), evs[i].ev);
-		if (tool_section_add_event(s, sys, strchr(evs[i].ev, '/') + 1, evs[i].filter))
+		if (!strcmp(evs[i].ev, "sock/sock_recv_length"))
+			f = on == (G_UDP | G_TCP) ? NETLAT_F_UDP_TCP NETLAT_F_READ :
+			    on == G_UDP ? NETLAT_F_UDP NETLAT_F_READ : NETLAT_F_TCP NETLAT_F_READ;
+		sys_of(evs[i].ev, sys, sizeof(sys));
+		if (tool_section_add_event(s, sys, strchr(evs[i].ev, '/') + 1, f))
 			return 0;
 	}
 	s->have = 1;
-	tool_info("latency: softirq %s, sockq %s", l->softirq ? "yes" : "no (no irq:softirq_*)",
-		  l->sockq ? "yes" : "no (no sock:sk_data_ready/sock_recv_length)");
+	tool_info("latency: softirq %s, sockq %s, sockq_tcp %s",
+		  l->softirq ? "yes" : "no (no irq:softirq_*)",
+		  l->sockq ? "yes" : "no (no sock:sk_data_ready/sock_recv_length)",
+		  l->tcpq ? "yes" : "no (no tcp:tcp_probe with skbaddr, skb:skb_copy_datagram_iovec "
+		  "or sock:sock_recv_length)");
 	return 0;
 }
 
@@ -122,10 +148,14 @@ static void end(struct tool_section *s, int err)
 		ftn_log2_merge(&l->h[M_WAIT], &c->wait);
 		ftn_log2_merge(&l->h[M_RUN], &c->run);
 	}
-	for (uint32_t i = 0; i < ftn_netlat_ntasks(l->nl); i++)
-		ftn_log2_merge(&l->h[M_SOCKQ], &ftn_netlat_task(l->nl, i, 0)->sockq);
+	for (uint32_t i = 0; i < ftn_netlat_ntasks(l->nl); i++) {
+		const struct ftn_netlat_task *t = ftn_netlat_task(l->nl, i, 0);
+
+		ftn_log2_merge(&l->h[t->proto == 6 ? M_TCPQ : M_SOCKQ], &t->sockq);
+	}
 	ftn_netlat_unjoined(l->nl, 0, &l->u);
 	ftn_netlat_pending(l->nl, NULL, &l->queued);
+	l->tcp_pending = ftn_netlat_pending_tcp(l->nl);
 }
 
 static void fini(struct tool_section *s)
@@ -133,17 +163,18 @@ static void fini(struct tool_section *s)
 	ftn_netlat_free(((struct latency *)s->priv)->nl);
 }
 
-/* --check's traced.latency: NET_RX softirqs run and datagrams joined */
+/* --check's traced.latency: NET_RX softirqs run, datagrams and segments
+ * joined */
 static uint64_t traced(const struct tool_section *s)
 {
 	const struct latency *l = s->priv;
 
-	return l->softirqs + l->h[M_SOCKQ].count;
+	return l->softirqs + l->h[M_SOCKQ].count + l->h[M_TCPQ].count;
 }
 
 static int measured(const struct latency *l, int m)
 {
-	return m == M_SOCKQ ? l->sockq : l->softirq;
+	return m == M_SOCKQ ? l->sockq : m == M_TCPQ ? l->tcpq : l->softirq;
 }
 
 static void text(const struct tool_section *s, FILE *f)
@@ -172,6 +203,11 @@ static void text(const struct tool_section *s, FILE *f)
 			"%llu not read; %llu still queued at the end\n", (unsigned long long)l->u.sockq_no_queue,
 			(unsigned long long)(l->u.sockq_evicted + l->u.sock_evicted),
 			(unsigned long long)l->u.not_read, (unsigned long long)l->queued);
+	if (l->tcpq)
+		fprintf(f, "  TCP segments not joined: %llu never copied by a read of their socket; "
+			"%llu evicted; %llu not copied yet at the end\n",
+			(unsigned long long)l->u.tcp_not_copied, (unsigned long long)l->u.tcp_evicted,
+			(unsigned long long)l->tcp_pending);
 }
 
 static void json(const struct tool_section *s, struct tool_json *j)
@@ -220,6 +256,11 @@ static void json(const struct tool_section *s, struct tool_json *j)
 		tool_json_uint(j, "sockq_not_read", l->u.not_read);
 		tool_json_uint(j, "sockq_queued_at_end", l->queued);
 	}
+	if (l->tcpq) {
+		tool_json_uint(j, "tcp_not_copied", l->u.tcp_not_copied);
+		tool_json_uint(j, "tcp_evicted", l->u.tcp_evicted);
+		tool_json_uint(j, "tcp_pending_at_end", l->tcp_pending);
+	}
 	tool_json_obj_end(j);
 }
 
@@ -233,8 +274,9 @@ static void prom_write(void *ctx, FILE *f)
 	const char *lv[2] = { NULL, NULL };
 
 	tool_log2_prom_head(f, "ftnet_netreport_latency_seconds",
-			    "NET_RX softirq wait (raise to entry) and run (entry to exit), and UDP "
-			    "socket queue (queued to read) during the run, by measure.");
+			    "NET_RX softirq wait (raise to entry) and run (entry to exit), UDP "
+			    "socket queue (queued to read) and TCP socket queue (received to "
+			    "copied) during the run, by measure.");
 	for (int m = 0; m < M_N; m++)
 		if (measured(l, m)) {
 			lv[0] = mname[m];
@@ -262,16 +304,19 @@ static void prom_write(void *ctx, FILE *f)
 	tool_prom_head(f, "ftnet_netreport_latency_unjoined_total",
 		       "Latency events not joined with their partner during the run, by measure "
 		       "and why.", "counter");
-	const struct { int sockq; const char *labels; uint64_t v; } uj[] = {
-		{ 0, "measure=\"softirq\",why=\"no_raise\"", l->u.no_raise },
-		{ 0, "measure=\"softirq\",why=\"no_entry\"", l->u.no_entry },
-		{ 1, "measure=\"sockq\",why=\"no_queue\"", l->u.sockq_no_queue },
-		{ 1, "measure=\"sockq\",why=\"evicted\"", l->u.sockq_evicted + l->u.sock_evicted },
-		{ 1, "measure=\"sockq\",why=\"not_read\"", l->u.not_read },
-		{ 1, "measure=\"sockq\",why=\"queued_at_end\"", l->queued },
+	const struct { int m; const char *labels; uint64_t v; } uj[] = {
+		{ M_WAIT, "measure=\"softirq\",why=\"no_raise\"", l->u.no_raise },
+		{ M_WAIT, "measure=\"softirq\",why=\"no_entry\"", l->u.no_entry },
+		{ M_SOCKQ, "measure=\"sockq\",why=\"no_queue\"", l->u.sockq_no_queue },
+		{ M_SOCKQ, "measure=\"sockq\",why=\"evicted\"", l->u.sockq_evicted + l->u.sock_evicted },
+		{ M_SOCKQ, "measure=\"sockq\",why=\"not_read\"", l->u.not_read },
+		{ M_SOCKQ, "measure=\"sockq\",why=\"queued_at_end\"", l->queued },
+		{ M_TCPQ, "measure=\"sockq_tcp\",why=\"not_copied\"", l->u.tcp_not_copied },
+		{ M_TCPQ, "measure=\"sockq_tcp\",why=\"evicted\"", l->u.tcp_evicted },
+		{ M_TCPQ, "measure=\"sockq_tcp\",why=\"pending_at_end\"", l->tcp_pending },
 	};
 	for (size_t k = 0; k < sizeof(uj) / sizeof(uj[0]); k++)
-		if (uj[k].sockq ? l->sockq : l->softirq)
+		if (measured(l, uj[k].m))
 			fprintf(f, "ftnet_netreport_latency_unjoined_total{%s} %llu\n", uj[k].labels,
 				(unsigned long long)uj[k].v);
 }
@@ -284,8 +329,8 @@ static int prom(struct tool_section *s, struct tool_prom *p)
 
 const struct tool_section_ops tool_section_latency = {
 	.name = "latency",
-	.head = "Latency percentiles (irq:softirq_*, sock:sk_data_ready -> sock_recv_length; "
-		"log2 bucket bounds)",
+	.head = "Latency percentiles (irq:softirq_*, sock:sk_data_ready -> sock_recv_length, "
+		"tcp:tcp_probe -> skb:skb_copy_datagram_iovec; log2 bucket bounds)",
 	.priv_size = sizeof(struct latency),
 	.ordered = 1,
 	.fini = fini, .setup = setup, .event = event, .lost = lost, .end = end,
