@@ -8,9 +8,10 @@
  * (sk_data_ready -> the task's sock_recv_length). The library joins the
  * events read in time order from the binary ring buffer and counts what
  * it cannot join (struct ftn_netlat, lib/net/netlat.c); netlat sets up
- * the events and prints the rows. A kernel with hist triggers could do
- * the joins itself (synthetic events); that back end is not written yet,
- * and -v says so.
+ * the events and prints the rows. Where the kernel has hist triggers and
+ * synthetic events the joins are made there (-B hist, the default there:
+ * lib/net/netlat_hist.c, tools/common/netlat_hist.c) into the same rows;
+ * -v says which back end runs and why.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -40,6 +41,9 @@ struct state {
 	const char *dev;        /* --dev */
 	unsigned long pending_max;      /* --pending */
 	long pid;               /* -p, -1 any */
+	const char *backend;    /* -B: NULL auto, "stream", "hist" */
+	int hist;               /* the in-kernel back end runs */
+	struct ftn_netlat_hist *nh;
 
 	int has[NETLAT_NSEC];
 	struct ftn_instance *inst;
@@ -79,6 +83,11 @@ static void interval(struct state *st, int64_t now_wall)
 	netlat_rows(st->r, st->nl, 1);
 	ftn_netlat_interval_end(st->nl);
 	tool_report_interval_end(st->r);
+}
+
+static void hist_interval(void *ctx, int64_t now_wall)
+{
+	interval(ctx, now_wall);
 }
 
 static int on_batch(void *ctx, int64_t now_wall)
@@ -128,6 +137,11 @@ static int on_opt(void *ctx, int c, const char *arg)
 		st->pid = pid;
 		return 0;
 	}
+	case 'B':
+		if (strcmp(arg, "stream") && strcmp(arg, "hist"))
+			return tool_fail(-EINVAL, "invalid -B '%s' (stream or hist)", arg);
+		st->backend = arg;
+		return 0;
 	case OPT_DEV:
 		st->dev = arg;
 		return dev_check(arg);
@@ -141,7 +155,8 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [--dev IFACE] [--pending N]\n"
+	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [-B stream|hist] [--dev IFACE]\n"
+		    "              [--pending N]"
 		    "              [-b KB] [--json] [--prom FILE]",
 	.about = "Where packets' time goes in the kernel, as log2 histograms in microseconds\n"
 		 "each interval: the NET_RX softirq per CPU (raise -> entry: how long packets\n"
@@ -149,11 +164,13 @@ static const struct tool_desc desc = {
 		 "per device (packets, polls that used their whole budget) and the transmit\n"
 		 "queue per device (net_dev_queue -> net_dev_xmit, qdisc and driver), and the\n"
 		 "UDP socket queue per task (sk_data_ready -> the task's read: how long\n"
-		 "datagrams waited to be read). Events are joined in user space from the\n"
-		 "binary ring buffer; what cannot be joined is counted (UNJOINED). Needs\n"
-		 "root.\n",
+		 "datagrams waited to be read). Joined in the kernel (hist triggers and\n"
+		 "synthetic events) where it can, else in user space from the binary ring\n"
+		 "buffer; what cannot be joined is counted (UNJOINED). Needs root.\n",
 	.options = "  -c CPU      the softirq and NAPI sections of this CPU only\n"
 		   "  -p PID      the socket queue rows of this task (thread ID) only\n"
+		   "  -B BACKEND  hist: join in the kernel (the default where it can; no socket\n"
+		   "              queue section); stream: the binary ring buffer, joined here\n"
 		   "  --dev IFACE the NAPI and transmit queue sections of this device only\n"
 		   "  --pending N packets queued and not yet transmitted that are followed\n"
 		   "              (default 65536); past it the oldest are evicted, counted\n",
@@ -163,7 +180,7 @@ static const struct tool_desc desc = {
 		    "  netlat --json -i 5          JSON rows with bucket arrays\n"
 		    "  netlat -i 60 --prom /var/lib/node_exporter/netlat.prom   for Prometheus\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
-	.shortopts = "c:p:",
+	.shortopts = "B:c:p:",
 	.longopts = (const struct option[]){
 		{ "dev", required_argument, NULL, OPT_DEV },
 		{ "pending", required_argument, NULL, OPT_PENDING },
@@ -211,6 +228,30 @@ static int filter(struct state *st, size_t i)
 	return tool_filter_check(&st->filter);
 }
 
+/* -B, or the kernel's hist triggers and synthetic events: which back end,
+ * said with -v */
+static int backend(struct state *st)
+{
+	const char *why;
+	int can = netlat_hist_usable(&why);
+
+	if (st->backend && !strcmp(st->backend, "hist") && !can)
+		return tool_fail(-ENOTSUP, "-B hist: %s", why);
+	st->hist = st->backend ? !strcmp(st->backend, "hist") : can;
+	if (st->hist) {
+		tool_info("back end: hist triggers and synthetic events, joined in the kernel: %s%s",
+			  why, st->backend ? " (-B hist)" : "");
+		if (st->has[NETLAT_SOCKQ])
+			tool_info("sockq: not with the hist back end (a socket's queue is joined in "
+				  "order, a hist variable holds one time): -B stream has it");
+		st->has[NETLAT_SOCKQ] = 0;
+	} else {
+		tool_info("back end: the binary ring buffer, joined in user space: %s",
+			  st->backend ? "-B stream" : why);
+	}
+	return 0;
+}
+
 static int init(struct state *st)
 {
 	int err;
@@ -227,10 +268,8 @@ static int init(struct state *st)
 		return tool_fail(-ENOTSUP, "none of irq:softirq_*, napi:napi_poll, "
 				 "net:net_dev_queue/net_dev_xmit, sock:sk_data_ready/sock_recv_length "
 				 "on this kernel");
-	tool_info("back end: the binary ring buffer, joined in user space: %s",
-		  ftn_event_has_hist("irq", "softirq_entry") == 1 ?
-		  "this kernel has hist triggers, but netlat's in-kernel back end is not written yet" :
-		  "this kernel has no hist triggers (events/irq/softirq_entry/hist)");
+	if ((err = backend(st)))
+		return err;
 	tool_info("sections: softirq %s, napi %s, txq %s, sockq %s",
 		  st->has[NETLAT_SOFTIRQ] ? "yes" : "no (no irq:softirq_*)",
 		  st->has[NETLAT_NAPI] ? "yes" : "no (no napi:napi_poll)",
@@ -240,6 +279,13 @@ static int init(struct state *st)
 		.cpu = (int)st->cpu, .dev = st->dev, .pid = st->pid, .pending_max = st->pending_max,
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF) > 0 ? (int)sysconf(_SC_NPROCESSORS_CONF) : 1 })))
 		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
+	if (st->hist) {
+		if (!(st->inst = tool_instance(TOOL)))
+			return -errno;
+		return netlat_hist_open(st->inst, st->nl, st->has, st->cpu,
+					st->dev && dev_simple(st->dev) ? st->dev : NULL,
+					st->pending_max, &st->nh);
+	}
 	if ((err = tool_instance_raw(TOOL, "netlat's events", &st->inst, &st->o)))
 		return err;
 	for (size_t i = 0; i < NEV; i++) {
@@ -274,9 +320,14 @@ static int run(struct state *st)
 	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	tool_report_prom_extra(st->r, prom_write, st);
-	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx and UDP "
+	if ((err = tool_report_start(st->r, 0, st->hist ?
+				     "Tracing NET_RX softirqs, NAPI polls and tx queues (joined in the "
+				     "kernel), histograms each interval." :
+				     "Tracing NET_RX softirqs, NAPI polls, tx and UDP "
 				     "socket queues (binary buffers), histograms each interval.")))
 		return err;
+	if (st->hist)
+		return netlat_hist_consume(st->nh, &st->o, st->r, hist_interval, st);
 	return tool_consume(st->inst, 'r', names, &co, &ops, st, st->r);
 }
 
@@ -287,6 +338,8 @@ static int fini(struct state *st, int err)
 
 	if (st->nl)
 		ftn_netlat_pending(st->nl, &pend, &queued);
+	if (st->nh)
+		pend = ftn_netlat_hist_pending(st->nh);
 	/* the last, partial interval */
 	if (st->r && !err && netlat_rows(st->r, st->nl, 0))
 		interval(st, tool_now_wall());
@@ -297,6 +350,7 @@ static int fini(struct state *st, int err)
 		tool_fail(0, "%llu UDP datagrams queued on sockets and not read yet when the run "
 			  "ended: not joined", (unsigned long long)queued);
 	ferr = tool_report_finish(st->r);
+	ftn_netlat_hist_close(st->nh);
 	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
 	ftn_netlat_free(st->nl);

@@ -548,7 +548,10 @@ static int reap_probes(const char *proc, const struct ftn__runid *self, const ch
 			    (size_t)(sp - slash - 1) < sizeof(event)) {
 				snprintf(group, sizeof(group), "%.*s", (int)(slash - colon - 1), colon + 1);
 				snprintf(event, sizeof(event), "%.*s", (int)(sp - slash - 1), slash + 1);
-				if (ftn__runid_parse(group, '_', &r) == 0 &&
+				/* a synthetic event ("s:synthetic/NAME") is
+				 * named after its run (synth.c) */
+				if (ftn__runid_parse(strcmp(group, "synthetic") ? group : event,
+						     '_', &r) == 0 &&
 				    ftn__run_is_stale(proc, self, &r) == 1) {
 					int err = ftn__probe_remove(file, group, event);
 

@@ -25,4 +25,15 @@ int netlat_rows(struct tool_report *r, const struct ftn_netlat *nl, int print);
  * those of the sections traced (has[NETLAT_NSEC]) and the unjoined. */
 void netlat_prom(FILE *f, const struct ftn_netlat *nl, const int *has);
 
+/* The in-kernel back end (netlat_hist.c): can this kernel run it (*why
+ * says, for -v); add its triggers to inst (said with -v); read its
+ * tables each -i until -d or a stop, calling interval after each read
+ * (the last one too). 0 or -errno, said. */
+int netlat_hist_usable(const char **why);
+int netlat_hist_open(struct ftn_instance *inst, struct ftn_netlat *nl, const int *has, long cpu,
+		     const char *dev, unsigned long pending, struct ftn_netlat_hist **out);
+int netlat_hist_consume(struct ftn_netlat_hist *h, const struct tool_opts *o,
+			struct tool_report *r, void (*interval)(void *ctx, int64_t now_wall),
+			void *ctx);
+
 #endif /* FTNET_TOOLS_NETLAT_H */
