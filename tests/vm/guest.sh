@@ -2453,6 +2453,84 @@ check_uprobe_fdpath() {
 	rm -rf $ud.old
 }
 
+# netlat, each back end this kernel has (hist and stream where it has hist
+# triggers and synthetic events: 6.1, 6.12; stream on 5.10, whose -v says
+# why and whose -B hist is refused): its NET_RX softirqs per CPU = the
+# deltas of /proc/softirqs read after "Tracing" and before the SIGINT
+# (the guest makes no other traffic: IPv6 off on the pair, nothing else
+# on the wire), and the transmit queue of a veth with netem delay 10 ms:
+# every packet it sent (tx_packets' delta: 20 pings and their ARP) in
+# the 8192-16383 us bucket, nothing unjoined.
+netlat_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) print i - 2, $i }' /proc/softirqs; }
+check_tool_netlat() {
+	local ipr=/opt/iproute2/ip ns=ftnl d=ftnl0 b bes i rc t0 t1 pid got want bad n b13 unj
+	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
+		skip "netlat: softirqs and a netem tx queue" "no iproute2 ip or tc, or no veth module"
+		return
+	fi
+	mkdir -p /run/netns
+	if ! { $ipr netns add $ns && $ipr link add $d type veth peer name ftnl1 netns $ns &&
+	       echo 1 >/proc/sys/net/ipv6/conf/$d/disable_ipv6 &&
+	       $ipr netns exec $ns sh -c 'echo 1 >/proc/sys/net/ipv6/conf/ftnl1/disable_ipv6' &&
+	       $ipr addr add 10.79.0.1/24 dev $d && $ipr link set $d up &&
+	       $ipr -n $ns addr add 10.79.0.2/24 dev ftnl1 && $ipr -n $ns link set ftnl1 up &&
+	       /sbin/tc qdisc add dev $d root netem delay 10ms; }; then
+		nok "netlat: veth pair into $ns with netem delay 10ms"
+		$ipr link del $d 2>/dev/null; $ipr netns del $ns 2>/dev/null
+		return
+	fi
+	if [ $HIST = 1 ]; then bes="hist stream"; else bes=stream; fi
+	for b in $bes; do
+		fresh /tmp/nl.$b.json /tmp/nl.$b.err
+		netlat -v -B $b --json -i 1 >/tmp/nl.$b.json 2>/tmp/nl.$b.err &
+		pid=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.$b.err; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.3
+		netlat_rx >/tmp/nl.rx0
+		t0=$(cat /sys/class/net/$d/statistics/tx_packets)
+		ping -q -c 20 -i 0.1 10.79.0.2 >/dev/null 2>&1
+		sleep 0.5
+		netlat_rx >/tmp/nl.rx1
+		t1=$(cat /sys/class/net/$d/statistics/tx_packets)
+		stop_wait $pid
+		check "netlat -B $b: exit 0 on SIGINT (got $rc)" [ "$rc" = 0 ]
+		check "netlat -B $b: -v says the back end" grep -q "^netlat: back end: $( [ $b = hist ] && echo 'hist triggers' || echo 'the binary ring buffer')" /tmp/nl.$b.err
+		# per CPU: netlat's count against /proc/softirqs' delta
+		bad="" want=0
+		while read -r c v1; do
+			v0=$(awk -v c="$c" '$1 == c { print $2 }' /tmp/nl.rx0)
+			got=$(grep '"section":"softirq"' /tmp/nl.$b.json | grep "\"cpu\":$c," |
+				sed 's/.*"cpu":[0-9]*,[^{]*"count":\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+			diag "netlat -B $b: cpu $c NET_RX netlat $got, /proc/softirqs $((v1 - v0))"
+			[ "$got" = $((v1 - v0)) ] || bad="$bad cpu$c:$got!=$((v1 - v0))"
+			want=$((want + v1 - v0))
+		done </tmp/nl.rx1
+		check "netlat -B $b: NET_RX softirqs per CPU = /proc/softirqs' deltas ($want in all)${bad:+:$bad}" [ -z "$bad" -a "$want" -gt 0 ]
+		set -- $(grep '"section":"txq"' /tmp/nl.$b.json | grep "\"dev\":\"$d\"" | awk '
+			{ if (match($0, /"count":[0-9]+/)) n += substr($0, RSTART + 8, RLENGTH - 8)
+			  if (match($0, /"unjoined":[0-9]+/)) u += substr($0, RSTART + 11, RLENGTH - 11)
+			  if (match($0, /"buckets":\[[0-9,]*\]/)) { k = split(substr($0, RSTART + 11, RLENGTH - 12), a, ","); if (k >= 14) b += a[14] } }
+			END { print n + 0, b + 0, u + 0 }')
+		n=$1 b13=$2 unj=$3
+		diag "netlat -B $b: $d tx joined $n, in 8192-16383 us $b13, unjoined $unj; tx_packets $((t1 - t0))"
+		check "netlat -B $b: netem 10 ms: every packet $d sent ($((t1 - t0))) joined, all in 8192-16383 us ($n, $b13)" \
+			[ "$n" = $((t1 - t0)) -a "$b13" = "$n" -a "$n" -ge 20 ]
+		check "netlat -B $b: nothing unjoined on $d ($unj)" [ "$unj" = 0 ]
+		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.$b.err | tail -5
+	done
+	if [ $HIST = 0 ]; then
+		check "netlat: -v says why the stream back end ($KSERIES)" grep -q 'no hist triggers' /tmp/nl.stream.err
+		netlat -B hist -d 1 >/dev/null 2>/tmp/nl.h.err; rc=$?
+		check "netlat -B hist: refused, exit 2, saying why (got $rc: $(head -1 /tmp/nl.h.err))" \
+			sh -c '[ "$1" = 2 ] && grep -q "no hist triggers" /tmp/nl.h.err' sh "$rc"
+	fi
+	/sbin/tc qdisc del dev $d root
+	$ipr link del $d
+	$ipr netns del $ns
+	check "netlat: no ftnet synthetic event left" sh -c "! grep -q '^ftnet_' $T/synthetic_events 2>/dev/null"
+}
+
 # --- the checks, in order: each runs once per kernel boot ---------------------
 # New check functions go ABOVE this section (a function defined below it
 # does not exist yet when the list runs), and one "run_check NAME" line
@@ -2487,6 +2565,7 @@ all_checks() {
 	[ -n "$xonly" ] || run_check check_hist_files
 	run_check check_netem_retrans
 	run_check check_tool_tcpretrans
+	run_check check_tool_netlat
 	run_check check_tool_kprobe
 	run_check check_kprobe_newline
 	[ -n "$xonly" ] || run_check check_tool_tcpdrop
