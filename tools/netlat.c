@@ -313,9 +313,12 @@ static int run(struct state *st)
 	};
 	int err;
 
-	for (size_t i = 0; i < NEV; i++) {
-		snprintf(buf[i], sizeof(buf[i]), "%s/%s", evs[i].sys, evs[i].ev);
-		names[i] = buf[i];
+	for (size_t i = 0, k = 0; i < NEV; i++) {
+		if (!st->has[evs[i].sec])
+			continue;       /* not on this kernel: not read */
+		snprintf(buf[k], sizeof(buf[k]), "%s/%s", evs[i].sys, evs[i].ev);
+		names[k] = buf[k];
+		k++;
 	}
 	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;

@@ -192,7 +192,7 @@ struct ftn_netlat_hist *ftn_netlat_hist_open(struct ftn_instance *inst, struct f
 					     const struct ftn_netlat_hist_opts *o)
 {
 	static const char *const tags[3] = { "nlwait", "nlrun", "nltx" };
-	static const char *const fields[3] = { "u64 lat", "u64 lat", "u64 lat; char dev[16]" };
+	static const char *const fields[3] = { "u64 lat", "u64 lat", "u64 lat; char dev[]" };
 	struct ftn_netlat_hist *h;
 	int err = 0;
 

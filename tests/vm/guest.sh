@@ -2463,20 +2463,20 @@ check_uprobe_fdpath() {
 # the 8192-16383 us bucket, nothing unjoined.
 netlat_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) print i - 2, $i }' /proc/softirqs; }
 check_tool_netlat() {
-	local ipr=/opt/iproute2/ip ns=ftnl d=ftnl0 b bes i rc t0 t1 pid got want bad n b13 unj
+	local ipr=/opt/iproute2/ip ns=ftnl dv=ftnl0 b bes i rc t0 t1 pid got want bad nj b13 unj
 	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
 		skip "netlat: softirqs and a netem tx queue" "no iproute2 ip or tc, or no veth module"
 		return
 	fi
 	mkdir -p /run/netns
-	if ! { $ipr netns add $ns && $ipr link add $d type veth peer name ftnl1 netns $ns &&
-	       echo 1 >/proc/sys/net/ipv6/conf/$d/disable_ipv6 &&
+	if ! { $ipr netns add $ns && $ipr link add $dv type veth peer name ftnl1 netns $ns &&
+	       echo 1 >/proc/sys/net/ipv6/conf/$dv/disable_ipv6 &&
 	       $ipr netns exec $ns sh -c 'echo 1 >/proc/sys/net/ipv6/conf/ftnl1/disable_ipv6' &&
-	       $ipr addr add 10.79.0.1/24 dev $d && $ipr link set $d up &&
+	       $ipr addr add 10.79.0.1/24 dev $dv && $ipr link set $dv up &&
 	       $ipr -n $ns addr add 10.79.0.2/24 dev ftnl1 && $ipr -n $ns link set ftnl1 up &&
-	       /sbin/tc qdisc add dev $d root netem delay 10ms; }; then
+	       /sbin/tc qdisc add dev $dv root netem delay 10ms; }; then
 		nok "netlat: veth pair into $ns with netem delay 10ms"
-		$ipr link del $d 2>/dev/null; $ipr netns del $ns 2>/dev/null
+		$ipr link del $dv 2>/dev/null; $ipr netns del $ns 2>/dev/null
 		return
 	fi
 	if [ $HIST = 1 ]; then bes="hist stream"; else bes=stream; fi
@@ -2488,11 +2488,11 @@ check_tool_netlat() {
 		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.$b.err; do sleep 0.1; i=$((i + 1)); done
 		sleep 0.3
 		netlat_rx >/tmp/nl.rx0
-		t0=$(cat /sys/class/net/$d/statistics/tx_packets)
+		t0=$(cat /sys/class/net/$dv/statistics/tx_packets)
 		ping -q -c 20 -i 0.1 10.79.0.2 >/dev/null 2>&1
 		sleep 0.5
 		netlat_rx >/tmp/nl.rx1
-		t1=$(cat /sys/class/net/$d/statistics/tx_packets)
+		t1=$(cat /sys/class/net/$dv/statistics/tx_packets)
 		stop_wait $pid
 		check "netlat -B $b: exit 0 on SIGINT (got $rc)" [ "$rc" = 0 ]
 		check "netlat -B $b: -v says the back end" grep -q "^netlat: back end: $( [ $b = hist ] && echo 'hist triggers' || echo 'the binary ring buffer')" /tmp/nl.$b.err
@@ -2507,16 +2507,16 @@ check_tool_netlat() {
 			want=$((want + v1 - v0))
 		done </tmp/nl.rx1
 		check "netlat -B $b: NET_RX softirqs per CPU = /proc/softirqs' deltas ($want in all)${bad:+:$bad}" [ -z "$bad" -a "$want" -gt 0 ]
-		set -- $(grep '"section":"txq"' /tmp/nl.$b.json | grep "\"dev\":\"$d\"" | awk '
+		set -- $(grep '"section":"txq"' /tmp/nl.$b.json | grep "\"dev\":\"$dv\"" | awk '
 			{ if (match($0, /"count":[0-9]+/)) n += substr($0, RSTART + 8, RLENGTH - 8)
 			  if (match($0, /"unjoined":[0-9]+/)) u += substr($0, RSTART + 11, RLENGTH - 11)
 			  if (match($0, /"buckets":\[[0-9,]*\]/)) { k = split(substr($0, RSTART + 11, RLENGTH - 12), a, ","); if (k >= 14) b += a[14] } }
 			END { print n + 0, b + 0, u + 0 }')
-		n=$1 b13=$2 unj=$3
-		diag "netlat -B $b: $d tx joined $n, in 8192-16383 us $b13, unjoined $unj; tx_packets $((t1 - t0))"
-		check "netlat -B $b: netem 10 ms: every packet $d sent ($((t1 - t0))) joined, all in 8192-16383 us ($n, $b13)" \
-			[ "$n" = $((t1 - t0)) -a "$b13" = "$n" -a "$n" -ge 20 ]
-		check "netlat -B $b: nothing unjoined on $d ($unj)" [ "$unj" = 0 ]
+		nj=$1 b13=$2 unj=$3
+		diag "netlat -B $b: $dv tx joined $nj, in 8192-16383 us $b13, unjoined $unj; tx_packets $((t1 - t0))"
+		check "netlat -B $b: netem 10 ms: every packet $dv sent ($((t1 - t0))) joined, all in 8192-16383 us ($nj, $b13)" \
+			[ "$nj" = $((t1 - t0)) -a "$b13" = "$nj" -a "$nj" -ge 20 ]
+		check "netlat -B $b: nothing unjoined on $dv ($unj)" [ "$unj" = 0 ]
 		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.$b.err | tail -5
 	done
 	if [ $HIST = 0 ]; then
@@ -2525,8 +2525,8 @@ check_tool_netlat() {
 		check "netlat -B hist: refused, exit 2, saying why (got $rc: $(head -1 /tmp/nl.h.err))" \
 			sh -c '[ "$1" = 2 ] && grep -q "no hist triggers" /tmp/nl.h.err' sh "$rc"
 	fi
-	/sbin/tc qdisc del dev $d root
-	$ipr link del $d
+	/sbin/tc qdisc del dev $dv root
+	$ipr link del $dv
 	$ipr netns del $ns
 	check "netlat: no ftnet synthetic event left" sh -c "! grep -q '^ftnet_' $T/synthetic_events 2>/dev/null"
 }
