@@ -88,7 +88,7 @@ int netlat_hist_consume(struct ftn_netlat_hist *h, const struct tool_opts *o,
 		last = ftn_exiting() || now >= end;
 		if ((err = ftn_netlat_hist_read(h, &dropped)))
 			return tool_fail(err, "cannot read netlat's hist tables: %s", strerror(-err));
-		tool_report_hist_dropped(r, &seen, dropped, 0);
+		tool_report_hist_dropped(r, &seen, dropped, dropped > 0);     /* drops: a full table */
 		interval(ctx, tool_now_wall());
 		if (last)
 			return 0;
