@@ -2537,6 +2537,20 @@ check_tool_netlat() {
 			sh -c '[ "$1" = 2 ] && grep -q "no hist triggers" /tmp/nl.h.err' sh "$rc"
 	fi
 	if [ $HIST = 1 ]; then
+		# -c and --dev in the triggers' filters (CPU, name, dev_name):
+		# the kernel takes them; rows of CPU 0 and the device only
+		netlat -v -B hist -c 0 --dev $dv -d 2 --json >/tmp/nl.f.json 2>/tmp/nl.f.err &
+		pid=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.f.err; do sleep 0.1; i=$((i + 1)); done
+		ping -q -c 5 -i 0.1 10.79.0.2 >/dev/null 2>&1
+		end_wait $pid 20 "with -d 2"
+		check "netlat -B hist -c 0 --dev $dv: exit 0 (got $rc), the filters in its triggers" \
+			sh -c '[ "$1" = 0 ] && grep -q "trigger irq:softirq_entry: .* if vec == 3 && CPU == 0$" "$2" &&
+				grep -q "trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 && name == \"$3\"$" "$2"' sh "$rc" /tmp/nl.f.err $dv
+		check "netlat -B hist -c 0 --dev $dv: no row of another CPU or device" \
+			sh -c '! grep -q "\"cpu\":[1-9]" "$1" && ! grep "\"section\":\"txq\"" "$1" | grep -v -q "\"dev\":\"$2\"" && grep -q "\"dev\":\"$2\"" "$1"' sh /tmp/nl.f.json $dv
+		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.f.err | tail -5
 		# kill -9 leaves its instance (its triggers keep it busy) and
 		# synthetic events: the next run's start removes them
 		netlat -B hist -i 1 >/dev/null 2>/tmp/nl.k.err &
