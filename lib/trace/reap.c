@@ -685,6 +685,7 @@ int ftn_reap_stale(void)
 		while ((de = readdir(d)) != NULL) {
 			char path[PATH_MAX + 300];
 			struct ftn__runid r;
+			int rr;
 
 			if (ftn__runid_parse(de->d_name, '-', &r) ||
 			    ftn__run_is_stale(proc, &self, &r) != 1)
@@ -696,9 +697,12 @@ int ftn_reap_stale(void)
 			if (ftn__write_file(path, "0", O_TRUNC) == 0)
 				ftn__test_step(path, "0");
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (rmdir(path) < 0 && errno == EBUSY)
+			rr = rmdir(path);
+			if (rr < 0 && errno == EBUSY) {
 				reap_triggers(path);
-			if (rmdir(path) == 0) {
+				rr = rmdir(path);
+			}
+			if (rr == 0) {
 				ftn__test_step("rmdir", path);
 				ftn_log(FTN_LOG_INFO, "removed stale instance %s", de->d_name);
 				n++;

@@ -2606,7 +2606,7 @@ all_checks() {
 	[ -n "$xonly" ] || run_check check_hist_files
 	run_check check_netem_retrans
 	run_check check_tool_tcpretrans
-	run_check check_tool_netlat
+	[ -n "$xonly" ] || run_check check_tool_netlat
 	run_check check_tool_kprobe
 	run_check check_kprobe_newline
 	[ -n "$xonly" ] || run_check check_tool_tcpdrop
