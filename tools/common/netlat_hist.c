@@ -66,7 +66,7 @@ int netlat_hist_consume(struct ftn_netlat_hist *h, const struct tool_opts *o,
 	int64_t start = mono_ns(), per = (int64_t)(o->interval > 0 ? o->interval * 1e9 : 1e9);
 	int64_t end = o->duration > 0 ? start + (int64_t)(o->duration * 1e9) : INT64_MAX;
 	int64_t next = start + per;
-	uint64_t seen = 0;
+	uint64_t seen = 0, total = 0;
 	int err;
 
 	for (;;) {
@@ -88,7 +88,9 @@ int netlat_hist_consume(struct ftn_netlat_hist *h, const struct tool_opts *o,
 		last = ftn_exiting() || now >= end;
 		if ((err = ftn_netlat_hist_read(h, &dropped)))
 			return tool_fail(err, "cannot read netlat's hist tables: %s", strerror(-err));
-		tool_report_hist_dropped(r, &seen, dropped, dropped > 0);     /* drops: a full table */
+		/* drops: events a full table could not add, since the start */
+		total += dropped;
+		tool_report_hist_dropped(r, &seen, total, 1);
 		interval(ctx, tool_now_wall());
 		if (last)
 			return 0;
