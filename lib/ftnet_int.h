@@ -894,4 +894,10 @@ unsigned long ftn__ksyms_passes(const struct ftn_ksyms *ks);
 struct ftn_raw_event *ftn__raw_event_alloc(struct ftn_format *fmt, const struct ftn_ksyms *ks);
 void ftn__raw_event_free(struct ftn_raw_event *d);
 
+/* netlat's rows of this interval for the in-kernel back end
+ * (lib/net/netlat.c): NULL when the row is filtered out (-c, --dev) or
+ * cannot be made (counted as for an event). */
+struct ftn_netlat_cpu *ftn__netlat_cpu_row(struct ftn_netlat *nl, int cpu);
+struct ftn_netlat_dev *ftn__netlat_dev_row(struct ftn_netlat *nl, const char *name);
+
 #endif /* FTNET_INT_H */

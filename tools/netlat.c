@@ -8,9 +8,10 @@
  * (sk_data_ready -> the task's sock_recv_length). The library joins the
  * events read in time order from the binary ring buffer and counts what
  * it cannot join (struct ftn_netlat, lib/net/netlat.c); netlat sets up
- * the events and prints the rows. A kernel with hist triggers could do
- * the joins itself (synthetic events); that back end is not written yet,
- * and -v says so.
+ * the events and prints the rows. Where the kernel has hist triggers and
+ * synthetic events the joins are made there (-B hist, the default there:
+ * lib/net/netlat_hist.c, tools/common/netlat_hist.c) into the same rows;
+ * -v says which back end runs and why.
  */
 #include "ftnet.h"
 #include "common.h"
@@ -23,21 +24,8 @@
 #include <unistd.h>
 
 #define TOOL "netlat"
-
-/* The sections, and their events in the order they are set up (sec: a
- * mask of the sections using it): a section is traced when the kernel
- * has all its events */
-#define SEC(s) (1 << (s))
-static const struct { int sec; const char *sys, *ev; } evs[] = {
-	{ SEC(NETLAT_SOFTIRQ), "irq", "softirq_raise" }, { SEC(NETLAT_SOFTIRQ), "irq", "softirq_entry" },
-	{ SEC(NETLAT_SOFTIRQ), "irq", "softirq_exit" }, { SEC(NETLAT_NAPI), "napi", "napi_poll" },
-	{ SEC(NETLAT_TXQ), "net", "net_dev_queue" }, { SEC(NETLAT_TXQ), "net", "net_dev_xmit" },
-	{ SEC(NETLAT_QDISC), "qdisc", "qdisc_dequeue" },
-	{ SEC(NETLAT_SOCKQ), "sock", "sk_data_ready" },
-	{ SEC(NETLAT_SOCKQ) | SEC(NETLAT_TCPQ), "sock", "sock_recv_length" },
-	{ SEC(NETLAT_TCPQ), "tcp", "tcp_probe" }, { SEC(NETLAT_TCPQ), "skb", "skb_copy_datagram_iovec" },
-};
-#define NEV (sizeof(evs) / sizeof(evs[0]))
+#define evs netlat_evs
+#define NEV_MAX 16             /* netlat_nev, at most */
 
 struct state {
 	struct tool_opts o;
@@ -46,6 +34,9 @@ struct state {
 	unsigned long pending_max;      /* --pending */
 	long pid;               /* -p, -1 any */
 	long port;              /* -P, 0 any */
+	const char *backend;    /* -B: NULL auto, "stream", "hist" */
+	int hist;               /* the in-kernel back end runs */
+	struct ftn_netlat_hist *nh;
 
 	int has[NETLAT_NSEC];
 	struct ftn_instance *inst;
@@ -85,6 +76,11 @@ static void interval(struct state *st, int64_t now_wall)
 	netlat_rows(st->r, st->nl, 1);
 	ftn_netlat_interval_end(st->nl);
 	tool_report_interval_end(st->r);
+}
+
+static void hist_interval(void *ctx, int64_t now_wall)
+{
+	interval(ctx, now_wall);
 }
 
 static int on_batch(void *ctx, int64_t now_wall)
@@ -139,6 +135,11 @@ static int on_opt(void *ctx, int c, const char *arg)
 			return tool_fail(-EINVAL, "invalid port '%s' (1 to 65535)", arg);
 		st->port = (long)v;
 		return 0;
+	case 'B':
+		if (strcmp(arg, "stream") && strcmp(arg, "hist"))
+			return tool_fail(-EINVAL, "invalid -B '%s' (stream or hist)", arg);
+		st->backend = arg;
+		return 0;
 	case OPT_DEV:
 		st->dev = arg;
 		return dev_check(arg);
@@ -152,8 +153,8 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 static const struct tool_desc desc = {
 	.name = TOOL,
-	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [-P PORT] [--dev IFACE] [--pending N]\n"
-		    "              [-b KB] [--json] [--prom FILE]",
+	.synopsis = "netlat [-hHv] [-i SECS] [-d SECS] [-c CPU] [-p PID] [-P PORT] [-B stream|hist]\n"
+		    "              [--dev IFACE] [--pending N] [-b KB] [--json] [--prom FILE]",
 	.about = "Where packets' time goes in the kernel, as log2 histograms in microseconds\n"
 		 "each interval: the NET_RX softirq per CPU (raise -> entry: how long packets\n"
 		 "waited for it; entry -> exit: how long it ran; how many ran), NAPI polls\n"
@@ -161,14 +162,16 @@ static const struct tool_desc desc = {
 		 "queue per device (net_dev_queue -> net_dev_xmit, qdisc and driver), and the\n"
 		 "UDP socket queue per task (sk_data_ready -> the task's read: how long\n"
 		 "datagrams waited to be read) and the TCP one per task and local port\n"
-		 "(tcp_probe -> the copy of that segment by its reader). Events are joined\n"
-		 "in user space from the\n"
-		 "binary ring buffer; what cannot be joined is counted (UNJOINED). Needs\n"
-		 "root.\n",
+		 "(tcp_probe -> the copy of that segment by its reader). Joined in the\n"
+		 "kernel (hist triggers and synthetic events) where it can, else in user\n"
+		 "space from the binary ring buffer; what cannot be joined is counted\n"
+		 "(UNJOINED). Needs root.\n",
 	.options = "  -c CPU      the softirq and NAPI sections of this CPU only\n"
 		   "  -p PID      the socket queue rows of this task (thread ID) only\n"
 		   "  -P PORT     the TCP socket queue of this local port only (the UDP one\n"
-		   "              is then not traced: its events name no port)\n"
+		   "              is then not traced: its events name no port; -B stream)\n"
+		   "  -B BACKEND  hist: join in the kernel (the default where it can; no socket\n"
+		   "              queue or qdisc time); stream: the binary ring buffer, joined here\n"
 		   "  --dev IFACE the NAPI and transmit queue sections of this device only\n"
 		   "  --pending N packets queued and not yet transmitted that are followed\n"
 		   "              (default 65536); past it the oldest are evicted, counted\n",
@@ -178,24 +181,13 @@ static const struct tool_desc desc = {
 		    "  netlat --json -i 5          JSON rows with bucket arrays\n"
 		    "  netlat -i 60 --prom /var/lib/node_exporter/netlat.prom   for Prometheus\n",
 	.common = TOOL_OPT_COMMON | TOOL_OPT_BUFFER,
-	.shortopts = "c:p:P:",
+	.shortopts = "B:c:p:P:",
 	.longopts = (const struct option[]){
 		{ "dev", required_argument, NULL, OPT_DEV },
 		{ "pending", required_argument, NULL, OPT_PENDING },
 		{ 0 } },
 	.opt = on_opt,
 };
-
-/* Only the characters a filter string can hold as they are; a name with
- * others is filtered here only */
-static int dev_simple(const char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '-' || *s == '_' || *s == '.' || *s == '@'))
-			return 0;
-	return 1;
-}
 
 static int setup(struct state *st, const char *sys, const char *ev, const char *filter)
 {
@@ -205,74 +197,32 @@ static int setup(struct state *st, const char *sys, const char *ev, const char *
 	return tool_event_setup(st->inst, sys, ev, filter, 0, name);
 }
 
-/* Each event's in-kernel filter in st->filter: NET_RX (and -c) for the
- * softirqs, --dev (when the kernel's filter can hold it) and -c for NAPI,
- * --dev for tx, the protocols traced for the socket events, data and -P
- * for TCP's segments; -p is not pushed into the kernel: the join needs
- * every read of a socket, whoever reads it */
-static int filter(struct state *st, size_t i)
+/* -B, or the kernel's hist triggers and synthetic events: which back end,
+ * said with -v */
+static int backend(struct state *st)
 {
-	int s = evs[i].sec, dev = st->dev && dev_simple(st->dev);
-	int udp = st->has[NETLAT_SOCKQ], tcp = st->has[NETLAT_TCPQ];
+	const char *why;
+	int can = netlat_hist_usable(&why);
 
-	tool_str_free(&st->filter);
-	if (s & SEC(NETLAT_SOFTIRQ))
-		tool_str_addf(&st->filter, NETLAT_F_NET_RX);
-	if (dev && (s & (SEC(NETLAT_NAPI) | SEC(NETLAT_TXQ))))
-		tool_str_addf(&st->filter, "%s == \"%s\"", s & SEC(NETLAT_NAPI) ? "dev_name" : "name", st->dev);
-	if (st->cpu >= 0 && (s & (SEC(NETLAT_SOFTIRQ) | SEC(NETLAT_NAPI))))
-		tool_str_addf(&st->filter, "%sCPU == %ld", st->filter.len ? " && " : "", st->cpu);
-	if (!strcmp(evs[i].ev, "sk_data_ready"))
-		tool_str_addf(&st->filter, NETLAT_F_UDP_READY);
-	if (!strcmp(evs[i].ev, "sock_recv_length"))
-		tool_str_addf(&st->filter, "%s" NETLAT_F_READ, udp && tcp ? NETLAT_F_UDP_TCP :
-			      udp ? NETLAT_F_UDP : NETLAT_F_TCP);
-	if (!strcmp(evs[i].ev, "tcp_probe"))
-		tool_str_addf(&st->filter, NETLAT_F_TCP_DATA);
-	if (!strcmp(evs[i].ev, "qdisc_dequeue"))
-		tool_str_addf(&st->filter, "packets > 0");
-	if (!strcmp(evs[i].ev, "tcp_probe") && st->port)
-		tool_str_addf(&st->filter, " && sport == %ld", st->port);
-	return tool_filter_check(&st->filter);
-}
-
-/* Whether event i is set up: a section using it is traced */
-static int ev_on(const struct state *st, size_t i)
-{
-	for (int k = 0; k < NETLAT_NSEC; k++)
-		if ((evs[i].sec & SEC(k)) && st->has[k])
-			return 1;
-	return 0;
-}
-
-/* Which sections this kernel (and the options) let netlat trace, in
- * st->has, said with -v */
-static void sections(struct state *st)
-{
-	for (int s = 0; s < NETLAT_NSEC; s++)
-		st->has[s] = 1;
-	for (size_t i = 0; i < NEV; i++)
-		if (!ftn_event_exists(evs[i].sys, evs[i].ev))
-			for (int s = 0; s < NETLAT_NSEC; s++)
-				if (evs[i].sec & SEC(s))
-					st->has[s] = 0;
-	/* tcp_probe names its skb since 6.? (the join's key) */
-	if (st->has[NETLAT_TCPQ] && ftn_event_has_field("tcp", "tcp_probe", "skbaddr") != 1)
-		st->has[NETLAT_TCPQ] = 0;
-	st->has[NETLAT_QDISC] &= st->has[NETLAT_TXQ];       /* joined with its queue event */
-	if (st->port && st->has[NETLAT_SOCKQ]) {
-		st->has[NETLAT_SOCKQ] = 0;
-		tool_info("-P %ld: the UDP socket queue is not traced (its events name no port)", st->port);
+	if (st->backend && !strcmp(st->backend, "hist") && !can)
+		return tool_fail(-ENOTSUP, "-B hist: %s", why);
+	if (st->backend && !strcmp(st->backend, "hist") && st->port)
+		return tool_fail(-EINVAL, "-P: the TCP socket queue is joined in user space only "
+				 "(-B stream)");
+	st->hist = st->backend ? !strcmp(st->backend, "hist") : can && !st->port;
+	if (st->hist) {
+		tool_info("back end: hist triggers and synthetic events, joined in the kernel: %s%s",
+			  why, st->backend ? " (-B hist)" : "");
+		if (st->has[NETLAT_SOCKQ] || st->has[NETLAT_TCPQ] || st->has[NETLAT_QDISC])
+			tool_info("sockq, qdisc: not with the hist back end (a socket's queue is joined "
+				  "in order, a hist variable holds one time; the qdisc's time is the "
+				  "stream's): -B stream has them");
+		st->has[NETLAT_SOCKQ] = st->has[NETLAT_TCPQ] = st->has[NETLAT_QDISC] = 0;
+	} else {
+		tool_info("back end: the binary ring buffer, joined in user space: %s",
+			  st->backend ? "-B stream" : st->port ? "-P (the TCP socket queue)" : why);
 	}
-	tool_info("sections: softirq %s, napi %s, txq %s (qdisc %s), sockq udp %s, sockq tcp %s",
-		  st->has[NETLAT_SOFTIRQ] ? "yes" : "no (no irq:softirq_*)",
-		  st->has[NETLAT_NAPI] ? "yes" : "no (no napi:napi_poll)",
-		  st->has[NETLAT_TXQ] ? "yes" : "no (no net:net_dev_queue/net_dev_xmit)",
-		  st->has[NETLAT_QDISC] ? "yes" : "no (no qdisc:qdisc_dequeue)",
-		  st->has[NETLAT_SOCKQ] ? "yes" : st->port ? "no (-P)" :
-		  "no (no sock:sk_data_ready/sock_recv_length)",
-		  st->has[NETLAT_TCPQ] ? "yes" : "no (no tcp:tcp_probe with skbaddr, "
-		  "skb:skb_copy_datagram_iovec or sock:sock_recv_length)");
+	return 0;
 }
 
 static int init(struct state *st)
@@ -281,28 +231,34 @@ static int init(struct state *st)
 
 	if ((err = tool_tracefs()))
 		return err;
-	sections(st);
+	netlat_sections(st->has, st->port);
 	if (!st->has[NETLAT_SOFTIRQ] && !st->has[NETLAT_NAPI] && !st->has[NETLAT_TXQ] &&
 	    !st->has[NETLAT_SOCKQ] && !st->has[NETLAT_TCPQ])
 		return tool_fail(-ENOTSUP, "none of irq:softirq_*, napi:napi_poll, "
 				 "net:net_dev_queue/net_dev_xmit, sock:sk_data_ready/sock_recv_length, "
 				 "tcp:tcp_probe on this kernel");
-	tool_info("back end: the binary ring buffer, joined in user space: %s",
-		  ftn_event_has_hist("irq", "softirq_entry") == 1 ?
-		  "this kernel has hist triggers, but netlat's in-kernel back end is not written yet" :
-		  "this kernel has no hist triggers (events/irq/softirq_entry/hist)");
+	if ((err = backend(st)))
+		return err;
+	netlat_sections_said(st->has, st->port, st->hist);
 	if (!(st->nl = ftn_netlat_alloc(&(struct ftn_netlat_opts){
 		.cpu = (int)st->cpu, .dev = st->dev, .pid = st->pid, .pending_max = st->pending_max,
 		.port = (int)st->port,
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF) > 0 ? (int)sysconf(_SC_NPROCESSORS_CONF) : 1 })))
 		return tool_fail(-ENOMEM, "cannot allocate the tables: %s", strerror(ENOMEM));
+	if (st->hist) {
+		if (!(st->inst = tool_instance(TOOL)))
+			return -errno;
+		return netlat_hist_open(st->inst, st->nl, st->has, st->cpu,
+					st->dev && netlat_dev_simple(st->dev) ? st->dev : NULL,
+					st->pending_max, &st->nh);
+	}
 	if ((err = tool_instance_raw(TOOL, "netlat's events", &st->inst, &st->o)))
 		return err;
-	for (size_t i = 0; i < NEV; i++) {
-		if (evs[i].sec == SEC(NETLAT_NAPI) && st->dev && !dev_simple(st->dev))
+	for (size_t i = 0; i < netlat_nev && i < NEV_MAX; i++) {
+		if (evs[i].sec == NETLAT_SEC(NETLAT_NAPI) && st->dev && !netlat_dev_simple(st->dev))
 			tool_info("--dev '%s': filtered in user space (a character the kernel's filter "
 				  "would not take as it is)", st->dev);
-		if (ev_on(st, i) && ((err = filter(st, i)) || (err = setup(st, evs[i].sys, evs[i].ev, st->filter.s))))
+		if (netlat_ev_on(st->has, i) && ((err = netlat_filter(&st->filter, i, st->has, st->cpu, st->dev, st->port)) || (err = setup(st, evs[i].sys, evs[i].ev, st->filter.s))))
 			return err;
 	}
 	return 0;
@@ -310,8 +266,8 @@ static int init(struct state *st)
 
 static int run(struct state *st)
 {
-	const char *names[NEV + 1] = { NULL };
-	char buf[NEV][40];
+	const char *names[NEV_MAX + 1] = { NULL };
+	char buf[NEV_MAX][40];
 	size_t n = 0;
 	struct ftn_consumer_opts co = {
 		.period_s = st->o.interval, .duration_s = st->o.duration, .ordered = 1,
@@ -323,8 +279,8 @@ static int run(struct state *st)
 	};
 	int err;
 
-	for (size_t i = 0; i < NEV; i++) {
-		if (!ev_on(st, i))
+	for (size_t i = 0; i < netlat_nev && i < NEV_MAX; i++) {
+		if (!netlat_ev_on(st->has, i))
 			continue;
 		snprintf(buf[n], sizeof(buf[n]), "%s/%s", evs[i].sys, evs[i].ev);
 		names[n] = buf[n];
@@ -333,9 +289,14 @@ static int run(struct state *st)
 	if (!(st->r = tool_report_alloc(&cfg, &st->o)))
 		return -errno;
 	tool_report_prom_extra(st->r, prom_write, st);
-	if ((err = tool_report_start(st->r, 0, "Tracing NET_RX softirqs, NAPI polls, tx, UDP and "
-				     "TCP socket queues (binary buffers), histograms each interval.")))
+	if ((err = tool_report_start(st->r, 0, st->hist ?
+				     "Tracing NET_RX softirqs, NAPI polls and tx queues (joined in the "
+				     "kernel), histograms each interval." :
+				     "Tracing NET_RX softirqs, NAPI polls, tx, UDP and TCP socket queues "
+				     "(binary buffers), histograms each interval.")))
 		return err;
+	if (st->hist)
+		return netlat_hist_consume(st->nh, &st->o, st->r, hist_interval, st);
 	return tool_consume(st->inst, 'r', names, &co, &ops, st, st->r);
 }
 
@@ -346,6 +307,8 @@ static int fini(struct state *st, int err)
 
 	if (st->nl)
 		ftn_netlat_pending(st->nl, &pend, &queued);
+	if (st->nh)
+		pend = ftn_netlat_hist_pending(st->nh);
 	/* the last, partial interval */
 	if (st->r && !err && netlat_rows(st->r, st->nl, 0))
 		interval(st, tool_now_wall());
@@ -359,6 +322,7 @@ static int fini(struct state *st, int err)
 		tool_fail(0, "%llu TCP segments received and not yet copied by a read when the run "
 			  "ended: not joined", (unsigned long long)queued);
 	ferr = tool_report_finish(st->r);
+	ftn_netlat_hist_close(st->nh);
 	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
 	ftn_netlat_free(st->nl);

@@ -989,6 +989,41 @@ FTN_EXPORT void ftn_netlat_pending(const struct ftn_netlat *nl, uint64_t *packet
  * not yet followed by their read. */
 FTN_EXPORT uint64_t ftn_netlat_pending_tcp(const struct ftn_netlat *nl);
 
+/*
+ * The same joins in the kernel (netlat_hist.c; CONFIG_HIST_TRIGGERS and
+ * CONFIG_SYNTH_EVENTS): hist triggers keep the first event's time in a
+ * variable, onmatch() on the second makes a synthetic event of the
+ * latency (the run's: ftn_synth_create), whose own hist sums it into
+ * .log2 buckets. open adds them to inst (the instance removes them,
+ * newest first, with the synthetic events after); read adds each table's
+ * change since the last read to nl's interval rows, the unjoined from
+ * counts kept beside the joins (*notcounted: events the kernel could not
+ * add to a full table). The UDP socket queue is not joined here (a
+ * socket's queue is joined in order; a hist variable holds one time).
+ * NULL + errno (ftn_error_last() the kernel's reason).
+ */
+struct ftn_netlat_hist_opts {
+	int softirq, napi, txq;         /* the sections to set up */
+	int cpu;                        /* -1 any; else in every softirq and NAPI filter */
+	const char *dev;                /* NULL any; else in the NAPI and tx filters (a
+					   name a filter string takes as it is) */
+	unsigned size;                  /* entries of the skb address tables; 0: 2048 */
+};
+struct ftn_netlat_hist;
+FTN_EXPORT struct ftn_netlat_hist *ftn_netlat_hist_open(struct ftn_instance *inst,
+							struct ftn_netlat *nl,
+							const struct ftn_netlat_hist_opts *o);
+FTN_EXPORT int ftn_netlat_hist_read(struct ftn_netlat_hist *h, uint64_t *notcounted);
+/* Packets queued and not (yet) transmitted since open. */
+FTN_EXPORT uint64_t ftn_netlat_hist_pending(const struct ftn_netlat_hist *h);
+/* The triggers as added (i < ftn_netlat_hist_ntriggers), the synthetic
+ * events' names (i 0 wait, 1 run, 2 tx; NULL not made): for -v. */
+FTN_EXPORT int ftn_netlat_hist_ntriggers(const struct ftn_netlat_hist *h);
+FTN_EXPORT const char *ftn_netlat_hist_trigger(const struct ftn_netlat_hist *h, int i,
+					       const char **sys, const char **event);
+FTN_EXPORT const char *ftn_netlat_hist_synth(const struct ftn_netlat_hist *h, int i);
+FTN_EXPORT void ftn_netlat_hist_close(struct ftn_netlat_hist *h);
+
 #ifdef __cplusplus
 }
 #endif

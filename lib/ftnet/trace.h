@@ -528,6 +528,16 @@ FTN_EXPORT int ftn_uprobe_create(struct ftn_instance *inst, const char *event,
 		      const char *def, int is_return);
 /* Group name of the instance's probes (events/GROUP/EVENT). */
 FTN_EXPORT const char *ftn_probe_group(const struct ftn_instance *inst);
+/* A synthetic event (synth.c; CONFIG_SYNTH_EVENTS): "NAME FIELDS"
+ * appended to synthetic_events, NAME the run's (ftnet_TAG_PID_nNS_tSTART,
+ * TAG [a-z0-9]+) written into name. Recorded in the instance: removed
+ * by ftn_instance_destroy after its triggers, and by a later run's
+ * ftn_reap_stale when this one died. Its events are events/synthetic/NAME,
+ * made by a hist trigger's onmatch(). 0 or -errno (-EOPNOTSUPP: no
+ * synthetic_events; -EINVAL: a bad tag or fields, the kernel's reason in
+ * ftn_error_last()). */
+FTN_EXPORT int ftn_synth_create(struct ftn_instance *inst, const char *tag, const char *fields,
+				char *name, size_t size);
 /* Hits of the instance's kprobes that the kernel missed (kprobe_profile
  * "nmissed": the probe fired while its handler was running on that CPU):
  * events that never reached a buffer, to be reported as lost. 0 when the

@@ -937,3 +937,27 @@ void ftn_netlat_free(struct ftn_netlat *nl)
 	free(nl->dev);
 	free(nl);
 }
+
+/* --- Rows for the in-kernel back end (netlat_hist.c) --- */
+
+struct ftn_netlat_cpu *ftn__netlat_cpu_row(struct ftn_netlat *nl, int cpu)
+{
+	struct cpu_st *c;
+
+	if (nl->cpu >= 0 && cpu != nl->cpu)
+		return NULL;
+	if (!(c = cpu_get(nl, cpu))) {
+		nl->unj[0].cpu++;
+		return NULL;
+	}
+	return &c->v[0];
+}
+
+struct ftn_netlat_dev *ftn__netlat_dev_row(struct ftn_netlat *nl, const char *name)
+{
+	uint32_t i;
+
+	if (!dev_wanted(nl, name) || (i = dev_index(nl, name)) == UINT32_MAX)
+		return NULL;
+	return &nl->devs[i]->v[0];
+}

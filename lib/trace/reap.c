@@ -527,6 +527,87 @@ int ftn__kptr_reap(const char *proc, const struct ftn__runid *self)
 	return n;
 }
 
+/* The hist triggers of a dead run's instance: a trigger whose onmatch()
+ * makes a synthetic event, or whose variable another reads, keeps the
+ * instance busy (rmdir: EBUSY, seen on 6.1 and 6.12). Each line of each
+ * events/SYS/EVENT/trigger is removed ("!" + the line, its state cut);
+ * a variable another trigger still reads refuses (EBUSY) until that
+ * one is gone: up to four passes. */
+static void reap_triggers(const char *inst)
+{
+	for (int pass = 0; pass < 4; pass++) {
+		char sysd[PATH_MAX + 320];
+		DIR *d, *e;
+		struct dirent *sd, *ed;
+		int left = 0;
+
+		snprintf(sysd, sizeof(sysd), "%s/events", inst);
+		if (!(d = opendir(sysd)))
+			return;
+		while ((sd = readdir(d)) != NULL) {
+			char evd[PATH_MAX + 600];
+
+			if (sd->d_name[0] == '.')
+				continue;
+			snprintf(evd, sizeof(evd), "%s/%s", sysd, sd->d_name);
+			if (!(e = opendir(evd)))
+				continue;
+			while ((ed = readdir(e)) != NULL) {
+				char tp[PATH_MAX + 900], *buf = NULL, *line, *save = NULL;
+				FILE *f;
+				size_t cap = 0;
+				ssize_t n;
+
+				if (ed->d_name[0] == '.')
+					continue;
+				snprintf(tp, sizeof(tp), "%s/%s/trigger", evd, ed->d_name);
+				if (!(f = fopen(tp, "re")))
+					continue;
+				/* the whole file first: each removal changes it */
+				{
+					char *all = NULL;
+					size_t alen = 0;
+
+					while ((n = getline(&buf, &cap, f)) > 0) {
+						char *na = realloc(all, alen + (size_t)n + 1);
+
+						if (!na)
+							break;
+						all = na;
+						memcpy(all + alen, buf, (size_t)n);
+						alen += (size_t)n;
+						all[alen] = '\0';
+					}
+					fclose(f);
+					free(buf);
+					for (line = all ? strtok_r(all, "\n", &save) : NULL; line;
+					     line = strtok_r(NULL, "\n", &save)) {
+						char *st = strstr(line, " [");
+						char *cmd;
+
+						if (line[0] == '#' || strncmp(line, "hist:", 5))
+							continue;
+						if (st)
+							*st = '\0';
+						if (asprintf(&cmd, "!%s", line) < 0)
+							continue;
+						if (ftn__write_file(tp, cmd, O_APPEND) == 0)
+							ftn__test_step(tp, cmd);
+						else
+							left++;
+						free(cmd);
+					}
+					free(all);
+				}
+			}
+			closedir(e);
+		}
+		closedir(d);
+		if (!left)
+			return;
+	}
+}
+
 /* Remove the probes of dead runs from one definition file. */
 static int reap_probes(const char *proc, const struct ftn__runid *self, const char *file)
 {
@@ -543,12 +624,16 @@ static int reap_probes(const char *proc, const struct ftn__runid *self, const ch
 		char *colon = memchr(p, ':', len), *slash, *sp;
 
 		if (colon && (slash = memchr(colon, '/', len - (size_t)(colon - p))) != NULL) {
-			sp = slash + 1 + strcspn(slash + 1, " \n");
+			/* synthetic events: "s:synthetic/NAME\tFIELDS" */
+			sp = slash + 1 + strcspn(slash + 1, " \t\n");
 			if ((size_t)(slash - colon - 1) < sizeof(group) &&
 			    (size_t)(sp - slash - 1) < sizeof(event)) {
 				snprintf(group, sizeof(group), "%.*s", (int)(slash - colon - 1), colon + 1);
 				snprintf(event, sizeof(event), "%.*s", (int)(sp - slash - 1), slash + 1);
-				if (ftn__runid_parse(group, '_', &r) == 0 &&
+				/* a synthetic event ("s:synthetic/NAME") is
+				 * named after its run (synth.c) */
+				if (ftn__runid_parse(strcmp(group, "synthetic") ? group : event,
+						     '_', &r) == 0 &&
 				    ftn__run_is_stale(proc, self, &r) == 1) {
 					int err = ftn__probe_remove(file, group, event);
 
@@ -600,6 +685,7 @@ int ftn_reap_stale(void)
 		while ((de = readdir(d)) != NULL) {
 			char path[PATH_MAX + 300];
 			struct ftn__runid r;
+			int rr;
 
 			if (ftn__runid_parse(de->d_name, '-', &r) ||
 			    ftn__run_is_stale(proc, &self, &r) != 1)
@@ -611,7 +697,12 @@ int ftn_reap_stale(void)
 			if (ftn__write_file(path, "0", O_TRUNC) == 0)
 				ftn__test_step(path, "0");
 			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (rmdir(path) == 0) {
+			rr = rmdir(path);
+			if (rr < 0 && errno == EBUSY) {
+				reap_triggers(path);
+				rr = rmdir(path);
+			}
+			if (rr == 0) {
 				ftn__test_step("rmdir", path);
 				ftn_log(FTN_LOG_INFO, "removed stale instance %s", de->d_name);
 				n++;

@@ -27,6 +27,13 @@
  * before 3.14), so the tools' kprobe back ends run on fake trees of
  * kernels no test machine has (tests/offline/oldkernels.sh).
  *
+ * With FTNET_FAKE_SYNTH (a directory) it plays synthetic_events: a line
+ * "NAME FIELDS" appended there makes events/synthetic/NAME (the tree's,
+ * the template's and every instance's, with enable, filter, trigger and
+ * a hist file copied from FTNET_FAKE_SYNTH/TAG.hist, TAG the part of
+ * NAME after "ftnet_" up to the next '_'), "-:synthetic/NAME" appended
+ * to dynamic_events removes them (fake_synth).
+ *
  * With FTNET_FAKE_RELEASE (a kernel release: "3.10.0-1160.el7.x86_64") it
  * wraps uname(): the release the fake tree models, for the library's
  * version checks (ftn__kernel_at_least: which arguments a function takes).
@@ -421,6 +428,71 @@ static void fake_kprobes(const char *path, const char *buf, size_t n)
 	}
 }
 
+/* FTNET_FAKE_SYNTH: see the head. path is synthetic_events or
+ * dynamic_events of the fake tree. */
+static void fake_synth(const char *path, const char *buf, size_t n, int dyn)
+{
+	const char *src = getenv("FTNET_FAKE_SYNTH"), *tmpl = getenv("FTNET_FAKE_INSTANCE");
+	char dir[PATH_MAX], line[1024], name[1024], tag[64], events[PATH_MAX + 16], hist[PATH_MAX + 300];
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+
+	if (!slash || dl >= sizeof(dir))
+		return;
+	memcpy(dir, path, dl);
+	dir[dl] = '\0';
+	snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), buf);
+	line[strcspn(line, "\n")] = '\0';
+	if (dyn) {
+		if (strncmp(line, "-:synthetic/", 12))
+			return;
+		snprintf(name, sizeof(name), "%s", line + 12);
+	} else {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, " \t"), line);
+	}
+	snprintf(tag, sizeof(tag), "%.*s", (int)strcspn(name + 6, "_"), strncmp(name, "ftnet_", 6) ? "" : name + 6);
+	snprintf(hist, sizeof(hist), "%s/%s.hist", src, tag);
+	for (int w = 0; w < 3; w++) {
+		DIR *d;
+		struct dirent *de;
+		char ie[PATH_MAX + 600], hp[2 * PATH_MAX + 1200];
+
+		if (w == 0)
+			snprintf(events, sizeof(events), "%s/events", dir);
+		else if (w == 1 && tmpl && *tmpl)
+			snprintf(events, sizeof(events), "%s/events", tmpl);
+		else if (w == 1)
+			continue;
+		if (w < 2) {
+			if (dyn) {
+				probe_rm(events, "synthetic", name);
+			} else {
+				probe_dir(events, "synthetic", name, "name: synthetic\n", w == 1);
+				snprintf(hp, sizeof(hp), "%s/synthetic/%s/hist", events, name);
+				if (w == 1)
+					copy_file(hist, hp);
+			}
+			continue;
+		}
+		snprintf(ie, sizeof(ie), "%s/instances", dir);
+		if (!(d = opendir(ie)))
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(ie, sizeof(ie), "%s/instances/%s/events", dir, de->d_name);
+			if (dyn) {
+				probe_rm(ie, "synthetic", name);
+			} else {
+				probe_dir(ie, "synthetic", name, "name: synthetic\n", 1);
+				snprintf(hp, sizeof(hp), "%s/synthetic/%s/hist", ie, name);
+				copy_file(hist, hp);
+			}
+		}
+		closedir(d);
+	}
+}
+
 /* With FTNET_FAKE_NO_RETARGS set, appending to a file named kprobe_events
  * (non-empty) a return probe ("r...") that reads $argN fails with EINVAL, as a kernel
  * before 6.10 refuses it ("Invalid $-variable specified"): the library's
@@ -440,6 +512,21 @@ ssize_t write(int fd, const void *buf, size_t n)
 		if (k > 14 && !memcmp(path + k - 14, "/kprobe_events", 14)) {
 			errno = EINVAL;
 			return -1;
+		}
+	}
+	if (getenv("FTNET_FAKE_SYNTH") && *getenv("FTNET_FAKE_SYNTH")) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		k = readlink(link, path, sizeof(path) - 1);
+		if (k > 17 && (!memcmp(path + k - 17, "/synthetic_events", 17) ||
+			       (k > 15 && !memcmp(path + k - 15, "/dynamic_events", 15)))) {
+			int dyn;
+
+			path[k] = '\0';
+			dyn = !strcmp(path + k - 15, "/dynamic_events");
+			k = syscall(SYS_write, fd, buf, n);
+			if (k > 0)
+				fake_synth(path, buf, (size_t)k, dyn);
+			return k;
 		}
 	}
 	if (getenv("FTNET_FAKE_KPROBES") && *getenv("FTNET_FAKE_KPROBES")) {

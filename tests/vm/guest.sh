@@ -2453,6 +2453,125 @@ check_uprobe_fdpath() {
 	rm -rf $ud.old
 }
 
+# netlat, each back end this kernel has (hist and stream where it has hist
+# triggers and synthetic events: 6.1, 6.12; stream on 5.10, whose -v says
+# why and whose -B hist is refused): its NET_RX softirqs per CPU = the
+# deltas of /proc/softirqs read after "Tracing" and before the SIGINT
+# (the guest makes no other traffic: IPv6 off on the pair, nothing else
+# on the wire), and the transmit queue of a veth with netem delay 10 ms:
+# every packet it sent (tx_packets' delta: 20 pings and their ARP) in
+# the 8192-16383 us bucket, nothing unjoined.
+netlat_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) print i - 2, $i }' /proc/softirqs; }
+check_tool_netlat() {
+	local ipr=/opt/iproute2/ip ns=ftnl dv=ftnl0 b bes i rc t0 t1 pid got want bad nj b13 unj
+	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
+		skip "netlat: softirqs and a netem tx queue" "no iproute2 ip or tc, or no veth module"
+		return
+	fi
+	mkdir -p /run/netns
+	if ! { $ipr netns add $ns && $ipr link add $dv type veth peer name ftnl1 netns $ns &&
+	       echo 1 >/proc/sys/net/ipv6/conf/$dv/disable_ipv6 &&
+	       $ipr netns exec $ns sh -c 'echo 1 >/proc/sys/net/ipv6/conf/ftnl1/disable_ipv6' &&
+	       $ipr addr add 10.79.0.1/24 dev $dv && $ipr link set $dv up &&
+	       $ipr -n $ns addr add 10.79.0.2/24 dev ftnl1 && $ipr -n $ns link set ftnl1 up &&
+	       $ipr neigh replace 10.79.0.2 lladdr "$($ipr netns exec $ns cat /sys/class/net/ftnl1/address)" nud permanent dev $dv &&
+	       $ipr -n $ns neigh replace 10.79.0.1 lladdr "$(cat /sys/class/net/$dv/address)" nud permanent dev ftnl1 &&
+	       /sbin/tc qdisc add dev $dv root netem delay 10ms; }; then
+		nok "netlat: veth pair into $ns with netem delay 10ms"
+		$ipr link del $dv 2>/dev/null; $ipr netns del $ns 2>/dev/null
+		return
+	fi
+	if [ $HIST = 1 ]; then bes="hist stream"; else bes=stream; fi
+	for b in $bes; do
+		fresh /tmp/nl.$b.json /tmp/nl.$b.err
+		# where the kernel has no hist back end, the default (-v says why)
+		if [ $HIST = 1 ]; then netlat -v -B $b --json -i 1 >/tmp/nl.$b.json 2>/tmp/nl.$b.err &
+		else netlat -v --json -i 1 >/tmp/nl.$b.json 2>/tmp/nl.$b.err &
+		fi
+		pid=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.$b.err; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.3
+		netlat_rx >/tmp/nl.rx0
+		t0=$(cat /sys/class/net/$dv/statistics/tx_packets)
+		ping -q -c 20 -i 0.1 10.79.0.2 >/dev/null 2>&1
+		sleep 0.5
+		netlat_rx >/tmp/nl.rx1
+		t1=$(cat /sys/class/net/$dv/statistics/tx_packets)
+		stop_wait $pid
+		check "netlat -B $b: exit 0 on SIGINT (got $rc)" [ "$rc" = 0 ]
+		check "netlat -B $b: -v says the back end" grep -q "^netlat: back end: $( [ $b = hist ] && echo 'hist triggers' || echo 'the binary ring buffer')" /tmp/nl.$b.err
+		# per CPU: netlat's count against /proc/softirqs' delta
+		bad="" want=0
+		while read -r c v1; do
+			v0=$(awk -v c="$c" '$1 == c { print $2 }' /tmp/nl.rx0)
+			got=$(grep '"section":"softirq"' /tmp/nl.$b.json | grep "\"cpu\":$c," |
+				sed 's/.*"cpu":[0-9]*,[^{]*"count":\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+			diag "netlat -B $b: cpu $c NET_RX netlat $got, /proc/softirqs $((v1 - v0))"
+			[ "$got" = $((v1 - v0)) ] || bad="$bad cpu$c:$got!=$((v1 - v0))"
+			want=$((want + v1 - v0))
+		done </tmp/nl.rx1
+		check "netlat -B $b: NET_RX softirqs per CPU = /proc/softirqs' deltas ($want in all)${bad:+:$bad}" [ -z "$bad" -a "$want" -gt 0 ]
+		set -- $(grep '"section":"txq"' /tmp/nl.$b.json | grep "\"dev\":\"$dv\"" | awk '
+			{ if (match($0, /"count":[0-9]+/)) n += substr($0, RSTART + 8, RLENGTH - 8)
+			  if (match($0, /"unjoined":[0-9]+/)) u += substr($0, RSTART + 11, RLENGTH - 11)
+			  if (match($0, /"buckets":\[[0-9,]*\]/)) { k = split(substr($0, RSTART + 11, RLENGTH - 12), a, ",")
+				if (k >= 14) b += a[14]; for (j = 1; j <= 13 && j <= k; j++) l += a[j] } }
+			END { print n + 0, b + 0, u + 0, l + 0 }')
+		nj=$1 b13=$2 unj=$3 lo=$4
+		[ "$b13" = "$nj" ] || grep '"section":"txq"' /tmp/nl.$b.json | grep "\"dev\":\"$dv\"" | sed 's/^/# /' 
+		diag "netlat -B $b: $dv tx joined $nj, in 8192-16383 us $b13, unjoined $unj; tx_packets $((t1 - t0))"
+		check "netlat -B $b: netem 10 ms: every packet $dv sent ($((t1 - t0))) joined ($nj)" \
+			[ "$nj" = $((t1 - t0)) -a "$nj" -ge 20 ]
+		# none below 8192 us (netem holds each 10 ms); above 16383 us
+		# only what the emulated guest's timers add: at most 2 of 20
+		check "netlat -B $b: netem 10 ms: none below 8192 us, at least $((nj - 2)) of $nj in 8192-16383 us ($b13; $lo below 8192 us)" \
+			[ "$lo" = 0 -a "$b13" -ge $((nj - 2)) -a "$nj" -gt 0 ]
+		check "netlat -B $b: nothing unjoined on $dv ($unj)" [ "$unj" = 0 ]
+		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.$b.err | tail -5
+	done
+	if [ $HIST = 0 ]; then
+		check "netlat: -v says why the stream back end ($KSERIES)" grep -q 'no hist triggers' /tmp/nl.stream.err
+		netlat -B hist -d 1 >/dev/null 2>/tmp/nl.h.err; rc=$?
+		check "netlat -B hist: refused, exit 2, saying why (got $rc: $(head -1 /tmp/nl.h.err))" \
+			sh -c '[ "$1" = 2 ] && grep -q "no hist triggers" /tmp/nl.h.err' sh "$rc"
+	fi
+	if [ $HIST = 1 ]; then
+		# -c and --dev in the triggers' filters (CPU, name, dev_name):
+		# the kernel takes them; rows of CPU 0 and the device only
+		netlat -v -B hist -c 0 --dev $dv -d 2 --json >/tmp/nl.f.json 2>/tmp/nl.f.err &
+		pid=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.f.err; do sleep 0.1; i=$((i + 1)); done
+		ping -q -c 5 -i 0.1 10.79.0.2 >/dev/null 2>&1
+		end_wait $pid 20 "with -d 2"
+		check "netlat -B hist -c 0 --dev $dv: exit 0 (got $rc), the filters in its triggers" \
+			sh -c '[ "$1" = 0 ] && grep -q "trigger irq:softirq_entry: .* if vec == 3 && CPU == 0$" "$2" &&
+				grep -q "trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 && name == \"$3\"$" "$2"' sh "$rc" /tmp/nl.f.err $dv
+		check "netlat -B hist -c 0 --dev $dv: no row of another CPU or device" \
+			sh -c '! grep -q "\"cpu\":[1-9]" "$1" && ! grep "\"section\":\"txq\"" "$1" | grep -v -q "\"dev\":\"$2\"" && grep -q "\"dev\":\"$2\"" "$1"' sh /tmp/nl.f.json $dv
+		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.f.err | tail -5
+		# kill -9 leaves its instance (its triggers keep it busy) and
+		# synthetic events: the next run's start removes them
+		netlat -B hist -i 1 >/dev/null 2>/tmp/nl.k.err &
+		pid=$!
+		i=0
+		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.k.err; do sleep 0.1; i=$((i + 1)); done
+		kill -9 $pid; wait $pid 2>/dev/null
+		check "netlat -B hist killed: its instance and synthetic events are there ($(grep -c "^ftnet_nl[a-z]*_${pid}_" $T/synthetic_events))" \
+			sh -c "ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1 && grep -q '^ftnet_nltx_${pid}_' $T/synthetic_events"
+		netlat -B hist -d 1 >/dev/null 2>/tmp/nl.k2.err; rc=$?
+		check "netlat after a kill -9: exit 0 (got $rc)" [ "$rc" = 0 ]
+		check "netlat after a kill -9: the killed run's instance removed" sh -c "! ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1"
+		check "netlat after a kill -9: its synthetic events removed" sh -c "! grep -q '^ftnet_nl[a-z]*_${pid}_' $T/synthetic_events"
+		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.k2.err | tail -5
+	fi
+	/sbin/tc qdisc del dev $dv root
+	$ipr link del $dv
+	$ipr netns del $ns
+	check "netlat: no ftnet synthetic event left" sh -c "! grep -q '^ftnet_' $T/synthetic_events 2>/dev/null"
+}
+
 # --- the checks, in order: each runs once per kernel boot ---------------------
 # New check functions go ABOVE this section (a function defined below it
 # does not exist yet when the list runs), and one "run_check NAME" line
@@ -2487,6 +2606,7 @@ all_checks() {
 	[ -n "$xonly" ] || run_check check_hist_files
 	run_check check_netem_retrans
 	run_check check_tool_tcpretrans
+	[ -n "$xonly" ] || run_check check_tool_netlat
 	run_check check_tool_kprobe
 	run_check check_kprobe_newline
 	[ -n "$xonly" ] || run_check check_tool_tcpdrop
