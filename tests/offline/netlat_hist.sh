@@ -156,6 +156,16 @@ check "-B stream: the ring buffer, said; no trigger added (exit $rc)" \
 	sh -c 'grep -q "^netlat: back end: the binary ring buffer, joined in user space: -B stream" "$1" &&
 		! grep -q "trigger" "$1"' sh "$tmp/se"
 
+# -P (the TCP socket queue, user space only): the stream back end by
+# default where hist could run; -B hist -P refused
+run "$tmp/p" "$tmp/pe" -v -P 8080 -d 1 -i 1 --json
+check "-P where hist could run: the stream back end, said; no trigger added" \
+	sh -c 'grep -q "^netlat: back end: the binary ring buffer, joined in user space: -P (the TCP socket queue)" "$1" &&
+		! grep -q "trigger" "$1"' sh "$tmp/pe"
+FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl "$BIN/netlat" -B hist -P 8080 -d 1 >"$tmp/o" 2>"$tmp/e2"; rc=$?
+check "-B hist -P: exit 2, one line saying why" \
+	sh -c '[ "$1" = 2 ] && [ "$(wc -l < "$2")" = 1 ] && grep -q "^netlat: -P: the TCP socket queue is joined in user space only" "$2"' sh "$rc" "$tmp/e2"
+
 # -B hist without synthetic events: refused, saying why
 mv "$R/fs/synthetic_events" "$tmp/se.keep"
 FTNET_TRACEFS=$R/fs FTNET_FAKE_INSTANCE=$R/tmpl "$BIN/netlat" -B hist -d 1 >"$tmp/o" 2>"$tmp/e2"; rc=$?
