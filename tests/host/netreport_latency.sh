@@ -55,46 +55,7 @@ host_tracefs_mount
 trace_state "$HOST_TRACEFS" "irq sock" > "$tmp/state.before"
 
 # --- NET_RX softirqs per CPU against /proc/softirqs
-cat > "$tmp/udp.py" <<'EOF'
-import socket, sys
-r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-r.bind(("127.0.0.1", 0))
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for i in range(int(sys.argv[1])):
-    s.sendto(b"x" * 64, r.getsockname())
-    r.recv(100)
-EOF
-ncpu=$(grep -c '^processor' /proc/cpuinfo)
-traffic=""
-c=0
-while [ $c -lt "$ncpu" ]; do
-	traffic="$traffic ip netns exec $NS taskset -c $c python3 $tmp/udp.py 300; sleep 0.5;"
-	c=$((c + 1))
-done
-try=1
-while :; do
-	python3 "$FTNET_TOP/tests/helpers/netlat_window.py" "$HOST_TRACEFS" "$tmp/w.json" "$tmp/w.err" \
-		"$traffic" -- "$NR" -L --json -d 120 >"$tmp/w.out" 2>&1
-	res=$(tail -n 1 "$tmp/w.out")
-	case $res in
-	inconclusive*)
-		t_diag "attempt $try: $res"
-		[ $try -lt 5 ] && { try=$((try + 1)); continue; } ;;
-	esac
-	break
-done
-sed 's/^/# /' "$tmp/w.out"
-t_is "$res" exact "a window bounded exactly at both ends (attempt $try of at most 5)"
-if [ "$res" = exact ]; then
-	while read -r _ cpu _ got _ want; do
-		t_is "$got" "$want" "cpu $cpu: netreport -L's NET_RX softirqs = /proc/softirqs' delta ($want)"
-		[ "$got" -ge 300 ] || t_fail "cpu $cpu: at least the 300 of our traffic (got $got)"
-	done <<EOF
-$(grep '^cpu ' "$tmp/w.out")
-EOF
-else
-	sed 's/^/#   /' "$tmp/w.err" | head -5
-fi
+host_netrx_window "$NS" 0.5 "netreport -L's" "$NR" -L --json -d 120
 t_check "the section's total is the per-CPU counts' sum, wait and run rows have them" python3 -c '
 import json, sys
 l = json.load(open(sys.argv[1]))["latency"]
