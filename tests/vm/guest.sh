@@ -2384,6 +2384,84 @@ check_bench_retrans() {
 	$ipr netns del $ns
 }
 
+# make bench (tests/bench/netlat_vm.sh), not in all_checks: netlat's
+# consumer CPU with each back end (issue 27: "at most 1% of a core with
+# hist triggers") on the same paced UDP load over loopback: sendrecv's
+# sr-udp (six datagrams a round, each read by its socket: v4 connected,
+# v4 unconnected, v6 connected, one each way), unpaced first for 2 s (the
+# guest's capacity, said), then paced to a quarter of that for
+# BENCH_NL_SECS (5) per mode: none, -B stream, -B hist, none again (the
+# reference: the mean of the two). Per mode one line:
+#   # bench netlat: mode=M rounds_per_s=R packets=N secs=S window_s=W tool_ms=C busy_ms=B hwm_kib=H lost=L
+# tool_ms: netlat's every thread's on-CPU time (/proc/PID/task/*/schedstat)
+# from the traffic's start to 1.5 s after its end (its last batch read),
+# W that window; busy_ms: the whole guest's busy CPU (/proc/stat) over W.
+bench_nl_cpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+bench_nl_pkts() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^sends=/) { sub(/^sends=/, "", $i); s += $i } } END { print s + 0 }' "$1"; }
+bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
+	local mode=$1 rate=$2 p="" i c0=0 c1=0 b0 b1 t0 t1 n hwm=0 lost=0 rc=0
+	shift 2
+	fresh /tmp/bn.out /tmp/bn.err /tmp/bn.log
+	if [ "$mode" != none ] && [ "$mode" != none2 ]; then
+		netlat -v --json -i 1 "$@" >/tmp/bn.out 2>/tmp/bn.err &
+		p=$!
+		i=0
+		while ! grep -q '^Tracing' /tmp/bn.err && kill -0 $p 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 1.5       # past the first interval's set-up
+		if ! kill -0 $p 2>/dev/null; then
+			nok "bench netlat: netlat $* runs"; sed 's/^/#   /' /tmp/bn.err | tail -5
+			return 1
+		fi
+		c0=$(bench_nl_cpu $p)
+	fi
+	b0=$(bench_busy)
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	"$FTNET_TOP/build/tests/sendrecv" -p 47320 -r "$rate" -t "$BENCH_NL_SECS" -w 0 -l /tmp/bn.log udp
+	sleep 1.5
+	b1=$(bench_busy)
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	if [ -n "$p" ]; then
+		c1=$(bench_nl_cpu $p)
+		hwm=$(awk '$1 == "VmHWM:" { print $2 }' /proc/$p/status)
+		kill -INT $p
+		wait $p; rc=$?
+		lost=$(sed -n 's/.*: \([0-9]*\) events lost in total.*/\1/p' /tmp/bn.err | tail -1)
+		grep -i 'back end\|lost\|dropped' /tmp/bn.err | grep -v '^netlat: trigger\|^netlat: synthetic' | sed 's/^/#   /'
+	fi
+	n=$(bench_nl_pkts /tmp/bn.log)
+	diag "bench netlat: mode=$mode rounds_per_s=$rate packets=$n secs=$BENCH_NL_SECS window_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') tool_ms=$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 1e6 }') busy_ms=$(((b1 - b0) * 10)) hwm_kib=${hwm:-0} lost=${lost:-0}"   # (/proc/stat: USER_HZ 100)
+	# the load reached its pace (at least 95% of the datagrams asked)
+	[ "$rc" = 0 ] && [ "$n" -ge $((rate * 6 * BENCH_NL_SECS * 95 / 100)) ]
+}
+check_bench_netlat() {
+	local cap rate nl ns
+	BENCH_NL_SECS=${BENCH_NL_SECS:-5}
+	if [ ! -x "$FTNET_TOP/build/tests/sendrecv" ] || [ ! -x "$FTNET_TOP/bin/netlat" ]; then
+		nok "bench netlat: no bin/netlat or build/tests/sendrecv in the guest"
+		return
+	fi
+	if [ $HIST != 1 ]; then
+		skip "bench netlat" "no hist triggers on $KSERIES: the stream back end only"
+		return
+	fi
+	# the capacity: sr-udp unpaced for 2 s, no tracer
+	fresh /tmp/bn.log
+	"$FTNET_TOP/build/tests/sendrecv" -p 47320 -r 10000000 -t 2 -w 0 -l /tmp/bn.log udp
+	cap=$(($(bench_nl_pkts /tmp/bn.log) / 2))
+	# paced: a quarter of it, in rounds of six datagrams, a multiple of 10
+	rate=$((cap / 4 / 6 / 10 * 10))
+	[ "$rate" -ge 10 ] || rate=10
+	diag "bench netlat: capacity=$cap datagrams/s unpaced (sr-udp, no tracer); paced at rounds_per_s=$rate ($((rate * 6)) datagrams/s) for $BENCH_NL_SECS s per mode"
+	check "bench netlat: no tracer (the reference), the load at its pace" bench_netlat_mode none $rate
+	check "bench netlat: -B stream, exit 0, the load at its pace" bench_netlat_mode stream $rate -B stream
+	check "bench netlat: -B hist, exit 0, the load at its pace" bench_netlat_mode hist $rate -B hist
+	nl=$(ls -d $T/instances/ftnet-netlat-* 2>/dev/null | wc -l)
+	ns=$(grep -c '^ftnet_nl' $T/synthetic_events 2>/dev/null)
+	diag "bench netlat: after -B hist: $nl ftnet-netlat instance(s), ${ns:-0} ftnet_nl synthetic event(s) left"
+	check "bench netlat: -B hist left no instance ($nl) and no synthetic event (${ns:-0})" [ "$nl" = 0 -a "${ns:-0}" = 0 ]
+	check "bench netlat: no tracer again (the reference), the load at its pace" bench_netlat_mode none2 $rate
+}
+
 # --- uprobes on the file a tool opened (issue 22) ---------------------------
 
 # uprobe and sockio -x open the binary once and name it to the kernel as
