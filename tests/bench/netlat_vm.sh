@@ -31,6 +31,7 @@ bench_vm_gate "$title"
 out=$(mktemp /tmp/ftnet-bench-nlvm.XXXXXX) || exit 1
 trap 'rm -f "$out"' EXIT
 kernels=${FTNET_BENCH_VM_KERNELS:-6.1 6.12}
+rounds=3   # guest.sh BENCH_NL_ROUNDS
 echo "$title: kernels $kernels, one boot each"
 lock=
 command -v flock >/dev/null && lock="flock /tmp/ftnet-vm.lock"
@@ -48,48 +49,52 @@ if grep -q '^ok 1 - vm tier # SKIP' "$out"; then
 fi
 grep '^not ok\|# SKIP' "$out" | sed 's/^/  /'
 sed -n 's/^# \([0-9.]*\): bench netlat: \(capacity=.*\)/  \1: \2/p; s/^# \([0-9.]*\): bench netlat: \(after .*\)/  \1: \2/p' "$out"
-printf '  %-6s %-7s %8s %8s %7s %9s %12s %12s %7s %6s\n' kernel mode datagrams "tool ms" "% core" "tool ns/dg" "added ns/dg" "kernel ns/dg" "VmHWM" lost
+printf '  %-6s %-17s %9s %8s %7s %10s %11s %11s %11s %6s %5s\n' kernel "mode (median of $rounds)" "dg/round" "tool ms" "% core" "tool ns/dg" "added ns/dg" "kernel ns/dg" "traced ns/dg" VmHWM lost
 sed -n 's/^# \([0-9.]*\): bench netlat: \(mode=.*\)/\1 \2/p' "$out" |
-awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] }
-	k = $1; m = v[k, "mode"]; if (!(k in seen)) kord[++nk] = k; seen[k] = 1; n[k, m] = v[k, "packets"]; w[k, m] = v[k, "window_s"]
-	busy[k, m] = v[k, "busy_ms"]; tool[k, m] = v[k, "tool_ms"]; hwm[k, m] = v[k, "hwm_kib"]; lost[k, m] = v[k, "lost"]
-	order[k] = order[k] " " m }
+awk 'function med(a, n,   i, j, t) { # sorts a[1..n], returns the median
+		for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : 0 }
+     function put(key, v) { cnt[key]++; val[key, cnt[key]] = v }
+     function get(key,   i, a) { for (i = 1; i <= cnt[key]; i++) a[i] = val[key, i]; return med(a, cnt[key] + 0) }
+     { delete f; for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	k = $1; m = f["mode"]; r = f["round"]; if (!(k in seen)) kord[++nk] = k; seen[k] = 1
+	if (!((k, m) in mseen)) { mord[k, ++nm[k]] = m; mseen[k, m] = 1 }
+	n = f["packets"]; w = f["window_s"]; pk = n > 0 ? n : 1
+	put(k SUBSEP m SUBSEP "n", n); put(k SUBSEP m SUBSEP "tool", f["tool_ms"])
+	put(k SUBSEP m SUBSEP "pct", w > 0 ? f["tool_ms"] / (w * 1000) * 100 : 0)
+	if (f["hwm_kib"] > hwm[k, m]) hwm[k, m] = f["hwm_kib"]
+	lost[k, m] += f["lost"]
+	if (m == "none") { refb[k, r] = w > 0 ? f["busy_ms"] / w : 0; reft[k, r] = f["traced_ms"] / pk
+		put(k SUBSEP m SUBSEP "ref", refb[k, r]); put(k SUBSEP m SUBSEP "tref", f["traced_ms"] * 1e6 / pk) }
+	else if (m != "hist-idle" && ((k, r) in refb)) {
+		add = (f["busy_ms"] - refb[k, r] * w) * 1e6 / pk
+		put(k SUBSEP m SUBSEP "tns", f["tool_ms"] * 1e6 / pk); put(k SUBSEP m SUBSEP "add", add)
+		put(k SUBSEP m SUBSEP "kns", add - f["tool_ms"] * 1e6 / pk)
+		put(k SUBSEP m SUBSEP "trn", (f["traced_ms"] / pk - reft[k, r]) * 1e6) } }
      END { for (ki = 1; ki <= nk; ki++) { k = kord[ki]
-	# the reference: busy ms a second with no tracer (mean of the two runs)
-	refs = 0; rk = 0
-	if (w[k, "none"] > 0) { refs += busy[k, "none"] / w[k, "none"]; rk++ }
-	if (w[k, "none2"] > 0) { refs += busy[k, "none2"] / w[k, "none2"]; rk++ }
-	refs = rk ? refs / rk : 0
-	split(order[k], ms, " ")
-	for (j = 1; j in ms; j++) { m = ms[j]
-		r = n[k, m] > 0 ? n[k, m] : 1
+	for (j = 1; j <= nm[k]; j++) { m = mord[k, j]; key = k SUBSEP m
+		if (m == "none") {
+			printf "  %-6s %-17s %9d %8s %7s %10s %11s %11s %11s %6s %5s\n", k, "none", get(key SUBSEP "n"), "-", "-", "-",
+			    sprintf("(%.0f ms/s)", get(key SUBSEP "ref")), "-", sprintf("(%.0f)", get(key SUBSEP "tref")), "-", "-"
+			continue }
 		if (m == "hist-idle") {
-			pct[k, m] = tool[k, m] / (w[k, m] > 0 ? w[k, m] * 1000 : 1) * 100
-			printf "  %-6s %-7s %8d %8.1f %6.2f%% %9s %12s %12s %7d %6d\n", k, "hist (no traffic)", 0, tool[k, m],
-			    pct[k, m], "-", "-", "-", hwm[k, m], lost[k, m]
-			continue
-		}
-		if (m ~ /^none/) {
-			printf "  %-6s %-7s %8d %8s %7s %9s %12s %12s %7s %6s\n", k, m, n[k, m], "-", "-", "-",
-			    sprintf("(ref %.0f ms/s)", busy[k, m] / (w[k, m] > 0 ? w[k, m] : 1)), "-", "-", "-"
-			continue
-		}
-		add = (busy[k, m] - refs * w[k, m]) * 1e6 / r
-		tns[k, m] = tool[k, m] * 1e6 / r
-		kns[k, m] = add - tns[k, m]
-		pct[k, m] = tool[k, m] / (w[k, m] > 0 ? w[k, m] * 1000 : 1) * 100
-		printf "  %-6s %-7s %8d %8.1f %6.2f%% %9.0f %12.0f %12.0f %7d %6d\n", k, m, n[k, m], tool[k, m],
-		    pct[k, m], tns[k, m], add, kns[k, m], hwm[k, m], lost[k, m] }
-	if (("" k SUBSEP "hist") in pct)
-		printf "  %-6s hist consumer %.2f%% of a core, target <= 1%%: %s; hist/stream: consumer CPU %.2fx, in-kernel %.2fx, VmHWM %.2fx\n", k,
-		    pct[k, "hist"], (pct[k, "hist"] <= 1 ? "met" : "NOT met"),
-		    (tns[k, "stream"] > 0 ? tns[k, "hist"] / tns[k, "stream"] : 0),
-		    (kns[k, "stream"] != 0 ? kns[k, "hist"] / kns[k, "stream"] : 0),
+			printf "  %-6s %-17s %9d %8.1f %6.2f%% %10s %11s %11s %11s %6d %5d\n", k, "hist, no traffic", 0, get(key SUBSEP "tool"),
+			    get(key SUBSEP "pct"), "-", "-", "-", "-", hwm[k, m], lost[k, m]
+			P[k, m] = get(key SUBSEP "pct"); continue }
+		P[k, m] = get(key SUBSEP "pct"); T[k, m] = get(key SUBSEP "tns"); K[k, m] = get(key SUBSEP "kns"); R[k, m] = get(key SUBSEP "trn")
+		printf "  %-6s %-17s %9d %8.1f %6.2f%% %10.0f %11.0f %11.0f %11.0f %6d %5d\n", k, m, get(key SUBSEP "n"), get(key SUBSEP "tool"),
+		    P[k, m], T[k, m], get(key SUBSEP "add"), K[k, m], R[k, m], hwm[k, m], lost[k, m] }
+	if ((k, "hist") in P)
+		printf "  %-6s hist consumer %.2f%% of a core, target <= 1%%: %s (stream: %.2f%%); hist/stream: consumer CPU per datagram %.2fx, in-kernel (guest busy) %.2fx, traced tasks'"'"' added CPU %.2fx, VmHWM %.2fx\n", k,
+		    P[k, "hist"], (P[k, "hist"] <= 1 ? "met" : "NOT met"), P[k, "stream"],
+		    (T[k, "stream"] > 0 ? T[k, "hist"] / T[k, "stream"] : 0),
+		    (K[k, "stream"] != 0 ? K[k, "hist"] / K[k, "stream"] : 0),
+		    (R[k, "stream"] != 0 ? R[k, "hist"] / R[k, "stream"] : 0),
 		    (hwm[k, "stream"] > 0 ? hwm[k, "hist"] / hwm[k, "stream"] : 0)
-	if (("" k SUBSEP "hist-idle") in pct)
-		printf "  %-6s hist consumer with no traffic: %.2f%% of a core (%.1f ms per 1 s interval): %s\n", k, pct[k, "hist-idle"],
-		    pct[k, "hist-idle"] * 10, (pct[k, "hist"] > 0 ? sprintf("%.0f%% of its CPU under the load is per interval, not per packet", pct[k, "hist-idle"] / pct[k, "hist"] * 100) : "") } }'
-echo "  (qemu TCG: absolute figures ~30x real hardware's; the ratios carry over. The kernel column is the guest's busy CPU above the reference less netlat's own; /proc/stat counts in 10 ms ticks)"
+	if ((k, "hist-idle") in P)
+		printf "  %-6s hist consumer with no traffic: %.2f%% of a core (%.1f ms per 1 s interval)%s\n", k, P[k, "hist-idle"],
+		    P[k, "hist-idle"] * 10, (P[k, "hist"] > 0 ? sprintf(": %.0f%% of its CPU under the load", P[k, "hist-idle"] / P[k, "hist"] * 100) : "") } }'
+echo "  (qemu TCG: absolute figures ~30x real hardware's; the ratios carry over. added: the whole guest's busy CPU above its round's no-tracer run, per datagram; kernel: that less netlat's own (/proc/stat: 10 ms ticks; the emulated guest's speed moves with the host's load); traced: sendrecv's own CPU above its round's no-tracer run, per datagram)"
 grep -q 'bench netlat: mode=hist ' "$out" || {
 	echo "  no measurement (VM run exit $rc); its last lines:"
 	tail -15 "$out" | sed 's/^/    /'
