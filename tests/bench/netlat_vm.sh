@@ -1,26 +1,31 @@
 #!/bin/sh
 # tests/bench/netlat_vm.sh - netlat's back ends where both exist: the VM
 # tier's Debian guests (this host has no hist triggers), one boot per
-# kernel running guest.sh's check_bench_netlat. The load: sendrecv's
-# sr-udp over the guest's loopback (six datagrams a round, each read by
-# its socket), paced at 6000 datagrams/s (under a quarter of the some
-# 26,000 a second the guest reaches unpaced, which it measures first and
-# says), 5 s per mode: no tracer, netlat
-# -B stream (the binary ring buffer, joined in user space), netlat -B
-# hist (hist triggers and synthetic events, joined in the kernel: the
-# default there), -B hist with no traffic (its cost per interval alone),
-# no tracer again (the reference is the mean of the two).
-# Printed per kernel and mode: the datagrams, netlat's own CPU (every
-# thread's schedstat from the traffic's start to 1.5 s after its end), as
-# % of a core over that window and per datagram, the whole guest's busy
-# CPU above the reference's per datagram (what tracing added) and that
-# less netlat's own (the in-kernel cost: the tracepoints, triggers and
-# buffers), netlat's peak RSS (VmHWM), its lost events; then whether the
+# kernel running guest.sh's check_bench_netlat, one guest at a time (a
+# second guest's emulation would share the host's cores with the one
+# measured). The load: sendrecv's sr-udp over the guest's loopback (six
+# datagrams a round, each read by its socket), paced at 6000 datagrams/s
+# (under a quarter of the 18,000-40,000 a second the guest reaches
+# unpaced, which it measures first and says), 4 s per mode, three rounds
+# of: no tracer, netlat -B stream (the binary ring buffer, joined in user
+# space), netlat -B hist (hist triggers and synthetic events, joined in
+# the kernel: the default there); then -B hist with no traffic (its cost
+# per interval alone). Printed per kernel and mode, medians over the
+# rounds, each run against its own round's no-tracer run: the datagrams,
+# netlat's own CPU (every thread's schedstat from the traffic's start to
+# 1.5 s after its end), as % of a core over that window and per datagram;
+# the whole guest's busy CPU (/proc/stat) above the reference per
+# datagram, and that less netlat's own (the in-kernel cost: tracepoints,
+# triggers, buffers), which under TCG moves from run to run by more than
+# the difference measured; the traced tasks' own CPU (sendrecv's rusage:
+# the tracepoints and triggers run in the sending and reading task and
+# the loopback's softirq on its way out) above the reference per
+# datagram; netlat's peak RSS (VmHWM) and lost events; then whether the
 # hist back end's consumer CPU is within issue 27's target (at most 1% of
 # a core) and the ratios hist/stream. Under qemu TCG the guest runs some
 # 30x slower than real hardware: the absolute figures are the emulator's,
-# the ratios are what carries over. The guest also says whether -B hist
-# left an instance or synthetic event behind.
+# the ratios are what carries over. The guest also says (TAP) whether
+# each -B hist run left an instance or synthetic event behind.
 # FTNET_BENCH_VM=0 skips it; FTNET_BENCH_VM_KERNELS (default "6.1 6.12").
 # Needs root and qemu; runs under the VM lock.
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,7 +43,7 @@ command -v flock >/dev/null && lock="flock /tmp/ftnet-vm.lock"
 if [ -n "${FTNET_BENCH_VM_OUT:-}" ]; then
 	cp "$FTNET_BENCH_VM_OUT" "$out"; rc=0
 else
-	FTNET_TOP=$top FTNET_VM_KERNELS=$kernels FTNET_VM_CHECKS=check_bench_netlat \
+	FTNET_TOP=$top FTNET_VM_KERNELS=$kernels FTNET_VM_JOBS=1 FTNET_VM_CHECKS=check_bench_netlat \
 		$lock sh tests/vm/run.sh >"$out" 2>&1
 	rc=$?
 	mkdir -p build/bench && cp "$out" build/bench/netlat_vm.out 2>/dev/null

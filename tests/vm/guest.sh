@@ -2389,7 +2389,7 @@ check_bench_retrans() {
 # hist triggers") on the same paced UDP load over loopback: sendrecv's
 # sr-udp (six datagrams a round, each read by its socket: v4 connected,
 # v4 unconnected, v6 connected, one each way), unpaced first for 2 s (the
-# guest's capacity, said: 26,000-35,000 datagrams/s on 6.1 and 6.12 under
+# guest's capacity, said: 18,000-40,000 datagrams/s on 6.1 and 6.12 under
 # TCG), then paced at 1000 rounds/s (6000 datagrams/s, under a quarter of
 # that: the same load on every kernel) for BENCH_NL_SECS (4) per mode,
 # BENCH_NL_ROUNDS (3) rounds of none, -B stream, -B hist in turn (the
