@@ -2400,14 +2400,23 @@ check_bench_retrans() {
 #   # bench netlat: mode=M round=K traced_ms=X rounds_per_s=R packets=N secs=S window_s=W tool_ms=C busy_ms=B hwm_kib=H lost=L
 # tool_ms: netlat's every thread's on-CPU time (/proc/PID/task/*/schedstat)
 # from the traffic's start to 1.5 s after its end (its last batch read),
-# W that window; busy_ms: the whole guest's busy CPU (/proc/stat) over W;
+# W that window; busy_ms: the whole guest's busy CPU over W (W times the
+# CPUs less their idle time, /proc/uptime);
 # traced_ms: sendrecv's and sr-udp's user and system CPU (busybox time:
 # the tracepoints' and triggers' work in the sending and reading task
 # lands there, and the loopback's softirq run on their way out).
 bench_nl_cpu() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 bench_nl_pkts() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^sends=/) { sub(/^sends=/, "", $i); s += $i } } END { print s + 0 }' "$1"; }
+# the guest's busy ms between two /proc/uptime readings: the window times
+# the CPUs less the idle time (/proc/stat's user and system fields are
+# sampled at the tick, which under TCG counted 0.2 s busy in a window
+# where sendrecv alone ran 1.6 s; idle is measured (NO_HZ) to 10 ms)
+bench_nl_busy() {
+	awk -v a="$1" -v b="$2" -v c="$(grep -c '^processor' /proc/cpuinfo)" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[1] - x[1]) * c - (y[2] - x[2])) * 1000 }'
+}
 bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
-	local mode=$1 rate=$2 p="" i c0=0 c1=0 b0 b1 t0 t1 n hwm=0 lost=0 rc=0 tr
+	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr
 	shift 2
 	fresh /tmp/bn.out /tmp/bn.err /tmp/bn.log /tmp/bn.time
 	if [ "$mode" != none ] && [ "$mode" != none2 ]; then
@@ -2422,15 +2431,13 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 		fi
 		c0=$(bench_nl_cpu $p)
 	fi
-	b0=$(bench_busy)
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	u0=$(cat /proc/uptime)
 	if [ "$rate" = 0 ]; then sleep "$BENCH_NL_SECS"   # no traffic
 	else busybox time -f '%U %S' -o /tmp/bn.time \
 		"$FTNET_TOP/build/tests/sendrecv" -p 47320 -r "$rate" -t "$BENCH_NL_SECS" -w 0 -l /tmp/bn.log udp
 	fi
 	sleep 1.5
-	b1=$(bench_busy)
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	u1=$(cat /proc/uptime)
 	if [ -n "$p" ]; then
 		c1=$(bench_nl_cpu $p)
 		hwm=$(awk '$1 == "VmHWM:" { print $2 }' /proc/$p/status)
@@ -2440,8 +2447,9 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 		grep -i 'back end\|lost\|dropped' /tmp/bn.err | grep -v '^netlat: trigger\|^netlat: synthetic' | sed 's/^/#   /'
 	fi
 	n=$(bench_nl_pkts /tmp/bn.log)
+	t0=${u0% *} t1=${u1% *}
 	tr=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%.0f", ($1 + $2) * 1000 }' /tmp/bn.time)
-	diag "bench netlat: mode=$mode round=${BN_ROUND:-1} traced_ms=${tr:-0} rounds_per_s=$rate packets=$n secs=$BENCH_NL_SECS window_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') tool_ms=$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 1e6 }') busy_ms=$(((b1 - b0) * 10)) hwm_kib=${hwm:-0} lost=${lost:-0}"   # (/proc/stat: USER_HZ 100)
+	diag "bench netlat: mode=$mode round=${BN_ROUND:-1} traced_ms=${tr:-0} rounds_per_s=$rate packets=$n secs=$BENCH_NL_SECS window_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') tool_ms=$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 1e6 }') busy_ms=$(bench_nl_busy "$u0" "$u1") hwm_kib=${hwm:-0} lost=${lost:-0}"
 	# the load reached its pace (at least 95% of the datagrams asked)
 	[ "$rc" = 0 ] && [ "$n" -ge $((rate * 6 * BENCH_NL_SECS * 95 / 100)) ]
 }
