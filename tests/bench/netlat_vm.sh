@@ -9,15 +9,16 @@
 # unpaced, which it measures first and says), 4 s per mode, three rounds
 # of: no tracer, netlat -B stream (the binary ring buffer, joined in user
 # space), netlat -B hist (hist triggers and synthetic events, joined in
-# the kernel: the default there); then -B hist with no traffic (its cost
-# per interval alone). Printed per kernel and mode, medians over the
+# the kernel: the default there; it runs on for 4 s after the load, with
+# no traffic and its tables full of the load's keys, and says its hist
+# files' size); then -B hist with no traffic (its cost per interval
+# alone). Printed per kernel and mode, medians over the
 # rounds, each run against its own round's no-tracer run: the datagrams,
 # netlat's own CPU (every thread's schedstat from the traffic's start to
 # 1.5 s after its end), as % of a core over that window and per datagram;
 # the whole guest's busy CPU (its CPUs less their idle time, /proc/uptime) above the reference per
 # datagram, and that less netlat's own (the in-kernel cost: tracepoints,
-# triggers, buffers), which under TCG moves from run to run by more than
-# the difference measured; the traced tasks' own CPU (sendrecv's rusage:
+# triggers, buffers); the traced tasks' own CPU (sendrecv's rusage:
 # the tracepoints and triggers run in the sending and reading task and
 # the loopback's softirq on its way out) above the reference per
 # datagram; netlat's peak RSS (VmHWM) and lost events; then whether the
@@ -99,6 +100,7 @@ awk 'function med(a, n,   i, j, t) { # sorts a[1..n], returns the median
 	if ((k, "hist-idle") in P)
 		printf "  %-6s hist consumer with no traffic: %.2f%% of a core (%.1f ms per 1 s interval)%s\n", k, P[k, "hist-idle"],
 		    P[k, "hist-idle"] * 10, (P[k, "hist"] > 0 ? sprintf(": %.0f%% of its CPU under the load", P[k, "hist-idle"] / P[k, "hist"] * 100) : "") } }'
+sed -n 's/^# \([0-9.]*\): bench netlat: round=\([0-9]*\) \(hist after the load.*\)/  \1: round \2: \3/p' "$out"
 echo "  (qemu TCG: absolute figures ~30x real hardware's; the ratios carry over. added: the whole guest's busy CPU above its round's no-tracer run, per datagram; kernel: that less netlat's own (the guest's CPUs less their idle time, /proc/uptime; the emulated guest's speed moves with the host's load); traced: sendrecv's own CPU above its round's no-tracer run, per datagram)"
 grep -q 'bench netlat: mode=hist ' "$out" || {
 	echo "  no measurement (VM run exit $rc); its last lines:"

@@ -2416,7 +2416,7 @@ bench_nl_busy() {
 		split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[1] - x[1]) * c - (y[2] - x[2])) * 1000 }'
 }
 bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
-	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr
+	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr after hb
 	shift 2
 	fresh /tmp/bn.out /tmp/bn.err /tmp/bn.log /tmp/bn.time
 	if [ "$mode" != none ] && [ "$mode" != none2 ]; then
@@ -2441,6 +2441,16 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 	if [ -n "$p" ]; then
 		c1=$(bench_nl_cpu $p)
 		hwm=$(awk '$1 == "VmHWM:" { print $2 }' /proc/$p/status)
+		if [ "$mode" = hist ]; then
+			# the same run with the traffic over: its cost per interval
+			# now that its tables hold the load's keys (the skb
+			# address tables are in net_dev_queue's and net_dev_xmit's
+			# hist files, read every interval)
+			sleep "$BENCH_NL_SECS"
+			after=$(awk -v c=$(($(bench_nl_cpu $p) - c1)) -v s="$BENCH_NL_SECS" 'BEGIN { printf "%.1f", c / 1e6 / s }')
+			hb=$(cat $T/instances/ftnet-netlat-$p-*/events/net/net_dev_queue/hist $T/instances/ftnet-netlat-$p-*/events/net/net_dev_xmit/hist 2>/dev/null | wc -c)
+			diag "bench netlat: round=${BN_ROUND:-1} hist after the load, no traffic: $after ms a second; net_dev_queue's and net_dev_xmit's hist files: $hb bytes"
+		fi
 		kill -INT $p
 		wait $p; rc=$?
 		lost=$(sed -n 's/.*: \([0-9]*\) events lost in total.*/\1/p' /tmp/bn.err | tail -1)
