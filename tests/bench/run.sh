@@ -48,6 +48,10 @@ echo
 sh tests/bench/retrans_vm.sh
 
 echo
+# netlat's back ends where both exist (hist, stream): the VM tier's guests (qemu)
+sh tests/bench/netlat_vm.sh
+
+echo
 # tcplife / tcpstates at 20k connections/s beside bpftrace (root only)
 sh tests/bench/conn_bench.sh
 
