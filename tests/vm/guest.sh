@@ -651,6 +651,7 @@ check_tcpretrans_bulk() {
 	# it is lost - a row of its own, in RetransSegs)
 	check "tcpretrans bulk: the sender retransmitted ($tr), RetransSegs of both namespaces hold it ($want)" \
 		[ "${tr:-0}" -gt 0 -a "$want" -ge "${tr:-0}" ]
+	ev_exact=
 	for b in tracepoint kprobe; do
 		eval "rc=\$rc_$b"
 		got=$(sed -n 's/.*"total":\([0-9]*\),"lost".*/\1/p' /tmp/rb.$b.json | awk '{ s += $1 } END { print s + 0 }')
@@ -659,11 +660,24 @@ check_tcpretrans_bulk() {
 		un=$(sed -n 's/.*"raddr":"unattributed".*"segs":\([0-9]*\).*/\1/p' /tmp/rb.$b.json | awk '{ s += $1 } END { print s + 0 }')
 		diag "tcpretrans bulk, $b back end: -c total $got (the flow: $segs segments in $ev retransmits; unattributed $un), RetransSegs $want, sender $tr"
 		if [ $b = kprobe ]; then
-			# every back end's count mode adds what no event showed
-			check "tcpretrans bulk: -B kprobe -c exited 0 (got $rc), totals (rows + unattributed) = RetransSegs of both namespaces ($got = $want)" \
-				[ "$rc" = 0 -a "$got" = "$want" ]
+			# every back end's count mode adds what no event showed.
+			# The kprobes count at the entry of a retransmit: an attempt
+			# the kernel gives up before counting (-EBUSY: the last copy
+			# still in the host's queue; -EAGAIN: out of window) is
+			# counted too (tcpretrans(8)); the event probe run beside it
+			# on the same flow is exact. So: none missed, and segments
+			# over RetransSegs only with as many more events than the
+			# event probe's, at most 45 (64 KiB) each (seen on arm64
+			# 6.1: 400 segments in 91 events, RetransSegs 399 in 90)
+			xev=$((ev - ${ev_exact:-ev})) xs=$((got - want))
+			[ "$xs" -gt 0 ] && diag "tcpretrans bulk, kprobe back end: $xs segments over RetransSegs, $xev attempts more than the event probe saw (refused by the kernel before counting)"
+			check "tcpretrans bulk: -B kprobe -c exited 0 (got $rc), totals (rows + unattributed) >= RetransSegs of both namespaces ($got >= $want), any excess from attempts the kernel refused ($xs segments, $xev more events than the exact run's)" \
+				[ "$rc" = 0 -a "$xs" -ge 0 -a "$xs" -le $((xev > 0 ? xev * 45 : 0)) ]
 			continue
 		fi
+		# the exact run's events (the event probe's; without event
+		# probes the default is kprobe itself: no excess allowed then)
+		[ $EPROBE = 1 ] && ev_exact=$ev
 		# ("tracepoint" is the default run: on kernels without event
 		# probes that is the kprobe back end, which reads the segments)
 		check "tcpretrans bulk: exited 0 (got $rc)" [ "$rc" = 0 ]
