@@ -82,23 +82,10 @@ fi
 
 # --- UDP socket queue: a reader that sleeps 20 ms before each read, one
 # that reads at once; each logs its PID and the datagrams it read
-cat > "$tmp/rq.py" <<'EOF'
-import os, socket, sys, time
-r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-r.bind(("127.0.0.1", 0))
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-n, delay, got = int(sys.argv[1]), float(sys.argv[2]), 0
-for i in range(n):
-    s.sendto(b"z" * 32, r.getsockname())
-    time.sleep(delay)
-    r.recv(100)
-    got += 1
-print(os.getpid(), got)
-EOF
 if [ -d "$HOST_TRACEFS/events/sock/sk_data_ready" ]; then
 	host_start_tool "$NL" "$tmp/q.json" "$tmp/q.err" --json -i 1
-	ip netns exec "$NS" python3 "$tmp/rq.py" 30 0.02 > "$tmp/slow.log"
-	ip netns exec "$NS" python3 "$tmp/rq.py" 30 0 > "$tmp/fast.log"
+	ip netns exec "$NS" python3 "$FTNET_TOP/tests/helpers/udplate.py" 30 0.02 > "$tmp/slow.log"
+	ip netns exec "$NS" python3 "$FTNET_TOP/tests/helpers/udplate.py" 30 0 > "$tmp/fast.log"
 	kill -INT "$host_pid"
 	host_wait_pid "$host_pid" 100
 	wait "$host_pid"; rc=$?

@@ -71,27 +71,14 @@ for m in r.values():
 host_no_loss "no events lost" "$tmp/w.err"
 
 # --- UDP socket queue: a reader 20 ms late, one at once; netlat beside
-cat > "$tmp/rq.py" <<'EOF'
-import os, socket, sys, time
-r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-r.bind(("127.0.0.1", 0))
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-n, delay, got = int(sys.argv[1]), float(sys.argv[2]), 0
-for i in range(n):
-    s.sendto(b"z" * 32, r.getsockname())
-    time.sleep(delay)
-    r.recv(100)
-    got += 1
-print(os.getpid(), got)
-EOF
 if [ -d "$HOST_TRACEFS/events/sock/sk_data_ready" ]; then
 	host_start_tool "$NL" "$tmp/q.json" "$tmp/q.err" --json -i 1
 	nlpid=$host_pid
 	nr_bg "$tmp/r.json" "$tmp/r.err" -L --json -d 60 --prom "$tmp/r.prom"
 	t_check "-v: both halves traced (and TCP's where the kernel has it)" grep -q '^netreport: latency: softirq yes, sockq yes, sockq_tcp ' "$tmp/r.err"
 	sleep 0.3
-	ip netns exec "$NS" python3 "$tmp/rq.py" 30 0.02 > "$tmp/slow.log"
-	ip netns exec "$NS" python3 "$tmp/rq.py" 60 0 > "$tmp/fast.log"
+	ip netns exec "$NS" python3 "$FTNET_TOP/tests/helpers/udplate.py" 30 0.02 > "$tmp/slow.log"
+	ip netns exec "$NS" python3 "$FTNET_TOP/tests/helpers/udplate.py" 60 0 > "$tmp/fast.log"
 	sleep 0.3
 	kill -INT "$nrpid" "$nlpid"
 	host_wait_pid "$nrpid" 100
@@ -148,7 +135,7 @@ fi
 # --- text: the section's rows under traffic
 nr_bg "$tmp/t.txt" "$tmp/t.err" -L -d 60
 sleep 0.3
-ip netns exec "$NS" python3 "$tmp/rq.py" 20 0.005 > /dev/null
+ip netns exec "$NS" python3 "$FTNET_TOP/tests/helpers/udplate.py" 20 0.005 > /dev/null
 kill -INT "$nrpid"
 host_wait_pid "$nrpid" 100
 wait "$nrpid"; rc=$?
