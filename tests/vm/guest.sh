@@ -2587,8 +2587,9 @@ check_uprobe_fdpath() {
 # triggers and synthetic events: 6.1, 6.12; stream on 5.10, whose -v says
 # why and whose -B hist is refused): its NET_RX softirqs per CPU = the
 # deltas of /proc/softirqs read after "Tracing" and before the SIGINT
-# (the guest makes no other traffic: IPv6 off on the pair, nothing else
-# on the wire), and the transmit queue of a veth with netem delay 10 ms:
+# (the guest makes no other traffic: no IPv6 address on the pair
+# (addrgenmode none, a link attribute: no solicitation sent), nothing
+# else on the wire), and the transmit queue of a veth with netem delay 10 ms:
 # every packet it sent (tx_packets' delta: 20 pings and their ARP) in
 # the 8192-16383 us bucket, nothing unjoined.
 netlat_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) print i - 2, $i }' /proc/softirqs; }
@@ -2600,8 +2601,7 @@ check_tool_netlat() {
 	fi
 	mkdir -p /run/netns
 	if ! { $ipr netns add $ns && $ipr link add $dv type veth peer name ftnl1 netns $ns &&
-	       echo 1 >/proc/sys/net/ipv6/conf/$dv/disable_ipv6 &&
-	       $ipr netns exec $ns sh -c 'echo 1 >/proc/sys/net/ipv6/conf/ftnl1/disable_ipv6' &&
+	       $ipr link set $dv addrgenmode none && $ipr -n $ns link set ftnl1 addrgenmode none &&
 	       $ipr addr add 10.79.0.1/24 dev $dv && $ipr link set $dv up &&
 	       $ipr -n $ns addr add 10.79.0.2/24 dev ftnl1 && $ipr -n $ns link set ftnl1 up &&
 	       $ipr neigh replace 10.79.0.2 lladdr "$($ipr netns exec $ns cat /sys/class/net/ftnl1/address)" nud permanent dev $dv &&
