@@ -80,6 +80,24 @@ else
 	t_skip "-c 1" "one CPU"
 fi
 
+# sockq_sum FILE PROTO PID [PORT]: the sockq rows of FILE (netlat --json)
+# of task PID reading PROTO (and, TCP, local port PORT): count, slot 14
+# (16384-32767 us), the slots below 1024 us, unjoined
+sockq_sum() {
+	python3 -c '
+import json, sys
+n = u = 0; b = [0] * 40
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if (r.get("section") == "sockq" and r.get("proto") == sys.argv[2] and
+            r.get("pid") == int(sys.argv[3]) and
+            (len(sys.argv) < 5 or r.get("lport") == int(sys.argv[4]))):
+        n += r["count"]; u += r["unjoined"]
+        for i, c in enumerate(r["sockq_us"]["buckets"]):
+            b[i] += c
+print(n, b[14], sum(b[:10]), u)' "$@"
+}
+
 # --- UDP socket queue: a reader that sleeps 20 ms before each read, one
 # that reads at once; each logs its PID and the datagrams it read
 if [ -d "$HOST_TRACEFS/events/sock/sk_data_ready" ]; then
@@ -92,23 +110,11 @@ if [ -d "$HOST_TRACEFS/events/sock/sk_data_ready" ]; then
 	t_is "$rc" 0 "netlat (socket queue run) ends 0 on SIGINT"
 	read -r spid sgot < "$tmp/slow.log"
 	read -r fpid fgot < "$tmp/fast.log"
-	sq() { # PID: count, slot 14 (16384-32767 us), slots below 1024 us, unjoined
-		python3 -c '
-import json, sys
-n = u = 0; b = [0] * 40
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    if r.get("section") == "sockq" and r.get("pid") == int(sys.argv[2]):
-        n += r["count"]; u += r["unjoined"]
-        for i, c in enumerate(r["sockq_us"]["buckets"]):
-            b[i] += c
-print(n, b[14], sum(b[:10]), u)' "$tmp/q.json" "$1"
-	}
 	# shellcheck disable=SC2046 # four numbers
-	set -- $(sq "$spid")
+	set -- $(sockq_sum "$tmp/q.json" udp "$spid")
 	t_is "$1 $2 $4" "$sgot $sgot 0" "sockq: the 20 ms reader's $sgot datagrams joined, all in 16384-32767 us, none unjoined"
 	# shellcheck disable=SC2046
-	set -- $(sq "$fpid")
+	set -- $(sockq_sum "$tmp/q.json" udp "$fpid")
 	t_is "$1 $3 $4" "$fgot $fgot 0" "sockq: the reader at once: $fgot joined, all below 1024 us, none unjoined"
 	host_no_loss "socket queue run: no events lost" "$tmp/q.err"
 else
@@ -148,24 +154,11 @@ if grep -q skbaddr "$HOST_TRACEFS/events/tcp/tcp_probe/format" 2>/dev/null &&
 	t_is "$rc" 0 "netlat (TCP socket queue run) ends 0 on SIGINT"
 	read -r spid sport sgot < "$tmp/tslow.log"
 	read -r fpid fport fgot < "$tmp/tfast.log"
-	tq() { # PID PORT: count, slot 14 (16384-32767 us), slots below 1024 us, unjoined
-		python3 -c '
-import json, sys
-n = u = 0; b = [0] * 40
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    if (r.get("section") == "sockq" and r.get("pid") == int(sys.argv[2]) and
-            r.get("proto") == "tcp" and r.get("lport") == int(sys.argv[3])):
-        n += r["count"]; u += r["unjoined"]
-        for i, c in enumerate(r["sockq_us"]["buckets"]):
-            b[i] += c
-print(n, b[14], sum(b[:10]), u)' "$tmp/tcp.json" "$1" "$2"
-	}
 	# shellcheck disable=SC2046 # four numbers
-	set -- $(tq "$spid" "$sport")
+	set -- $(sockq_sum "$tmp/tcp.json" tcp "$spid" "$sport")
 	t_is "$1 $2 $4" "$sgot $sgot 0" "sockq tcp: the 20 ms reader's $sgot messages on port $sport joined, all in 16384-32767 us, none unjoined"
 	# shellcheck disable=SC2046
-	set -- $(tq "$fpid" "$fport")
+	set -- $(sockq_sum "$tmp/tcp.json" tcp "$fpid" "$fport")
 	t_is "$1 $3 $4" "$fgot $fgot 0" "sockq tcp: the reader at once: $fgot on port $fport joined, all below 1024 us, none unjoined"
 	host_no_loss "TCP socket queue run: no events lost" "$tmp/tq.err"
 else
