@@ -287,7 +287,15 @@ static int init(struct state *st)
 	 * the two is counted and not seen - unattributed, which it is */
 	if (st->nss)
 		unattributed(st, 0, 0);
-	return tool_retrans_setup(&st->b);
+	if ((err = tool_retrans_setup(&st->b)))
+		return err;
+	/* rt2 on __tcp_retransmit_skb's part: the count is there */
+	if (st->b.rt2 && (err = ftn_retrans_dec_part(st->dec, -1)) < 0)
+		return tool_fail(err, "cannot allocate the decoder: %s", strerror(-err));
+	if (err > 0)
+		tool_info("__tcp_retransmit_skb is split: counted at its part (rt2), after the "
+			  "kernel's early returns; an attempt it refuses there is said, not counted");
+	return 0;
 }
 
 static int run(struct state *st)
@@ -356,6 +364,10 @@ static int fini(struct state *st, int err)
 	if (st->b.be)		/* nested hits */
 		tool_report_probe_missed(st->r, st->b.inst);
 	say_no_cause(st);
+	if (ftn_retrans_dec_refused(st->dec))
+		tool_fail(0, "%llu retransmit attempts the kernel refused before counting them "
+			  "(the skb still in the host's queue), or whose count's probe hit was missed: "
+			  "not shown, not counted", (unsigned long long)ftn_retrans_dec_refused(st->dec));
 	int ferr = tool_instance_end(st->b.inst, tool_report_finish(st->r));
 	tool_report_free(st->r);
 	tool_counter_free(st->counts);

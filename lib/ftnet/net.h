@@ -577,6 +577,17 @@ FTN_EXPORT void ftn_retrans_dec_free(struct ftn_retrans_dec *d);
  * tcp:tcp_cong_state_set events too (0: they only update the state). */
 FTN_EXPORT int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r);
+/* Where the compiler split __tcp_retransmit_skb (arm64 6.1: its head,
+ * with the early return for an skb still in the host's queue, calls
+ * __tcp_retransmit_skb.part.0, where rt2 is then probed), an rt is an
+ * attempt and the part is where the kernel counts: with on (1; -1: as the
+ * probes were placed on this kernel) the decoder gives an rt's record when
+ * its rt2 comes, and an rt without one is an attempt the kernel refused
+ * before counting. The mode (0, 1) or -ENOMEM. */
+FTN_EXPORT int ftn_retrans_dec_part(struct ftn_retrans_dec *d, int on);
+/* In that mode, the rt calls closed without their rt2 so far, and those
+ * still open (at the end of a run: none will come) */
+FTN_EXPORT uint64_t ftn_retrans_dec_refused(const struct ftn_retrans_dec *d);
 
 /* ------------------------------------------------------------------ */
 /* TCP resets (reset.c)                                               */

@@ -21,6 +21,13 @@
  * there), an rt2 of the same skb within 1 ms after an rt on that CPU is
  * taken for the same retransmit: under qemu TCG the two entries were seen
  * up to 17 ms apart, so the caller is what decides wherever it can.
+ * Where rt2 is on the split part (arm64 6.1), the function's head returns
+ * -EBUSY before the part when the skb's last copy is still in the host's
+ * queue: every rt is then an attempt and its rt2 the count, so the rt's
+ * record (its cause) is held and given at its rt2, and an rt closed
+ * without one is refused, counted apart (ftn_retrans_dec_part). Where rt2
+ * is the whole function or inlined, an entry cannot tell: tcpretrans(8)
+ * BUGS.
  * SYN-ACKs are counted in tcp_rtx_synack ("synack"), which never passes
  * there. "tlp" (tcp_send_loss_probe) is the probe itself, not a count.
  *
@@ -73,6 +80,11 @@ struct ftn_retrans_dec {
 	/* per CPU, the rt calls whose rt2 has not come yet, innermost last
 	 * (an interrupt can retransmit between the two entries of a call) */
 	struct dec_cpu { int n; struct { uint64_t skb, ts; } rt[DEC_NEST]; } cpu[DEC_CPUS];
+	/* rt2 on the split part (ftn_retrans_dec_part): each open rt's
+	 * record, given when its rt2 comes ([cpu * DEC_NEST + slot]); the rt
+	 * calls closed without one (refused before the count) */
+	struct ftn_retrans *held;
+	uint64_t refused;
 	/* the last congestion state of each socket tcp:tcp_cong_state_set
 	 * showed, by socket (key 0: free); allocated at the first */
 	struct ca_slot { uint64_t key, ts; int state; } *ca;
@@ -213,8 +225,10 @@ struct ftn_retrans_dec *ftn_retrans_dec_alloc(int bare_hex)
 
 void ftn_retrans_dec_free(struct ftn_retrans_dec *d)
 {
-	if (d)
+	if (d) {
 		free(d->ca);
+		free(d->held);
+	}
 	free(d);
 }
 
@@ -452,11 +466,41 @@ static int rt2_nested(struct dec_cpu *c, uint64_t skb, uint64_t ts, int from)
 	return 0;
 }
 
+/* An rt call closed without its rt2: where rt2 is on the split part,
+ * an attempt the kernel refused before counting (or whose rt2 hit it
+ * missed: said as a missed hit) */
+static void rt_unpaired(struct ftn_retrans_dec *d, int n)
+{
+	if (d->held && n > 0)
+		d->refused += (uint64_t)n;
+}
+
+/* rt: opens a call on its CPU (the oldest goes when DEC_NEST are open);
+ * its slot */
+static int rt_open(struct ftn_retrans_dec *d, struct dec_cpu *c, uint64_t skb, uint64_t ts)
+{
+	if (c->n == DEC_NEST) {
+		rt_unpaired(d, 1);
+		memmove(c->rt, c->rt + 1, sizeof(c->rt) - sizeof(c->rt[0]));
+		if (d->held) {
+			struct ftn_retrans *h = d->held + (c - d->cpu) * DEC_NEST;
+
+			memmove(h, h + 1, (DEC_NEST - 1) * sizeof(*h));
+		}
+	} else {
+		c->n++;
+	}
+	c->rt[c->n - 1].skb = skb;
+	c->rt[c->n - 1].ts = ts;
+	return c->n - 1;
+}
+
 int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r)
 {
-	int inner = !strcmp(ev->name, "rt2");
+	int inner = !strcmp(ev->name, "rt2"), slot = -1, open = -1;
 	uint64_t skb, segs, pc;
+	struct dec_cpu *c = &d->cpu[ev->cpu & (DEC_CPUS - 1)];
 
 	memset(r, 0, sizeof(*r));
 	if (strcmp(ev->name, "rt") && !inner && strcmp(ev->name, "synack") && strcmp(ev->name, "tlp") &&
@@ -468,17 +512,17 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		if (!ftn_event_u64(ev, "pcount", &pc) && pc <= UINT16_MAX)
 			r->segs = (uint32_t)pc;
 	} else if (r->type == 'R' && ftn_probe_value_u64(ftn_event_str(ev, "skb"), d->bare_hex, &skb) == 0) {
-		struct dec_cpu *c = &d->cpu[ev->cpu & (DEC_CPUS - 1)];
-
 		if (!inner) {
-			if (c->n == DEC_NEST)
-				memmove(c->rt, c->rt + 1, sizeof(c->rt) - sizeof(c->rt[0]));
-			else
-				c->n++;
-			c->rt[c->n - 1].skb = skb;
-			c->rt[c->n - 1].ts = ev->ts_ns;
-		} else if (rt2_nested(c, skb, ev->ts_ns, rt2_caller(ev))) {
-			return 0;
+			slot = rt_open(d, c, skb, ev->ts_ns);
+		} else {
+			int n = c->n;
+
+			if (rt2_nested(c, skb, ev->ts_ns, rt2_caller(ev))) {
+				if (!d->held)
+					return 0;
+				open = c->n;            /* its slot; those after it closed */
+				rt_unpaired(d, n - open - 1);
+			}
 		}
 		/* (pcount is a u16: bare hex before 4.17, segs an s32; no
 		 * pcount before 3.18: not known, 0) */
@@ -486,6 +530,16 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 			: ftn_probe_value_u64(ftn_event_str(ev, "pcount"), d->bare_hex, &pc) || !pc ? 1
 			: ftn_event_u64(ev, "segs", &segs) || (int64_t)segs <= 0 || segs >= pc
 			? (uint32_t)pc : (uint32_t)segs;
+	}
+	if (open >= 0) {
+		/* where rt2 is on the part, the count is here: the rt's
+		 * record (its cause), with the segments as the part has them */
+		uint32_t n = r->segs;
+
+		*r = d->held[(c - d->cpu) * DEC_NEST + open];
+		if (n)
+			r->segs = n;
+		return 1;
 	}
 	r->segs += r->type == 'S';
 	r->known = ftn_tuple_decode(ev, d->bare_hex, &r->t) == 0;
@@ -506,7 +560,39 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		: r->known ? tp_cause(d, ev, r) : FTN_RTX_UNKNOWN;
 	if (r->cause == FTN_RTX_UNKNOWN && !r->why)
 		r->why = FTN_RTX_NO_CALLER;     /* (rtp: a socket not read) */
+	if (slot >= 0 && d->held) {
+		/* the part counts: held until its rt2 */
+		d->held[(c - d->cpu) * DEC_NEST + slot] = *r;
+		return 0;
+	}
 	return 1;
+}
+
+int ftn_retrans_dec_part(struct ftn_retrans_dec *d, int on)
+{
+	char part[128];
+
+	if (!d)
+		return -EINVAL;
+	if (on < 0)
+		on = probe_func("__tcp_retransmit_skb", part, sizeof(part)) == part;
+	if (on && !d->held && !(d->held = calloc(DEC_CPUS * DEC_NEST, sizeof(*d->held))))
+		return -ENOMEM;
+	if (!on) {
+		free(d->held);
+		d->held = NULL;
+	}
+	return on;
+}
+
+uint64_t ftn_retrans_dec_refused(const struct ftn_retrans_dec *d)
+{
+	uint64_t n = d ? d->refused : 0;
+
+	if (d && d->held)
+		for (int i = 0; i < DEC_CPUS; i++)
+			n += (uint64_t)d->cpu[i].n;
+	return n;
 }
 
 int ftn_retrans_filter(const char *event, int family, char *buf, size_t size)

@@ -155,6 +155,29 @@ for ks in part nopart; do
 	[ $ks = part ] && want=__tcp_retransmit_skb.part.0 || want=__tcp_retransmit_skb
 	check "4.14 tcpretrans, kallsyms with$([ $ks = part ] || echo out) a part: rt2 probes $want (exit $rc)" \
 		sh -c '[ "$1" = 0 ] && grep -Eq "^p:[^ ]*/rt2 $2 " "$3"' sh "$rc" "$want" "$R/fs/kprobe_events"
+	# where rt2 is on the part the count is there: an rt (attempt) given
+	# at its rt2, one without (the head's -EBUSY) said and not counted, a
+	# loss probe's rt2 alone counted; without a part every rt counts
+	: > "$R/fs/kprobe_events"
+	sk='sk=0xffff88003a8c0000 daddr=16777343 saddr=16777343 dport=34835 sport=40000 family=2 state=1'
+	{
+		echo "          <idle>-0     [001] ..s.   100.210000: rt: (tcp_retransmit_skb+0x0/0x1a0) $sk skb=0xffff88003b100000 pcount=2 segs=2"
+		echo "          <idle>-0     [001] ..s.   100.210004: rt2: ($want+0x0/0x6d0) $sk skb=0xffff88003b100000 pcount=2 segs=2"
+		echo "          <idle>-0     [001] ..s.   100.300000: rt: (tcp_retransmit_skb+0x0/0x1a0) $sk skb=0xffff88003b100400 pcount=3 segs=3"
+		echo "          <idle>-0     [001] ..s.   100.450000: rt2: ($want+0x0/0x6d0) $sk skb=0xffff88003b100e00 pcount=5 segs=5"
+	} > "$tmp/feed.$ks"
+	orun "$R" linux-4.14 "$tmp/feed.$ks" env FTNET_KALLSYMS="$tmp/ks.$ks" "$BIN/tcpretrans" -v -B kprobe -C text -d 1 -c --json
+	segs=$(sed -n 's/.*"raddr":"127.0.0.1".*"segs":\([0-9]*\).*/\1/p' "$tmp/o" | awk '{ s += $1 } END { print s + 0 }')
+	if [ $ks = part ]; then
+		check "4.14 tcpretrans on the part: -v says the count is there (exit $rc)" \
+			sh -c '[ "$1" = 0 ] && grep -q "__tcp_retransmit_skb is split: counted at its part" "$2"' sh "$rc" "$tmp/e"
+		check "4.14 tcpretrans on the part: the attempt without its rt2 not counted (segs $segs = 2 + 5)" [ "$segs" = 7 ]
+		check "4.14 tcpretrans on the part: stderr says 1 attempt refused" \
+			grep -q '^tcpretrans: 1 retransmit attempts the kernel refused before counting' "$tmp/e"
+	else
+		check "4.14 tcpretrans without a part: every rt and the lone rt2 counted (segs $segs = 2 + 3 + 5), none said refused (exit $rc)" \
+			sh -c '[ "$1" = 0 ] && [ "$2" = 10 ] && ! grep -q "refused\|is split" "$3"' sh "$rc" "$segs" "$tmp/e"
+	fi
 done
 : > "$R/fs/kprobe_events"
 

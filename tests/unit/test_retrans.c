@@ -175,6 +175,59 @@ static void test_causes(void)
 	ftn_retrans_dec_free(d);
 }
 
+/* rt2 on the split part, where the kernel counts (arm64 6.1): an rt is
+ * an attempt, given at its rt2 with its cause; one without is refused */
+#define RTS(ts, skb, caller) \
+	"          tcpgen-168     [001] ..... " ts ": rt: (tcp_retransmit_skb+0x4/0xe0) " \
+	"skb=" skb " pcount=3 segs=3 caller=" caller " ca=4"
+#define HEAD " caller=__tcp_retransmit_skb+0x5c/0x80"
+#define PRT2(ts, skb, segs) \
+	"          tcpgen-168     [001] ..... " ts ": rt2: (__tcp_retransmit_skb.part.0+0x0/0x7c0) " \
+	"skb=" skb " pcount=" segs " segs=" segs HEAD
+
+static void test_part(void)
+{
+	struct ftn_retrans_dec *d = ftn_retrans_dec_alloc(0);
+	struct ftn_retrans r;
+	int n = 0;
+
+	ok(ftn_retrans_dec_part(d, 1) == 1, "part mode on");
+	ok(dec(d, RTS("1.000000", "0xff40053801ac5000", "tcp_retransmit_timer+0x2c/0x90"), &r) == 0,
+	   "part: an rt is held until its rt2");
+	ok(dec(d, PRT2("1.000100", "0xff40053801ac5000", "2"), &r) == 1 && r.type == 'R' &&
+	   r.cause == FTN_RTX_RTO && r.segs == 2 && ftn_retrans_dec_refused(d) == 0,
+	   "part: its rt2 gives it, the rt's cause, the part's segments");
+	/* -EBUSY in the head: no rt2 */
+	ok(dec(d, RTS("2.000000", "0xff40053801ac5200", "tcp_xmit_retransmit_queue.part.0+0x1a3/0x2e0"), &r) == 0 &&
+	   ftn_retrans_dec_refused(d) == 1, "part: an rt without its rt2 (yet) is not given");
+	ok(dec(d, RTS("2.100000", "0xff40053801ac5400", "tcp_xmit_retransmit_queue.part.0+0x1a3/0x2e0"), &r) == 0 &&
+	   dec(d, PRT2("2.100050", "0xff40053801ac5400", "3"), &r) == 1 && r.cause == FTN_RTX_SLOWSTART &&
+	   r.segs == 3 && ftn_retrans_dec_refused(d) == 1,
+	   "part: the next attempt's rt2 is its own; the refused one stays refused");
+	/* a loss probe: the head called by tcp_send_loss_probe, no rt */
+	ok(dec(d, PRT2("3.000000", "0xff40053801ac5600", "1"), &r) == 1 && r.segs == 1 &&
+	   ftn_retrans_dec_refused(d) == 1, "part: an rt2 with no rt open counts on its own");
+	/* an interrupt's retransmit between the two entries of a call */
+	ok(dec(d, RTS("4.000000", "0xff40053801ac5800", "tcp_retransmit_timer+0x2c/0x90"), &r) == 0 &&
+	   dec(d, RTS("4.000010", "0xff40053801ac5a00", "tcp_xmit_retransmit_queue.part.0+0x1a3/0x2e0"), &r) == 0 &&
+	   dec(d, PRT2("4.000020", "0xff40053801ac5a00", "1"), &r) == 1 && r.cause == FTN_RTX_SLOWSTART &&
+	   dec(d, PRT2("4.000030", "0xff40053801ac5800", "1"), &r) == 1 && r.cause == FTN_RTX_RTO &&
+	   ftn_retrans_dec_refused(d) == 1, "part: rt X, (rt Y, rt2 Y), rt2 X: two, each its own cause");
+	/* more refused attempts than slots: each one counted once */
+	for (int i = 0; i < 6; i++)
+		n += dec(d, RTS("5.000000", "0xff40053801ac5c00", "tcp_retransmit_timer+0x2c/0x90"), &r);
+	ok(n == 0 && ftn_retrans_dec_refused(d) == 7, "part: refused attempts pushed out are counted (7)");
+	/* an rt2 under an older rt closes the ones after it, refused */
+	ok(dec(d, PRT2("5.000100", "0xff40053801ac5c00", "1"), &r) == 1 && ftn_retrans_dec_refused(d) == 6,
+	   "part: the innermost open rt of the skb is the one given");
+	ftn_retrans_dec_free(d);
+	/* the same events without part mode: every rt is a retransmit */
+	d = ftn_retrans_dec_alloc(0);
+	ok(dec(d, RTS("2.000000", "0xff40053801ac5200", "tcp_retransmit_timer+0x2c/0x90"), &r) == 1 &&
+	   ftn_retrans_dec_refused(d) == 0, "not part mode: an rt is given at once, none refused");
+	ftn_retrans_dec_free(d);
+}
+
 int main(void)
 {
 	struct ftn_retrans_dec *d = ftn_retrans_dec_alloc(0);
@@ -239,5 +292,6 @@ int main(void)
 	   r.type == 'R' && r.cause == FTN_RTX_TLP, "part: rt2 from tcp_send_loss_probe is a tlp retransmit");
 	ftn_retrans_dec_free(d);
 	test_causes();
+	test_part();
 	return tap_done();
 }

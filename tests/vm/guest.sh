@@ -406,8 +406,8 @@ tcpretrans_round() { # round number
 			# and it still fired since - in the clean-clone CI of
 			# 2026-11-28 at 79a452a (6.12 round 1, kprobe and join
 			# 70 of 71), not in the one before it (ab4fd34).
-			skip "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" \
-				"the kernel dropped $((want - got)) kprobe hit(s) without counting them: one more round follows"
+			# (a diagnostic, not a SKIP: a loss is no missing feature)
+			diag "retry net: round $rd: $b segments (+ missed hits it said) $got, RetransSegs delta $want: the kernel dropped $((want - got)) kprobe hit(s) without counting them: one more round follows"
 			rt_repeat=1
 		else
 			check "round $rd: $b segments (+ missed hits it said) = RetransSegs delta ($got = $want)" [ "$got" = "$want" ]
@@ -423,8 +423,7 @@ tcpretrans_round() { # round number
 	# its SYN-ACK counts may differ by that hit too)
 	if [ -n "$rt_repeat" ] && [ -z "$rt_repeated" ] &&
 	   ! [ "$nS_tracepoint" = "$nS_kprobe" -a "$nS_kprobe" = "$nS_join" ]; then
-		skip "round $rd: SYN-ACK counts agree ($nS_tracepoint $nS_kprobe $nS_join)" \
-			"the kernel dropped kprobe hit(s) without counting them: one more round follows"
+		diag "retry net: round $rd: SYN-ACK counts ($nS_tracepoint $nS_kprobe $nS_join) not checked: the kernel dropped kprobe hit(s) without counting them: one more round follows"
 	else
 		check "round $rd: SYN-ACK counts agree ($nS_tracepoint $nS_kprobe $nS_join)" \
 			[ "$nS_tracepoint" = "$nS_kprobe" -a "$nS_kprobe" = "$nS_join" ]
@@ -465,7 +464,7 @@ rt_causes() {
 	local sa=$(cause_sum $f synack) tlp=$(cause_sum $f tlp) rto=$(cause_sum $f rto) unk=$(cause_sum $f null)
 	local line="round $rd: $b by cause: fast $fast/$dF slowstart $ss/$dS syn+synack $((syn + sa))/$dY tlp $tlp/$dL rto+syn $((rto + syn))/$dT unknown $unk"
 	if [ "$3" != "$4" ] || [ "$5" != 0 ]; then
-		skip "$line" "the totals differ (a kprobe hit lost): the split cannot be exact"
+		diag "not checked: $line: the totals differ (a kprobe hit lost, said): the split cannot be exact"
 		return
 	fi
 	if [ $b = tracepoint ]; then
@@ -566,7 +565,9 @@ check_tcpretrans_tlp_stacks() {
 	l=$(count /tmp/rt.l.json '"type":"L"')
 	check "-l shows tail loss probes ($l)" [ "$l" -gt 0 ]
 	check "-l: loss probes carry the tuple" grep -q '"type":"L".*"[sd]port":5002,' /tmp/rt.l.json
-	check "-s: kprobe stacks start at the probed function" grep -q '"type":"R".*"stack":\["_*tcp_retransmit_skb"' /tmp/rt.l.json
+	# (where __tcp_retransmit_skb is split, a retransmit is given at rt2,
+	# on the part, where the kernel counts: its stack starts there)
+	check "-s: kprobe stacks start at the probed function" grep -Eq '"type":"R".*"stack":\["_*tcp_retransmit_skb(\.part\.[0-9]+)?"' /tmp/rt.l.json
 	# the point of probing __tcp_retransmit_skb: a loss probe's own
 	# retransmit is an R event (the kernel counts it in RetransSegs)
 	check "-l: loss-probe retransmits are R events (stack via tcp_send_loss_probe)" \
@@ -614,7 +615,7 @@ check_tcpretrans_bulk() {
 	for b in tracepoint kprobe; do
 		fresh /tmp/rb.$b.json /tmp/rb.$b.err
 		if [ $b = tracepoint ]; then tcpretrans -v -c -d 300 --json >/tmp/rb.$b.json 2>/tmp/rb.$b.err &
-		else tcpretrans -B kprobe -c -d 300 --json >/tmp/rb.$b.json 2>/tmp/rb.$b.err &
+		else tcpretrans -v -B kprobe -c -d 300 --json >/tmp/rb.$b.json 2>/tmp/rb.$b.err &
 		fi
 		eval "pid_$b=$!"
 	done
@@ -671,6 +672,16 @@ check_tcpretrans_bulk() {
 			# 6.1: 400 segments in 91 events, RetransSegs 399 in 90)
 			xev=$((ev - ${ev_exact:-ev})) xs=$((got - want))
 			[ "$xs" -gt 0 ] && diag "tcpretrans bulk, kprobe back end: $xs segments over RetransSegs, $xev attempts more than the event probe saw (refused by the kernel before counting)"
+			grep 'refused before counting' /tmp/rb.$b.err | sed 's/^/# /'
+			# where __tcp_retransmit_skb is split (arm64 6.1), rt2 is on
+			# the part, after the head's early return (-EBUSY): the
+			# count is there and an attempt refused is not counted:
+			# exact (400 for 399 before it counted at the part)
+			if grep -q '__tcp_retransmit_skb is split: counted at its part' /tmp/rb.$b.err; then
+				check "tcpretrans bulk: -B kprobe -c exited 0 (got $rc), counted at __tcp_retransmit_skb's part: totals (rows + unattributed) = RetransSegs of both namespaces ($got = $want)" \
+					[ "$rc" = 0 -a "$got" = "$want" ]
+				continue
+			fi
 			check "tcpretrans bulk: -B kprobe -c exited 0 (got $rc), totals (rows + unattributed) >= RetransSegs of both namespaces ($got >= $want), any excess from attempts the kernel refused ($xs segments, $xev more events than the exact run's)" \
 				[ "$rc" = 0 -a "$xs" -ge 0 -a "$xs" -le $((xev > 0 ? xev * 45 : 0)) ]
 			continue

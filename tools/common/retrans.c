@@ -98,6 +98,7 @@ static int kp_setup(struct tool_retrans *st)
 		if ((err = event_setup(st, ftn_probe_group(st->inst), ev[i],
 				       !(tuple || i == 2) ? "" : tool_filter_family(st->family), NULL)))
 			return err;
+		st->rt2 |= i == 1;
 	}
 	return 0;
 }
