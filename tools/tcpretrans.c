@@ -290,9 +290,9 @@ static int init(struct state *st)
 	if ((err = tool_retrans_setup(&st->b)))
 		return err;
 	/* rt2 on __tcp_retransmit_skb's part: the count is there */
-	if (st->b.rt2 && (err = ftn_retrans_dec_part(st->dec, -1)) < 0)
+	if (st->b.rt2_part && (err = ftn_retrans_dec_part(st->dec, 1)) < 0)
 		return tool_fail(err, "cannot allocate the decoder: %s", strerror(-err));
-	if (err > 0)
+	if (st->b.rt2_part)
 		tool_info("__tcp_retransmit_skb is split: counted at its part (rt2), after the "
 			  "kernel's early returns; an attempt it refuses there is said, not counted");
 	return 0;

@@ -491,8 +491,9 @@ FTN_EXPORT int ftn_conn_sk_update(struct ftn_conn_sk *s, const struct ftn_conn_e
  * (__tcp_retransmit_skb, where the kernel counts; may not exist), "synack"
  * (tcp_rtx_synack), "tlp" (tcp_send_loss_probe: a loss probe, not a
  * count). tuple: the probe reads the socket's tuple (else sk only, for a
- * join with /proc/net/tcp). 0 or -errno as ftn_kprobe_create. The event
- * is not enabled.
+ * join with /proc/net/tcp). 0 or -errno as ftn_kprobe_create; 1 for an
+ * "rt2" put on __tcp_retransmit_skb's split part (ftn_retrans_dec_part).
+ * The event is not enabled.
  * "rtp": an event probe (dynamic_events, 5.15+) on tcp:tcp_retransmit_skb
  * that reads the tuple and the segments the kernel counted there; enable
  * it in place of the tracepoint (its filter: ftn_retrans_filter's for
@@ -577,13 +578,13 @@ FTN_EXPORT void ftn_retrans_dec_free(struct ftn_retrans_dec *d);
  * tcp:tcp_cong_state_set events too (0: they only update the state). */
 FTN_EXPORT int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 		       struct ftn_retrans *r);
-/* Where the compiler split __tcp_retransmit_skb (arm64 6.1: its head,
- * with the early return for an skb still in the host's queue, calls
- * __tcp_retransmit_skb.part.0, where rt2 is then probed), an rt is an
- * attempt and the part is where the kernel counts: with on (1; -1: as the
- * probes were placed on this kernel) the decoder gives an rt's record when
- * its rt2 comes, and an rt without one is an attempt the kernel refused
- * before counting. The mode (0, 1) or -ENOMEM. */
+/* Where the compiler split __tcp_retransmit_skb (6.1: its head, with the
+ * early return for an skb still in the host's queue, is inlined or a
+ * function of its own and calls __tcp_retransmit_skb.part.0, where rt2 is
+ * then probed: ftn_retrans_probe_create returned 1), an rt is an attempt
+ * and the part is where the kernel counts: with on the decoder gives an
+ * rt's record when its rt2 comes, and an rt without one is an attempt the
+ * kernel refused before counting. 0 or -ENOMEM. */
 FTN_EXPORT int ftn_retrans_dec_part(struct ftn_retrans_dec *d, int on);
 /* In that mode, the rt calls closed without their rt2 so far, and those
  * still open (at the end of a run: none will come) */

@@ -208,8 +208,11 @@ int ftn_retrans_probe_create(struct ftn_instance *inst, const char *event, int t
 		 * connection unknown */
 		if (probes[i].argn == 2 && ftn__kernel_at_least(4, 1) == 0)
 			return ftn_kprobe_create(inst, event, probes[i].func, 0);
-		return ftn_sock_kprobe_create(inst, event, probe_func(probes[i].func, part, sizeof(part)),
-					      probes[i].argn, tuple || probes[i].argn == 2, extra);
+		const char *func = probe_func(probes[i].func, part, sizeof(part));
+
+		err = ftn_sock_kprobe_create(inst, event, func, probes[i].argn, tuple || probes[i].argn == 2,
+					     extra);
+		return err ? err : func == part;
 	}
 	return -EINVAL;
 }
@@ -570,19 +573,15 @@ int ftn_retrans_decode(struct ftn_retrans_dec *d, const struct ftn_event *ev,
 
 int ftn_retrans_dec_part(struct ftn_retrans_dec *d, int on)
 {
-	char part[128];
-
 	if (!d)
 		return -EINVAL;
-	if (on < 0)
-		on = probe_func("__tcp_retransmit_skb", part, sizeof(part)) == part;
 	if (on && !d->held && !(d->held = calloc(DEC_CPUS * DEC_NEST, sizeof(*d->held))))
 		return -ENOMEM;
 	if (!on) {
 		free(d->held);
 		d->held = NULL;
 	}
-	return on;
+	return 0;
 }
 
 uint64_t ftn_retrans_dec_refused(const struct ftn_retrans_dec *d)

@@ -191,7 +191,7 @@ static void test_part(void)
 	struct ftn_retrans r;
 	int n = 0;
 
-	ok(ftn_retrans_dec_part(d, 1) == 1, "part mode on");
+	ok(ftn_retrans_dec_part(d, 1) == 0, "part mode on");
 	ok(dec(d, RTS("1.000000", "0xff40053801ac5000", "tcp_retransmit_timer+0x2c/0x90"), &r) == 0,
 	   "part: an rt is held until its rt2");
 	ok(dec(d, PRT2("1.000100", "0xff40053801ac5000", "2"), &r) == 1 && r.type == 'R' &&

@@ -89,7 +89,10 @@ static int kp_setup(struct tool_retrans *st)
 	int err, tuple = st->be != 2;
 
 	for (int i = st->be ? 0 : 3; i < 3 + st->tlp; i++) {
-		if ((err = ftn_retrans_probe_create(st->inst, ev[i], tuple)) && i == 1) {
+		if ((err = ftn_retrans_probe_create(st->inst, ev[i], tuple)) > 0) {
+			st->rt2_part = 1;       /* rt2 on __tcp_retransmit_skb's part */
+			err = 0;
+		} else if (err && i == 1) {
 			tool_fail(0, "no __tcp_retransmit_skb to probe: loss probes' retransmits are not shown");
 			continue;
 		}
@@ -98,7 +101,6 @@ static int kp_setup(struct tool_retrans *st)
 		if ((err = event_setup(st, ftn_probe_group(st->inst), ev[i],
 				       !(tuple || i == 2) ? "" : tool_filter_family(st->family), NULL)))
 			return err;
-		st->rt2 |= i == 1;
 	}
 	return 0;
 }

@@ -26,7 +26,7 @@ struct tool_retrans {
 	/* set by the tool: the run's instance; then tool_retrans_setup */
 	struct ftn_instance *inst;
 	int rtp;                        /* the tracepoint's segments, by an event probe */
-	int rt2;                        /* the kprobe on __tcp_retransmit_skb is there */
+	int rt2_part;                   /* rt2 is on __tcp_retransmit_skb's part */
 	const char *evs[7];             /* "sys/event", NULL-terminated */
 	char evnames[6][160];
 	int nevs;
