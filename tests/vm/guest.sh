@@ -2593,8 +2593,85 @@ check_uprobe_fdpath() {
 # every packet it sent (tx_packets' delta: 20 pings and their ARP) in
 # the 8192-16383 us bucket, nothing unjoined.
 netlat_rx() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) print i - 2, $i }' /proc/softirqs; }
+# nl_sockq FILE PROTO PID [LPORT]: netlat --json's sockq rows of task PID
+# reading PROTO (TCP: on local port LPORT): count, slot 14 (16384-32767
+# us), slots 0-9 (below 1024 us), unjoined, no_queue + evicted, and the
+# rows' buckets summed (slot i: 2^i to 2^(i+1)-1 us; for the diagnostics)
+nl_sockq() {
+	grep '"section":"sockq"' "$1" | grep "\"pid\":$3,.*\"proto\":\"$2\",\"lport\":${4:-null}," | awk '
+		function num(k) { return match($0, "\"" k "\":[0-9]+") ? substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) : 0 }
+		{ n += num("count"); u += num("unjoined"); q += num("no_queue") + num("evicted")
+		  if (match($0, /"buckets":\[[0-9,]*\]/)) { k = split(substr($0, RSTART + 11, RLENGTH - 12), a, ",")
+			if (k >= 15) b += a[15]; for (j = 1; j <= 10 && j <= k; j++) l += a[j]
+			for (j = 1; j <= k; j++) s[j] += a[j]; if (k > m) m = k } }
+		END { printf "%d %d %d %d %d ", n, b, l, u, q
+			for (j = 1; j <= m; j++) printf "%s%d", (j > 1 ? "," : ""), s[j]; print "" }'
+}
+# netlat's socket queues (-B stream: the hist back end has none) against
+# sendrecv's own log, as tests/host/netlat.sh does with its Python readers:
+# sendrecv tcp4 udp -d 20 (every read starts 20 ms after its data was
+# sent) and without -d (read at once), 10 rounds each: 60 datagrams for
+# the UDP process, 10 segments each way on its TCP connection (a row per
+# local port). The 20 ms reads all in 16384-32767 us, the others all below
+# 1024 us, counts = the reads sendrecv logged, none unjoined. UDP needs
+# sock:sk_data_ready and sock:sock_recv_length, TCP tcp:tcp_probe,
+# skb:skb_copy_datagram_iovec and sock:sock_recv_length (6.3+: the 6.12
+# guest only); a kernel without one skips, naming it.
+netlat_sockq() {
+	local sr=$FTNET_TOP/build/tests/sendrecv e mu="" mt="" pid i rc w got g5 run p lp cnt
+	for e in sock:sk_data_ready sock:sock_recv_length; do
+		grep -qx "$e" $T/available_events || mu="$mu $e"
+	done
+	for e in tcp:tcp_probe skb:skb_copy_datagram_iovec sock:sock_recv_length; do
+		grep -qx "$e" $T/available_events || mt="$mt $e"
+	done
+	[ -z "$mu" ] || skip "netlat sockq udp: 20 ms late reads and reads at once against sendrecv's log" "no$mu in available_events ($KSERIES)"
+	[ -z "$mt" ] || skip "netlat sockq tcp: 20 ms late reads and reads at once against sendrecv's log" "no$mt in available_events ($KSERIES)"
+	[ -n "$mu" ] && [ -n "$mt" ] && return
+	fresh /tmp/nl.q.json /tmp/nl.q.err /tmp/nl.q.slow /tmp/nl.q.fast
+	netlat -v -B stream --json -i 1 >/tmp/nl.q.json 2>/tmp/nl.q.err &
+	pid=$!
+	i=0
+	while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.q.err; do sleep 0.1; i=$((i + 1)); done
+	"$sr" -p 47500 -n 10 -t 60 -w 0 -d 20 -l /tmp/nl.q.slow tcp4 udp; w=$?
+	"$sr" -p 47510 -n 10 -t 60 -w 0 -l /tmp/nl.q.fast tcp4 udp || w=$((w + $?))
+	sleep 0.5
+	stop_wait $pid
+	check "netlat sockq run: exit 0 on SIGINT (got $rc), sendrecv's two runs exit 0 ($w)" [ "$rc" = 0 -a "$w" = 0 ]
+	[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.q.err | tail -5
+	for run in slow fast; do
+		if [ -z "$mu" ]; then
+			set -- $(awk '/^kind=udp / { for (i = 1; i <= NF; i++) if ($i ~ /^(pid|recvs)=/) { split($i, a, "="); v[a[1]] = a[2] }
+				n += v["recvs"]; p = v["pid"] } END { print p + 0, n + 0 }' /tmp/nl.q.$run)
+			got=$(nl_sockq /tmp/nl.q.json udp "$1") g5=${got% *}
+			diag "netlat sockq udp $run: sendrecv pid $1 read $2; netlat count, 16384-32767 us, below 1024 us, unjoined, no_queue+evicted, buckets: $got"
+			if [ $run = slow ]; then
+				check "netlat sockq udp: the 20 ms reader's $2 datagrams joined, all in 16384-32767 us, none unjoined ($g5)" \
+					[ "$g5" = "$2 $2 0 0 0" -a "$2" -gt 0 ]
+			else
+				check "netlat sockq udp: the reader at once: $2 joined, all below 1024 us, none unjoined ($g5)" \
+					[ "$g5" = "$2 0 $2 0 0" -a "$2" -gt 0 ]
+			fi
+		fi
+		[ -z "$mt" ] || continue
+		grep '^kind=tcp4 ' /tmp/nl.q.$run | sed 's/.* pid=\([0-9]*\) .* lport=\([0-9]*\) .* recvs=\([0-9]*\)$/\1 \2 \3/' >/tmp/nl.q.t
+		while read -r p lp cnt; do
+			got=$(nl_sockq /tmp/nl.q.json tcp "$p" "$lp") g5=${got% *}
+			diag "netlat sockq tcp $run: sendrecv pid $p port $lp read $cnt; netlat: $got"
+			if [ $run = slow ]; then
+				check "netlat sockq tcp: the 20 ms reader's $cnt segments on port $lp joined, all in 16384-32767 us, none unjoined ($g5)" \
+					[ "$g5" = "$cnt $cnt 0 0 0" -a "$cnt" -gt 0 ]
+			else
+				check "netlat sockq tcp: the reader at once: $cnt on port $lp joined, all below 1024 us, none unjoined ($g5)" \
+					[ "$g5" = "$cnt 0 $cnt 0 0" -a "$cnt" -gt 0 ]
+			fi
+		done </tmp/nl.q.t
+		check "netlat sockq tcp $run: sendrecv logged its two TCP sockets" [ "$(wc -l </tmp/nl.q.t)" = 2 ]
+	done
+}
 check_tool_netlat() {
 	local ipr=/opt/iproute2/ip ns=ftnl dv=ftnl0 b bes i rc t0 t1 pid got want bad nj b13 unj
+	netlat_sockq
 	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
 		skip "netlat: softirqs and a netem tx queue" "no iproute2 ip or tc, or no veth module"
 		return
