@@ -40,6 +40,12 @@
  * one write per line):
  *   kind=tcp4 pid=P comm=sr-tcp4 proto=tcp family=4 laddr=A lport=N
  *   raddr=A rport=N tx=BYTES rx=BYTES sends=CALLS recvs=CALLS
+ * and, with -d (0 too), " waits_us=C0,C1,...": the socket's messages by
+ * the time from the start of their send to the return of their read, in
+ * the log2 slots of the tools' histograms (slot i: 2^i to 2^(i+1)-1 us,
+ * up to the highest in use). That time holds the one a tracer sees
+ * between the message's queueing and its read: a message a tracer puts
+ * above a slot's bound was above it for the reader too.
  * (raddr=- rport=- for an unconnected socket), keeps its sockets open -w
  * seconds more (default 1: a tool's socket table snapshot still finds
  * them), and exits. Exit 0 when every process did what it was asked, 1
@@ -65,12 +71,15 @@ struct sock {
 	int fd;
 	int connected;
 	unsigned long long tx, rx, sends, recvs;
+	unsigned long long waits[32];   /* -d: log2 slots of microseconds */
 };
 
 static int logfd = STDOUT_FILENO;
 static const char *gofile;
 static int extra;               /* -x */
+static int timed;               /* -d given */
 static useconds_t delay_us;     /* -d */
+static double sent_at;          /* when the last send began */
 
 /* -W: wait for the go file */
 static void wait_go(void)
@@ -175,8 +184,19 @@ static void log_sock(const char *kind, const char *comm, const char *proto, cons
 	}
 	n = snprintf(line, sizeof(line),
 		     "kind=%s pid=%d comm=%s proto=%s family=%d laddr=%s lport=%d raddr=%s rport=%s "
-		     "tx=%llu rx=%llu sends=%llu recvs=%llu\n", kind, (int)getpid(), comm, proto,
+		     "tx=%llu rx=%llu sends=%llu recvs=%llu", kind, (int)getpid(), comm, proto,
 		     l.ss_family == AF_INET6 ? 6 : 4, la, lport, ra, rp, s->tx, s->rx, s->sends, s->recvs);
+	if (timed) {
+		int top = 0;
+
+		for (int k = 0; k < 32; k++)
+			if (s->waits[k])
+				top = k;
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " waits_us=");
+		for (int k = 0; k <= top; k++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%llu", k ? "," : "", s->waits[k]);
+	}
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "\n");
 	if (write(logfd, line, (size_t)n) != n)
 		die("write log");
 }
@@ -187,6 +207,7 @@ static void xsend(struct sock *s, size_t n, const struct sockaddr_storage *to, s
 	ssize_t r;
 	size_t off = 0;
 
+	sent_at = now_s();
 	while (off < n) {
 		r = to ? sendto(s->fd, buf + off, n - off, 0, (const struct sockaddr *)to, tolen)
 		       : send(s->fd, buf + off, n - off, 0);
@@ -238,6 +259,16 @@ static void xrecv(struct sock *s, size_t n, int from)
 		s->recvs++;
 		s->rx += (unsigned long long)r;
 		got += (size_t)r;
+	}
+	if (timed) {    /* the message read was the one the last send sent */
+		unsigned long long us = (unsigned long long)((now_s() - sent_at) * 1e6);
+		int k = 0;
+
+		while (us > 1 && k < 31) {
+			us >>= 1;
+			k++;
+		}
+		s->waits[k]++;
 	}
 }
 
@@ -382,6 +413,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'x': extra = 1; break;
 		case 'd':
+			timed = 1;
 			ms = strtol(optarg, &e, 10);
 			if (*e || ms < 0 || ms > 10000) ms = -1;
 			delay_us = (useconds_t)(ms > 0 ? ms * 1000 : 0);
