@@ -2681,10 +2681,10 @@ netlat_sockq() {
 				"netlat count, >= 1024 us, < 16384 us, >= 32768 us, unjoined, no_queue+evicted, buckets: $got"
 			set -- $got
 			if [ $run = slow ]; then
-				check "netlat sockq $pr: the 20 ms reader's $what joined, none below 16384 us, all in 16384-32767 us but those the reader itself saw wait longer ($4, the reader $g15), none unjoined" \
+				check "netlat sockq $pr: the 20 ms reader's $what joined ($1), none below 16384 us, all in 16384-32767 us but those the reader itself saw wait longer ($4, the reader $g15), none unjoined" \
 					[ "$1 $3 $5 $6" = "$cnt 0 0 0" -a "$4" -le "$g15" -a "$cnt" -gt 0 ]
 			else
-				check "netlat sockq $pr: the reader at once: $what joined, all below 1024 us but those the reader itself saw wait longer ($2, the reader $g10), none unjoined" \
+				check "netlat sockq $pr: the reader at once: $what joined ($1), all below 1024 us but those the reader itself saw wait longer ($2, the reader $g10), none unjoined" \
 					[ "$1 $5 $6" = "$cnt 0 0" -a "$2" -le "$g10" -a "$cnt" -gt 0 ]
 			fi
 		done </tmp/nl.q.t
