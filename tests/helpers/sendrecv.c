@@ -40,16 +40,16 @@
  * one write per line):
  *   kind=tcp4 pid=P comm=sr-tcp4 proto=tcp family=4 laddr=A lport=N
  *   raddr=A rport=N tx=BYTES rx=BYTES sends=CALLS recvs=CALLS
- * and, with -d (0 too), " waits_us=C0,C1,...": the socket's messages by
- * the time from the start of their send to the return of their read, in
- * the log2 slots of the tools' histograms (slot i: 2^i to 2^(i+1)-1 us,
- * up to the highest in use). That time holds the one a tracer sees
- * between the message's queueing and its read: a message a tracer puts
- * above a slot's bound was above it for the reader too.
  * (raddr=- rport=- for an unconnected socket), keeps its sockets open -w
  * seconds more (default 1: a tool's socket table snapshot still finds
  * them), and exits. Exit 0 when every process did what it was asked, 1
  * otherwise, 2 on bad usage. Loopback only, bounded in time.
+ * With -d (0 too) each line ends in " waits_us=C0,C1,...": the socket's
+ * messages by the time from the start of their send to the return of
+ * their read, in the log2 slots of the tools' histograms (slot i: 2^i to
+ * 2^(i+1)-1 us, up to the highest in use). That time holds the one a
+ * tracer sees between the message's queueing and its read: a message a
+ * tracer puts above a slot's bound was above it for the reader too.
  */
 #include <arpa/inet.h>
 #include <errno.h>
