@@ -3,8 +3,8 @@
  * sendrecv - known send/receive traffic for the tests of tcptop, udptop,
  * tcpsnoop and udpsnoop.
  *
- *   sendrecv [-x] [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] [-W FILE]
- *            [tcp4] [tcp6] [udp]
+ *   sendrecv [-x] [-t SECS] [-n ROUNDS] [-d MS] [-w SECS] [-p PORT] [-l LOG]
+ *            [-r ROUNDS_PER_S] [-W FILE] [tcp4] [tcp6] [udp]
  *
  * Forks one process per kind asked (default all three), each with its own
  * comm:
@@ -31,7 +31,11 @@
  * 127.0.0.1:PORT+4 through a v4-mapped address (udpv6_sendmsg hands
  * those to udp_sendmsg: one call, not two). Rounds run for -t seconds (default 2) at -r rounds per second (default
  * 200, at most 10000000: more than a process reaches, unpaced). Every call
- * is counted by the process that makes it. Then each
+ * is counted by the process that makes it. -n ends the rounds after
+ * ROUNDS if -t has not ended them before. With -d, every receive starts
+ * MS milliseconds after its data was sent (a sleep before it): each
+ * message waits that long on its socket (netlat's sockq check in the VM
+ * tier; 0, the default: read at once). Then each
  * process writes one line per socket to LOG (default stdout, appended,
  * one write per line):
  *   kind=tcp4 pid=P comm=sr-tcp4 proto=tcp family=4 laddr=A lport=N
@@ -40,6 +44,12 @@
  * seconds more (default 1: a tool's socket table snapshot still finds
  * them), and exits. Exit 0 when every process did what it was asked, 1
  * otherwise, 2 on bad usage. Loopback only, bounded in time.
+ * With -d (0 too) each line ends in " waits_us=C0,C1,...": the socket's
+ * messages by the time from the start of their send to the return of
+ * their read, in the log2 slots of the tools' histograms (slot i: 2^i to
+ * 2^(i+1)-1 us, up to the highest in use). That time holds the one a
+ * tracer sees between the message's queueing and its read: a message a
+ * tracer puts above a slot's bound was above it for the reader too.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,11 +71,15 @@ struct sock {
 	int fd;
 	int connected;
 	unsigned long long tx, rx, sends, recvs;
+	unsigned long long waits[32];   /* -d: log2 slots of microseconds */
 };
 
 static int logfd = STDOUT_FILENO;
 static const char *gofile;
 static int extra;               /* -x */
+static int timed;               /* -d given */
+static useconds_t delay_us;     /* -d */
+static double sent_at;          /* when the last send began */
 
 /* -W: wait for the go file */
 static void wait_go(void)
@@ -77,8 +91,8 @@ static unsigned char buf[65536];
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sendrecv [-x] [-t SECS] [-w SECS] [-p PORT] [-l LOG] [-r ROUNDS_PER_S] "
-		"[-W FILE] [tcp4] [tcp6] [udp]\n");
+	fprintf(f, "usage: sendrecv [-x] [-t SECS] [-n ROUNDS] [-d MS] [-w SECS] [-p PORT] [-l LOG] "
+		"[-r ROUNDS_PER_S] [-W FILE] [tcp4] [tcp6] [udp]\n");
 }
 
 static double now_s(void)
@@ -170,8 +184,19 @@ static void log_sock(const char *kind, const char *comm, const char *proto, cons
 	}
 	n = snprintf(line, sizeof(line),
 		     "kind=%s pid=%d comm=%s proto=%s family=%d laddr=%s lport=%d raddr=%s rport=%s "
-		     "tx=%llu rx=%llu sends=%llu recvs=%llu\n", kind, (int)getpid(), comm, proto,
+		     "tx=%llu rx=%llu sends=%llu recvs=%llu", kind, (int)getpid(), comm, proto,
 		     l.ss_family == AF_INET6 ? 6 : 4, la, lport, ra, rp, s->tx, s->rx, s->sends, s->recvs);
+	if (timed) {
+		int top = 0;
+
+		for (int k = 0; k < 32; k++)
+			if (s->waits[k])
+				top = k;
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " waits_us=");
+		for (int k = 0; k <= top; k++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%llu", k ? "," : "", s->waits[k]);
+	}
+	n += snprintf(line + n, sizeof(line) - (size_t)n, "\n");
 	if (write(logfd, line, (size_t)n) != n)
 		die("write log");
 }
@@ -182,6 +207,7 @@ static void xsend(struct sock *s, size_t n, const struct sockaddr_storage *to, s
 	ssize_t r;
 	size_t off = 0;
 
+	sent_at = now_s();
 	while (off < n) {
 		r = to ? sendto(s->fd, buf + off, n - off, 0, (const struct sockaddr *)to, tolen)
 		       : send(s->fd, buf + off, n - off, 0);
@@ -220,6 +246,8 @@ static void xrecv(struct sock *s, size_t n, int from)
 	size_t got = 0;
 	ssize_t r;
 
+	if (delay_us)
+		usleep(delay_us);
 	while (got < n) {
 		sl = sizeof(ss);
 		r = from ? recvfrom(s->fd, buf, sizeof(buf), 0, (struct sockaddr *)&ss, &sl)
@@ -231,6 +259,16 @@ static void xrecv(struct sock *s, size_t n, int from)
 		s->recvs++;
 		s->rx += (unsigned long long)r;
 		got += (size_t)r;
+	}
+	if (timed) {    /* the message read was the one the last send sent */
+		unsigned long long us = (unsigned long long)((now_s() - sent_at) * 1e6);
+		int k = 0;
+
+		while (us > 1 && k < 31) {
+			us >>= 1;
+			k++;
+		}
+		s->waits[k]++;
 	}
 }
 
@@ -246,6 +284,8 @@ static void pace(double start, unsigned long i, double rate)
 	if (d > 0)
 		usleep((useconds_t)(d * 1e6));
 }
+
+static unsigned long rounds = ~0UL;    /* -n */
 
 static void run_tcp(int fam, int port, double secs, double rate, double wait)
 {
@@ -265,7 +305,7 @@ static void run_tcp(int fam, int port, double secs, double rate, double wait)
 	c.connected = a.connected = 1;
 	wait_go();
 	start = now_s();
-	for (i = 0; now_s() - start < secs; i++) {
+	for (i = 0; i < rounds && now_s() - start < secs; i++) {
 		size_t n = round_size(i);
 
 		if (extra) {
@@ -326,7 +366,7 @@ static void run_udp(int port, double secs, double rate, double wait)
 	}
 	wait_go();
 	start = now_s();
-	for (i = 0; now_s() - start < secs; i++) {
+	for (i = 0; i < rounds && now_s() - start < secs; i++) {
 		size_t n = round_size(i);
 
 		if (extra)
@@ -365,12 +405,20 @@ int main(int argc, char **argv)
 {
 	double secs = 2, wait = 1, rate = 200;
 	int port = 0, c, kinds = 0, fail = 0, n = 0;
+	long ms = 0;
 	pid_t pids[3];
 	char *e;
 
-	while ((c = getopt(argc, argv, "hl:p:r:t:w:W:x")) != -1) {
+	while ((c = getopt(argc, argv, "d:hl:n:p:r:t:w:W:x")) != -1) {
 		switch (c) {
 		case 'x': extra = 1; break;
+		case 'd':
+			timed = 1;
+			ms = strtol(optarg, &e, 10);
+			if (*e || ms < 0 || ms > 10000) ms = -1;
+			delay_us = (useconds_t)(ms > 0 ? ms * 1000 : 0);
+			break;
+		case 'n': rounds = strtoul(optarg, &e, 10); if (*e) rounds = 0; break;
 		case 'h': usage(stdout); return 0;
 		case 'l':
 			if ((logfd = open(optarg, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0)
@@ -384,8 +432,9 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (port <= 0 || secs < 0 || wait < 0 || rate < 0) {
-		fprintf(stderr, "sendrecv: -p PORT (1-65530) is required; -t, -w, -r take numbers\n");
+	if (port <= 0 || secs < 0 || wait < 0 || rate < 0 || !rounds || ms < 0) {
+		fprintf(stderr, "sendrecv: -p PORT (1-65530) is required; -t, -w, -r take numbers, "
+			"-n a count, -d 0-10000\n");
 		usage(stderr);
 		return 2;
 	}
@@ -404,7 +453,9 @@ int main(int argc, char **argv)
 		if ((pids[n] = fork()) < 0)
 			die("fork");
 		if (!pids[n]) {
-			alarm((unsigned int)(secs + wait + 30 + (gofile ? 60 : 0)));       /* bounded whatever happens */
+			/* bounded whatever happens (-t ends the rounds; the
+			 * last one takes at most 8 delayed reads more) */
+			alarm((unsigned int)(secs + wait + 30 + (gofile ? 60 : 0) + 8 * delay_us / 1000000));
 			if (k == 2)
 				run_udp(port, secs, rate, wait);
 			run_tcp(k ? AF_INET6 : AF_INET, port + k, secs, rate, wait);
