@@ -1031,12 +1031,14 @@ static void test_nssum(const char *dir)
 	ns_put(proc, 2, NULL, 115);
 	is_int(tool_nssum_unseen(s, 8, 0, &n, &why), 0, "nssum: more seen than counted is known");
 	is_int((int)n, 0, "nssum: ... and no segments unseen (never negative)");
+	is_int((int)tool_nssum_over(s), 3, "nssum: ... 3 seen over the count, carried");
 	ns_put(proc, 1, NULL, 120);
 	ns_put(proc, 2, NULL, 120);
 	is_int(tool_nssum_unseen(s, 1, 0, &n, &why), 0, "nssum: next interval known");
 	is_int((int)n, 0, "nssum: the unseen one held a reading (its event may come late)");
 	is_int(tool_nssum_unseen(s, 0, 0, &n, &why), 0, "nssum: the interval after known");
 	is_int((int)n, 1, "nssum: still unseen a reading later: given (5 - 1 - 3)");
+	is_int((int)tool_nssum_over(s), 0, "nssum: none seen over the count once it caught up");
 	/* a late event: counted 6 seen 2 (4 held), then seen 4: nothing given */
 	ns_put(proc, 1, NULL, 126);
 	ns_put(proc, 2, NULL, 126);

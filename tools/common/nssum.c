@@ -345,6 +345,11 @@ int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, int last, uint64_t *n
 	return 0;
 }
 
+uint64_t tool_nssum_over(const struct tool_nssum *s)
+{
+	return s && s->bal < 0 ? (uint64_t)-s->bal : 0;
+}
+
 void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wall, const char *why)
 {
 	if (r && tool_report_json(r)) {
@@ -374,6 +379,12 @@ void tool_nssum_row(struct tool_nssum *s, struct tool_report *r, int json, struc
 
 	if (tool_nssum_unseen(s, seen, last, &n, &why) && r)
 		tool_nssum_say(s, json ? r : NULL, now_wall, why);
+	/* more seen than counted: never hidden (the kprobes see a
+	 * retransmit at its entry, and so the attempts the kernel gives up
+	 * before counting: tcpretrans(8)) */
+	else if (last && tool_nssum_over(s))
+		tool_fail(0, "the events showed %llu segments more than the kernel's %s counted over the run",
+			  (unsigned long long)tool_nssum_over(s), s->key);
 	if (!n)
 		return;
 	if (!(row = tool_counter_add(c, key, sizeof(key) - 1, n, 0, &is_new))) {

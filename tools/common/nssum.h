@@ -35,6 +35,9 @@ int tool_nssum_unseen(struct tool_nssum *s, uint64_t seen, int last, uint64_t *n
  * "why":WHY} when r prints JSON (r may be NULL: no record); stderr once
  * for each why (a static string) in turn. */
 void tool_nssum_say(struct tool_nssum *s, struct tool_report *r, int64_t now_wall, const char *why);
+/* The segments seen over what the kernel counted, carried since (0:
+ * none): said at the last row */
+uint64_t tool_nssum_over(const struct tool_nssum *s);
 /* tool_nssum_unseen's segments as a row of c keyed and labelled (label 0)
  * "unattributed", its n2 not known; an interval not known said with
  * tool_nssum_say (its JSON record when json). r NULL: before the run
