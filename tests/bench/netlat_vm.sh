@@ -101,6 +101,7 @@ awk 'function med(a, n,   i, j, t) { # sorts a[1..n], returns the median
 		printf "  %-6s hist consumer with no traffic: %.2f%% of a core (%.1f ms per 1 s interval)%s\n", k, P[k, "hist-idle"],
 		    P[k, "hist-idle"] * 10, (P[k, "hist"] > 0 ? sprintf(": %.0f%% of its CPU under the load", P[k, "hist-idle"] / P[k, "hist"] * 100) : "") } }'
 sed -n 's/^# \([0-9.]*\): bench netlat: round=\([0-9]*\) \(hist after the load.*\)/  \1: round \2: \3/p' "$out"
+sed -n 's/^# \([0-9.]*\): bench netlat: \(histfile.*\)/  \1: \2/p' "$out"
 echo "  (qemu TCG: absolute figures ~30x real hardware's; the ratios carry over. added: the whole guest's busy CPU above its round's no-tracer run, per datagram; kernel: that less netlat's own (the guest's CPUs less their idle time, /proc/uptime; the emulated guest's speed moves with the host's load); traced: sendrecv's own CPU above its round's no-tracer run, per datagram)"
 grep -q 'bench netlat: mode=hist ' "$out" || {
 	echo "  no measurement (VM run exit $rc); its last lines:"

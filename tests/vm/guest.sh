@@ -2429,6 +2429,24 @@ bench_nl_busy() {
 	awk -v a="$1" -v b="$2" -v c="$(grep -c '^processor' /proc/cpuinfo)" 'BEGIN {
 		split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[1] - x[1]) * c - (y[2] - x[2])) * 1000 }'
 }
+# every hist file in netlat PID's instances (the run's, and its count
+# instance's if any): its sections, entries, bytes and the CPU one read
+# of it costs (a read makes the kernel format every section's every
+# entry); one line each
+bench_nl_histfiles() {
+	local f l=
+	for f in $T/instances/ftnet-*-$1-*/events/*/*/trigger; do
+		grep -q '^hist' "$f" 2>/dev/null && l="$l ${f%/trigger}/hist"
+	done
+	for f in $l; do
+		cat "$f" >/tmp/bn.h
+		diag "bench netlat: histfile ${f#$T/instances/} sections=$(grep -c '^# trigger info' /tmp/bn.h) entries=$(grep -c '^{' /tmp/bn.h) bytes=$(wc -c </tmp/bn.h) dropped=$(awk '/Dropped:/ { s += $2 } END { print s + 0 }' /tmp/bn.h)"
+	done
+	# the CPU of reading them all once (cat's, mostly the kernel's
+	# formatting), from 20 reads
+	busybox time -f '%U %S' -o /tmp/bn.ht sh -c "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cat $l >/dev/null; done"
+	diag "bench netlat: histfiles: $(awk '{ printf "%.1f", ($1 + $2) * 1000 / 20 }' /tmp/bn.ht) ms of CPU per read of them all (cat, 20 reads)"
+}
 bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr after hb
 	shift 2
@@ -2464,6 +2482,7 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 			after=$(awk -v c=$(($(bench_nl_cpu $p) - c1)) -v s="$BENCH_NL_SECS" 'BEGIN { printf "%.1f", c / 1e6 / s }')
 			hb=$(cat $T/instances/ftnet-netlat-$p-*/events/net/net_dev_queue/hist $T/instances/ftnet-netlat-$p-*/events/net/net_dev_xmit/hist 2>/dev/null | wc -c)
 			diag "bench netlat: round=${BN_ROUND:-1} hist after the load, no traffic: $after ms a second; net_dev_queue's and net_dev_xmit's hist files: $hb bytes"
+			[ "${BN_ROUND:-1}" = 1 ] && bench_nl_histfiles $p
 		fi
 		kill -INT $p
 		wait $p; rc=$?
