@@ -34,6 +34,17 @@
  * whose entries stay: past its size=N new skbs are not timed (their
  * transmits count as no_queue). Events the kernel could not add to a
  * read table ("Dropped:") are returned as not counted.
+ *
+ * Reading an event's hist file makes the kernel sort and format every
+ * table of every trigger on that event in the instance, so the two
+ * counts of net_dev_queue and net_dev_xmit live in a second instance of
+ * the run (ftnet-TOOL-count-...: instances do not share triggers): read
+ * each interval, they no longer bring the skb address tables with them,
+ * whose entries stay (one per skb address seen, up to size) and are never
+ * read. Nothing about loss needs them: a queue the full table could not
+ * add has no start, a transmit the full table could not add makes no T
+ * (the kernel runs a trigger's actions only on an entry it holds); either
+ * way the transmit counts as no_queue, from the counts read each interval.
  */
 #include "ftnet_int.h"
 
@@ -54,6 +65,7 @@ struct tab {
 	char trig[TRIG_MAX];
 	const char *sel;        /* its section: the trigger info holds this; NULL the first */
 	int kind;
+	int alone;              /* in the count instance (see above) */
 	struct ftn_hist *prev;
 };
 
@@ -68,6 +80,7 @@ struct hcpu {
 
 struct ftn_netlat_hist {
 	struct ftn_instance *inst;
+	struct ftn_instance *cinst;     /* the counts of net_dev_queue and net_dev_xmit */
 	struct ftn_netlat *nl;
 	struct tab tab[NTAB];
 	int ntab;
@@ -119,6 +132,13 @@ const char *ftn_netlat_hist_trigger(const struct ftn_netlat_hist *h, int i, cons
 	if (event)
 		*event = h->tab[i].ev;
 	return h->tab[i].trig;
+}
+
+const char *ftn_netlat_hist_trigger_instance(const struct ftn_netlat_hist *h, int i)
+{
+	if (!h || i < 0 || i >= h->ntab)
+		return NULL;
+	return ftn_instance_name(h->tab[i].alone ? h->cinst : h->inst);
 }
 
 const char *ftn_netlat_hist_synth(const struct ftn_netlat_hist *h, int i)
@@ -216,7 +236,22 @@ struct ftn_netlat_hist *ftn_netlat_hist_open(struct ftn_instance *inst, struct f
 	for (int i = 0; i < h->ntab && !err; i++) {
 		struct tab *t = &h->tab[i];
 
-		if ((err = ftn_event_add_trigger(inst, t->sys, t->ev, t->trig)))
+		if (t->kind != K_QUEUE && t->kind != K_XMIT)
+			continue;
+		t->alone = 1;
+		if (!h->cinst) {
+			char tool[sizeof(inst->tool) + 8];
+
+			snprintf(tool, sizeof(tool), "%s-count", inst->tool);
+			if (!(h->cinst = ftn_instance_create(tool)))
+				err = errno ? -errno : -EIO;
+		}
+	}
+	for (int i = 0; i < h->ntab && !err; i++) {
+		struct tab *t = &h->tab[i];
+
+		if ((err = ftn_event_add_trigger(t->alone ? h->cinst : inst, t->sys, t->ev,
+						 t->trig)))
 			ftn_log(FTN_LOG_DEBUG, "netlat: %s/%s: %s: %s", t->sys, t->ev, t->trig,
 				strerror(-err));
 	}
@@ -449,7 +484,8 @@ int ftn_netlat_hist_read(struct ftn_netlat_hist *h, uint64_t *notcounted)
 			if (t->kind != order[k])
 				continue;
 			snprintf(rel, sizeof(rel), "events/%s/%s/hist", t->sys, t->ev);
-			if ((err = ftn__tracefs_slurp(h->inst, rel, &buf, NULL))) {
+			if ((err = ftn__tracefs_slurp(t->alone ? h->cinst : h->inst, rel, &buf,
+						      NULL))) {
 				ret = ret ? ret : err;
 				continue;
 			}
@@ -484,15 +520,20 @@ uint64_t ftn_netlat_hist_pending(const struct ftn_netlat_hist *h)
 	return n;
 }
 
-void ftn_netlat_hist_close(struct ftn_netlat_hist *h)
+int ftn_netlat_hist_close(struct ftn_netlat_hist *h)
 {
+	int err = 0;
+
 	if (!h)
-		return;
+		return 0;
 	/* the triggers and synthetic events are the instance's: its
-	 * teardown removes them, newest first */
+	 * teardown removes them, newest first; the count instance is ours */
+	if (h->cinst)
+		err = ftn_instance_destroy(h->cinst);
 	for (int i = 0; i < NTAB; i++)
 		ftn_hist_free(h->tab[i].prev);
 	free(h->cpus);
 	free(h->devs);
 	free(h);
+	return err;
 }
