@@ -2410,7 +2410,8 @@ check_bench_retrans() {
 # emulated guest's speed moves with the host's load: the host takes each
 # figure's median over the rounds, each against its own round's none),
 # then -B hist once with no traffic (hist-idle: its cost per interval
-# alone). Per run one line:
+# alone) and once at half the pace (hist-half: with the two others, how
+# its cost moves with the rate). Per run one line:
 #   # bench netlat: mode=M round=K traced_ms=X rounds_per_s=R packets=N secs=S window_s=W tool_ms=C busy_ms=B hwm_kib=H lost=L
 # tool_ms: netlat's every thread's on-CPU time (/proc/PID/task/*/schedstat)
 # from the traffic's start to 1.5 s after its end (its last batch read),
@@ -2527,10 +2528,11 @@ check_bench_netlat() {
 	done
 	BN_ROUND=1
 	check "bench netlat: -B hist with no traffic (its cost per interval), exit 0" bench_netlat_mode hist-idle 0 -B hist
+	check "bench netlat: -B hist at half the pace ($((rate * 3)) datagrams/s: the cost against the rate), exit 0" bench_netlat_mode hist-half $((rate / 2)) -B hist
 	nl=$(ls -d $T/instances/ftnet-netlat-* 2>/dev/null | wc -l)
 	ns=$(grep -c '^ftnet_nl' $T/synthetic_events 2>/dev/null)
-	diag "bench netlat: after -B hist (idle): $nl ftnet-netlat instance(s), ${ns:-0} ftnet_nl synthetic event(s) left"
-	check "bench netlat: -B hist (idle) left no instance ($nl) and no synthetic event (${ns:-0})" [ "$nl" = 0 -a "${ns:-0}" = 0 ]
+	diag "bench netlat: after -B hist (no traffic, half the pace): $nl ftnet-netlat instance(s), ${ns:-0} ftnet_nl synthetic event(s) left"
+	check "bench netlat: -B hist (no traffic, half the pace) left no instance ($nl) and no synthetic event (${ns:-0})" [ "$nl" = 0 -a "${ns:-0}" = 0 ]
 }
 
 # --- uprobes on the file a tool opened (issue 22) ---------------------------
