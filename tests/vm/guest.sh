@@ -2478,7 +2478,8 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 			# the same run with the traffic over: its cost per interval
 			# now that its tables hold the load's keys (the skb
 			# address tables are in net_dev_queue's and net_dev_xmit's
-			# hist files, read every interval)
+			# hist files of the run's instance; the counts read each
+			# interval in its count instance's)
 			sleep "$BENCH_NL_SECS"
 			after=$(awk -v c=$(($(bench_nl_cpu $p) - c1)) -v s="$BENCH_NL_SECS" 'BEGIN { printf "%.1f", c / 1e6 / s }')
 			hb=$(cat $T/instances/ftnet-netlat-$p-*/events/net/net_dev_queue/hist $T/instances/ftnet-netlat-$p-*/events/net/net_dev_xmit/hist 2>/dev/null | wc -c)
@@ -2698,7 +2699,7 @@ check_tool_netlat() {
 		end_wait $pid 20 "with -d 2"
 		check "netlat -B hist -c 0 --dev $dv: exit 0 (got $rc), the filters in its triggers" \
 			sh -c '[ "$1" = 0 ] && grep -q "trigger irq:softirq_entry: .* if vec == 3 && CPU == 0$" "$2" &&
-				grep -q "trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 && name == \"$3\"$" "$2"' sh "$rc" /tmp/nl.f.err $dv
+				grep -q "trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 && name == \"$3\" (instance ftnet-netlat-count-[^)]*)$" "$2"' sh "$rc" /tmp/nl.f.err $dv
 		check "netlat -B hist -c 0 --dev $dv: no row of another CPU or device" \
 			sh -c '! grep -q "\"cpu\":[1-9]" "$1" && ! grep "\"section\":\"txq\"" "$1" | grep -v -q "\"dev\":\"$2\"" && grep -q "\"dev\":\"$2\"" "$1"' sh /tmp/nl.f.json $dv
 		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.f.err | tail -5
@@ -2709,11 +2710,12 @@ check_tool_netlat() {
 		i=0
 		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.k.err; do sleep 0.1; i=$((i + 1)); done
 		kill -9 $pid; wait $pid 2>/dev/null
-		check "netlat -B hist killed: its instance and synthetic events are there ($(grep -c "^ftnet_nl[a-z]*_${pid}_" $T/synthetic_events))" \
-			sh -c "ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1 && grep -q '^ftnet_nltx_${pid}_' $T/synthetic_events"
+		check "netlat -B hist killed: its instances (the run's, the counts') and synthetic events are there ($(grep -c "^ftnet_nl[a-z]*_${pid}_" $T/synthetic_events))" \
+			sh -c "ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1 && ls -d $T/instances/ftnet-netlat-count-$pid-* >/dev/null 2>&1 && grep -q '^ftnet_nltx_${pid}_' $T/synthetic_events"
 		netlat -B hist -d 1 >/dev/null 2>/tmp/nl.k2.err; rc=$?
 		check "netlat after a kill -9: exit 0 (got $rc)" [ "$rc" = 0 ]
 		check "netlat after a kill -9: the killed run's instance removed" sh -c "! ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1"
+		check "netlat after a kill -9: the killed run's count instance removed" sh -c "! ls -d $T/instances/ftnet-netlat-count-$pid-* >/dev/null 2>&1"
 		check "netlat after a kill -9: its synthetic events removed" sh -c "! grep -q '^ftnet_nl[a-z]*_${pid}_' $T/synthetic_events"
 		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.k2.err | tail -5
 	fi
