@@ -53,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { K_NONE, K_ENTRY, K_EXIT, K_QUEUE, K_XMIT, K_NAPI, K_WAIT, K_RUN, K_TX };
 
@@ -162,6 +163,14 @@ static int define(struct ftn_netlat_hist *h, const struct ftn_netlat_hist_opts *
 	char cpu[48] = "", dev[96] = "", ndev[96] = "", f[200], fx[200], *W = h->synth[0],
 	     *R = h->synth[1], *T = h->synth[2];
 	unsigned size = o->size ? o->size : 2048;
+	long nc = sysconf(_SC_NPROCESSORS_CONF);
+	/* Tables keyed by CPU hold an entry a CPU, by CPU and log2 slot at
+	 * most 64 a CPU (microseconds below 2^63): sized so, none can
+	 * drop, and a read walks
+	 * 2 x size slots whatever the entries (tracing_map_sort_entries),
+	 * so the default 2048 would cost 4096 a table each interval */
+	unsigned ncpu = nc > 0 && nc < 65536 ? (unsigned)nc : 2048;
+	unsigned szc = ftn_hist_size(ncpu), szl = ftn_hist_size(ncpu * 64);
 
 	if (o->cpu >= 0)
 		snprintf(cpu, sizeof(cpu), "CPU == %d", o->cpu);
@@ -174,17 +183,22 @@ static int define(struct ftn_netlat_hist *h, const struct ftn_netlat_hist_opts *
 
 		snprintf(v, sizeof(v), "vec == %d", FTN_NETLAT_VEC_NET_RX);
 		cond(f, sizeof(f), v, cpu);
-		if (!add(h, "synthetic", W, K_WAIT, NULL, "hist:keys=common_cpu,lat.log2:vals=hitcount,lat") ||
-		    !add(h, "synthetic", R, K_RUN, NULL, "hist:keys=common_cpu,lat.log2:vals=hitcount,lat") ||
+		if (!add(h, "synthetic", W, K_WAIT, NULL,
+			 "hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=%u", szl) ||
+		    !add(h, "synthetic", R, K_RUN, NULL,
+			 "hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=%u", szl) ||
 		    !add(h, "irq", "softirq_raise", K_NONE, NULL,
-			 "hist:keys=common_cpu:nlr=common_timestamp.usecs%s", f) ||
+			 "hist:keys=common_cpu:nlr=common_timestamp.usecs:size=%u%s", szc, f) ||
 		    !add(h, "irq", "softirq_entry", K_ENTRY, ":nle=",
-			 "hist:keys=common_cpu:nle=common_timestamp.usecs%s", f) ||
+			 "hist:keys=common_cpu:nle=common_timestamp.usecs:size=%u%s", szc, f) ||
 		    !add(h, "irq", "softirq_entry", K_NONE, NULL, "hist:keys=common_cpu:"
-			 "nlw=common_timestamp.usecs-$nlr:onmatch(irq.softirq_raise).%s($nlw)%s", W, f) ||
+			 "nlw=common_timestamp.usecs-$nlr:onmatch(irq.softirq_raise).%s($nlw)"
+			 ":size=%u%s", W, szc, f) ||
 		    !add(h, "irq", "softirq_exit", K_NONE, NULL, "hist:keys=common_cpu:"
-			 "nlx=common_timestamp.usecs-$nle:onmatch(irq.softirq_entry).%s($nlx)%s", R, f) ||
-		    !add(h, "irq", "softirq_exit", K_EXIT, ":nlc=", "hist:keys=common_cpu:nlc=vec%s", f))
+			 "nlx=common_timestamp.usecs-$nle:onmatch(irq.softirq_entry).%s($nlx)"
+			 ":size=%u%s", R, szc, f) ||
+		    !add(h, "irq", "softirq_exit", K_EXIT, ":nlc=",
+			 "hist:keys=common_cpu:nlc=vec:size=%u%s", szc, f))
 			return -E2BIG;
 	}
 	if (o->napi) {

@@ -96,14 +96,18 @@ id=$(sed -n 's/^netlat: synthetic event: ftnet_nlwait_\(.*\)/\1/p' "$tmp/e")
 check "synthetic events named after the run ($id)" sh -c 'echo "$1" | grep -Eq "^[0-9]+_n[0-9a-f]+_t[0-9a-f]+$"' sh "$id"
 printf '%s\n' "ftnet_nlwait_$id u64 lat" "ftnet_nlrun_$id u64 lat" "ftnet_nltx_$id u64 lat; char dev[]" > "$tmp/want.synth"
 same "synthetic_events: the three definitions" "$tmp/want.synth" "$R/fs/synthetic_events"
+# the tables keyed by CPU sized by the CPUs (at least the kernel's 128),
+# by CPU and log2 slot 64 a CPU
+nc=$(getconf _NPROCESSORS_CONF)
+szc=$(( nc > 128 ? nc : 128 )) szl=$(( nc * 64 > 128 ? nc * 64 : 128 ))
 cat > "$tmp/want.trig" <<EOF
-netlat: trigger synthetic:ftnet_nlwait_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat
-netlat: trigger synthetic:ftnet_nlrun_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat
-netlat: trigger irq:softirq_raise: hist:keys=common_cpu:nlr=common_timestamp.usecs if vec == 3
-netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nle=common_timestamp.usecs if vec == 3
-netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nlw=common_timestamp.usecs-\$nlr:onmatch(irq.softirq_raise).ftnet_nlwait_$id(\$nlw) if vec == 3
-netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlx=common_timestamp.usecs-\$nle:onmatch(irq.softirq_entry).ftnet_nlrun_$id(\$nlx) if vec == 3
-netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlc=vec if vec == 3
+netlat: trigger synthetic:ftnet_nlwait_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=$szl
+netlat: trigger synthetic:ftnet_nlrun_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=$szl
+netlat: trigger irq:softirq_raise: hist:keys=common_cpu:nlr=common_timestamp.usecs:size=$szc if vec == 3
+netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nle=common_timestamp.usecs:size=$szc if vec == 3
+netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nlw=common_timestamp.usecs-\$nlr:onmatch(irq.softirq_raise).ftnet_nlwait_$id(\$nlw):size=$szc if vec == 3
+netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlx=common_timestamp.usecs-\$nle:onmatch(irq.softirq_entry).ftnet_nlrun_$id(\$nlx):size=$szc if vec == 3
+netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlc=vec:size=$szc if vec == 3
 netlat: trigger napi:napi_poll: hist:keys=dev_name,work,budget
 netlat: trigger synthetic:ftnet_nltx_$id: hist:keys=dev,lat.log2:vals=hitcount,lat
 netlat: trigger net:net_dev_queue: hist:keys=skbaddr:nlq=common_timestamp.usecs:size=65536
