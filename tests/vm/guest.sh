@@ -2410,8 +2410,11 @@ check_bench_retrans() {
 # emulated guest's speed moves with the host's load: the host takes each
 # figure's median over the rounds, each against its own round's none),
 # then -B hist once with no traffic (hist-idle: its cost per interval
-# alone) and once at half the pace (hist-half: with the two others, how
-# its cost moves with the rate). Per run one line:
+# alone), once at half the pace (hist-half: with the two others, how
+# its cost moves with the rate) and once with no traffic but a busy loop
+# on a CPU (hist-spin: qemu runs both CPUs in one host thread, in turn,
+# so a busy CPU may stretch the guest-clock times of the other's tasks).
+# Per run one line:
 #   # bench netlat: mode=M round=K traced_ms=X rounds_per_s=R packets=N secs=S window_s=W tool_ms=C busy_ms=B hwm_kib=H lost=L
 # tool_ms: netlat's every thread's on-CPU time (/proc/PID/task/*/schedstat)
 # from the traffic's start to 1.5 s after its end (its last batch read),
@@ -2449,7 +2452,7 @@ bench_nl_histfiles() {
 	diag "bench netlat: histfiles: $(awk '{ printf "%.1f", ($1 + $2) * 1000 / 20 }' /tmp/bn.ht) ms of CPU per read of them all (cat, 20 reads)"
 }
 bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
-	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr after hb
+	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr after hb spin=
 	shift 2
 	fresh /tmp/bn.out /tmp/bn.err /tmp/bn.log /tmp/bn.time
 	if [ "$mode" != none ] && [ "$mode" != none2 ]; then
@@ -2464,6 +2467,10 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 		fi
 		c0=$(bench_nl_cpu $p)
 	fi
+	# hist-spin: no traffic, a busy loop on a CPU (the emulator runs
+	# both CPUs in one host thread, in turn: does a busy CPU inflate the
+	# other CPU's tasks' times?)
+	[ "$mode" = hist-spin ] && { sh -c 'while :; do :; done' & spin=$!; }
 	u0=$(cat /proc/uptime)
 	if [ "$rate" = 0 ]; then sleep "$BENCH_NL_SECS"   # no traffic
 	else busybox time -f '%U %S' -o /tmp/bn.time \
@@ -2471,6 +2478,7 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 	fi
 	sleep 1.5
 	u1=$(cat /proc/uptime)
+	[ -n "$spin" ] && { kill $spin; wait $spin 2>/dev/null; }
 	if [ -n "$p" ]; then
 		c1=$(bench_nl_cpu $p)
 		hwm=$(awk '$1 == "VmHWM:" { print $2 }' /proc/$p/status)
@@ -2530,6 +2538,7 @@ check_bench_netlat() {
 	BN_ROUND=1
 	check "bench netlat: -B hist with no traffic (its cost per interval), exit 0" bench_netlat_mode hist-idle 0 -B hist
 	check "bench netlat: -B hist at half the pace ($((rate * 3)) datagrams/s: the cost against the rate), exit 0" bench_netlat_mode hist-half $((rate / 2)) -B hist
+	check "bench netlat: -B hist with no traffic and a busy loop on a CPU (the emulator's one thread for both), exit 0" bench_netlat_mode hist-spin 0 -B hist
 	nl=$(ls -d $T/instances/ftnet-netlat-* 2>/dev/null | wc -l)
 	ns=$(grep -c '^ftnet_nl' $T/synthetic_events 2>/dev/null)
 	diag "bench netlat: after -B hist (no traffic, half the pace): $nl ftnet-netlat instance(s), ${ns:-0} ftnet_nl synthetic event(s) left"
