@@ -259,6 +259,12 @@ struct ftn_netlat_hist *ftn_netlat_hist_open(struct ftn_instance *inst, struct f
 			snprintf(tool, sizeof(tool), "%s-count", inst->tool);
 			if (!(h->cinst = ftn_instance_create(tool)))
 				err = errno ? -errno : -EIO;
+			/* its ring buffer records nothing (a trigger alone
+			 * does not write the event): the kernel's least (two
+			 * pages a CPU), not the default's 1.4 MB a CPU */
+			else if (ftn_instance_set_buffer_kb(h->cinst, 4))
+				ftn_log(FTN_LOG_DEBUG, "netlat: %s: buffer_size_kb not set",
+					ftn_instance_name(h->cinst));
 		}
 	}
 	for (int i = 0; i < h->ntab && !err; i++) {
