@@ -178,7 +178,7 @@ awk -v hns="$hns_dg" -v hwrate=100000 'function med(a, n,   i, j, t) { # sorts a
 	pts = "" } }'
 sed -n 's/^# \([0-9.]*\): bench netlat: round=\([0-9]*\) \(hist after the load.*\)/  \1: round \2: \3/p' "$out"
 sed -n 's/^# \([0-9.]*\): bench netlat: \(histfile.*\)/  \1: \2/p' "$out"
-echo "  (qemu TCG: absolute figures ~30x real hardware's; the ratios carry over. added: the whole guest's busy CPU above its round's no-tracer run, per datagram; kernel: that less netlat's own (the guest's CPUs less their idle time, /proc/uptime; the emulated guest's speed moves with the host's load); traced: sendrecv's own CPU above its round's no-tracer run, per datagram)"
+echo "  (qemu TCG: absolute figures are the emulator's, some 20-30x the hardware's (the ESTIMATE lines measure the factor on this run's host, for the stream consumer); the ratios carry over. added: the whole guest's busy CPU above its round's no-tracer run, per datagram; kernel: that less netlat's own (the guest's CPUs less their idle time, /proc/uptime; the emulated guest's speed moves with the host's load); traced: sendrecv's own CPU above its round's no-tracer run, per datagram)"
 grep -q 'bench netlat: mode=hist ' "$out" || {
 	echo "  no measurement (VM run exit $rc); its last lines:"
 	tail -15 "$out" | sed 's/^/    /'
