@@ -123,6 +123,9 @@ awk -v hns="$hns_dg" -v hwrate=100000 'function med(a, n,   i, j, t) { # sorts a
 	if (!((k, m) in mseen)) { mord[k, ++nm[k]] = m; mseen[k, m] = 1 }
 	n = f["packets"]; w = f["window_s"]; pk = n > 0 ? n : 1
 	put(k SUBSEP m SUBSEP "rate", f["secs"] > 0 ? n / f["secs"] : 0)
+	# per round, for an estimate of each round (its stream and hist runs side by side)
+	RP[k, m, r] = w > 0 ? f["tool_ms"] / (w * 1000) * 100 : 0; RT[k, m, r] = f["tool_ms"] * 1e6 / pk
+	RR[k, m, r] = f["secs"] > 0 ? n / f["secs"] : 0; if (r > nr[k]) nr[k] = r
 	put(k SUBSEP m SUBSEP "n", n); put(k SUBSEP m SUBSEP "tool", f["tool_ms"])
 	put(k SUBSEP m SUBSEP "pct", w > 0 ? f["tool_ms"] / (w * 1000) * 100 : 0)
 	if (f["hwm_kib"] > hwm[k, m]) hwm[k, m] = f["hwm_kib"]
@@ -173,6 +176,16 @@ awk -v hns="$hns_dg" -v hwrate=100000 'function med(a, n,   i, j, t) { # sorts a
 			est = (a + bb * hwrate) / fac
 			printf "  %-6s ESTIMATE for real hardware, not measured: factor %.1f (the stream consumer'"'"'s ns per datagram here, %.0f, over this host'"'"'s, %.0f); hist consumer %.2f ms per interval + %.1f ns per datagram: at %d datagrams/s %.2f%% of a core, target <= 1%%: %s\n", k,
 			    fac, T[k, "stream"], hns, a * 10 / fac, bb * 1e7 / fac, hwrate, est, (est <= 1 ? "met (estimated)" : "NOT met (estimated)")
+			# each round alone: its own factor (its stream run) and a
+			# line through no traffic and its hist run; the spread says
+			# how far the shared host moved the figures
+			rl = ""
+			for (r = 1; r <= nr[k]; r++) {
+				if (!((k, "stream", r) in RT) || !((k, "hist", r) in RP) || RT[k, "stream", r] <= 0 || RR[k, "hist", r] <= 0) continue
+				f1 = RT[k, "stream", r] / hns; s1 = (RP[k, "hist", r] - P[k, "hist-idle"]) / RR[k, "hist", r]; s1 = s1 > 0 ? s1 : 0
+				rl = rl sprintf("%s%.2f%% (factor %.1f)", rl == "" ? "" : ", ", (P[k, "hist-idle"] + s1 * hwrate) / f1, f1) }
+			if (rl != "")
+				printf "  %-6s ESTIMATE round by round (each round'"'"'s stream factor, a line through no traffic and its hist run): %s\n", k, rl
 		}
 	}
 	pts = "" } }'
