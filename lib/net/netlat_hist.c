@@ -165,10 +165,10 @@ static int define(struct ftn_netlat_hist *h, const struct ftn_netlat_hist_opts *
 	unsigned size = o->size ? o->size : 2048;
 	long nc = sysconf(_SC_NPROCESSORS_CONF);
 	/* Tables keyed by CPU hold an entry a CPU, by CPU and log2 slot at
-	 * most 64 a CPU (microseconds below 2^63): sized so, none can
-	 * drop, and a read walks
-	 * 2 x size slots whatever the entries (tracing_map_sort_entries),
-	 * so the default 2048 would cost 4096 a table each interval */
+	 * most 64 a CPU (microseconds below 2^63): sized so, none can drop,
+	 * and a read walks 2 x size slots whatever the entries
+	 * (tracing_map_sort_entries): the default 2048 would walk 4096 a
+	 * table each interval */
 	unsigned ncpu = nc > 0 && nc < 65536 ? (unsigned)nc : 2048;
 	unsigned szc = ftn_hist_size(ncpu), szl = ftn_hist_size(ncpu * 64);
 
