@@ -322,7 +322,9 @@ static int fini(struct state *st, int err)
 		tool_fail(0, "%llu TCP segments received and not yet copied by a read when the run "
 			  "ended: not joined", (unsigned long long)queued);
 	ferr = tool_report_finish(st->r);
-	ftn_netlat_hist_close(st->nh);
+	/* a count instance left behind is a failure, as the run's own is */
+	if (ftn_netlat_hist_close(st->nh) && !ferr)
+		ferr = -EBUSY;
 	ferr = tool_instance_end(st->inst, ferr);
 	tool_report_free(st->r);
 	ftn_netlat_free(st->nl);

@@ -1007,7 +1007,11 @@ FTN_EXPORT uint64_t ftn_netlat_pending_tcp(const struct ftn_netlat *nl);
  * variable, onmatch() on the second makes a synthetic event of the
  * latency (the run's: ftn_synth_create), whose own hist sums it into
  * .log2 buckets. open adds them to inst (the instance removes them,
- * newest first, with the synthetic events after); read adds each table's
+ * newest first, with the synthetic events after), but the counts of
+ * net_dev_queue and net_dev_xmit, which go to a second instance of the
+ * run that open makes and close destroys (read each interval, an event's
+ * hist file brings every table on it: the skb address tables stay out
+ * of the one read); read adds each table's
  * change since the last read to nl's interval rows, the unjoined from
  * counts kept beside the joins (*notcounted: events the kernel could not
  * add to a full table). The UDP socket queue is not joined here (a
@@ -1033,8 +1037,12 @@ FTN_EXPORT uint64_t ftn_netlat_hist_pending(const struct ftn_netlat_hist *h);
 FTN_EXPORT int ftn_netlat_hist_ntriggers(const struct ftn_netlat_hist *h);
 FTN_EXPORT const char *ftn_netlat_hist_trigger(const struct ftn_netlat_hist *h, int i,
 					       const char **sys, const char **event);
+/* The name of the instance trigger i is in. */
+FTN_EXPORT const char *ftn_netlat_hist_trigger_instance(const struct ftn_netlat_hist *h, int i);
 FTN_EXPORT const char *ftn_netlat_hist_synth(const struct ftn_netlat_hist *h, int i);
-FTN_EXPORT void ftn_netlat_hist_close(struct ftn_netlat_hist *h);
+/* Frees h and destroys the count instance: 0, or its teardown's error
+ * (-EBUSY: something left behind, said). Safe on NULL. */
+FTN_EXPORT int ftn_netlat_hist_close(struct ftn_netlat_hist *h);
 
 #ifdef __cplusplus
 }

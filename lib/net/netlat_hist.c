@@ -34,6 +34,17 @@
  * whose entries stay: past its size=N new skbs are not timed (their
  * transmits count as no_queue). Events the kernel could not add to a
  * read table ("Dropped:") are returned as not counted.
+ *
+ * Reading an event's hist file makes the kernel sort and format every
+ * table of every trigger on that event in the instance, so the two
+ * counts of net_dev_queue and net_dev_xmit live in a second instance of
+ * the run (ftnet-TOOL-count-...: instances do not share triggers): read
+ * each interval, they no longer bring the skb address tables with them,
+ * whose entries stay (one per skb address seen, up to size) and are never
+ * read. Nothing about loss needs them: a queue the full table could not
+ * add has no start, a transmit the full table could not add makes no T
+ * (the kernel runs a trigger's actions only on an entry it holds); either
+ * way the transmit counts as no_queue, from the counts read each interval.
  */
 #include "ftnet_int.h"
 
@@ -42,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { K_NONE, K_ENTRY, K_EXIT, K_QUEUE, K_XMIT, K_NAPI, K_WAIT, K_RUN, K_TX };
 
@@ -54,6 +66,7 @@ struct tab {
 	char trig[TRIG_MAX];
 	const char *sel;        /* its section: the trigger info holds this; NULL the first */
 	int kind;
+	int alone;              /* in the count instance (see above) */
 	struct ftn_hist *prev;
 };
 
@@ -68,6 +81,7 @@ struct hcpu {
 
 struct ftn_netlat_hist {
 	struct ftn_instance *inst;
+	struct ftn_instance *cinst;     /* the counts of net_dev_queue and net_dev_xmit */
 	struct ftn_netlat *nl;
 	struct tab tab[NTAB];
 	int ntab;
@@ -121,6 +135,13 @@ const char *ftn_netlat_hist_trigger(const struct ftn_netlat_hist *h, int i, cons
 	return h->tab[i].trig;
 }
 
+const char *ftn_netlat_hist_trigger_instance(const struct ftn_netlat_hist *h, int i)
+{
+	if (!h || i < 0 || i >= h->ntab)
+		return NULL;
+	return ftn_instance_name(h->tab[i].alone ? h->cinst : h->inst);
+}
+
 const char *ftn_netlat_hist_synth(const struct ftn_netlat_hist *h, int i)
 {
 	return h && i >= 0 && i < 3 && h->synth[i][0] ? h->synth[i] : NULL;
@@ -142,6 +163,14 @@ static int define(struct ftn_netlat_hist *h, const struct ftn_netlat_hist_opts *
 	char cpu[48] = "", dev[96] = "", ndev[96] = "", f[200], fx[200], *W = h->synth[0],
 	     *R = h->synth[1], *T = h->synth[2];
 	unsigned size = o->size ? o->size : 2048;
+	long nc = sysconf(_SC_NPROCESSORS_CONF);
+	/* Tables keyed by CPU hold an entry a CPU, by CPU and log2 slot at
+	 * most 64 a CPU (microseconds below 2^63): sized so, none can drop,
+	 * and a read walks 2 x size slots whatever the entries
+	 * (tracing_map_sort_entries): the default 2048 would walk 4096 a
+	 * table each interval */
+	unsigned ncpu = nc > 0 && nc < 65536 ? (unsigned)nc : 2048;
+	unsigned szc = ftn_hist_size(ncpu), szl = ftn_hist_size(ncpu * 64);
 
 	if (o->cpu >= 0)
 		snprintf(cpu, sizeof(cpu), "CPU == %d", o->cpu);
@@ -154,17 +183,22 @@ static int define(struct ftn_netlat_hist *h, const struct ftn_netlat_hist_opts *
 
 		snprintf(v, sizeof(v), "vec == %d", FTN_NETLAT_VEC_NET_RX);
 		cond(f, sizeof(f), v, cpu);
-		if (!add(h, "synthetic", W, K_WAIT, NULL, "hist:keys=common_cpu,lat.log2:vals=hitcount,lat") ||
-		    !add(h, "synthetic", R, K_RUN, NULL, "hist:keys=common_cpu,lat.log2:vals=hitcount,lat") ||
+		if (!add(h, "synthetic", W, K_WAIT, NULL,
+			 "hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=%u", szl) ||
+		    !add(h, "synthetic", R, K_RUN, NULL,
+			 "hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=%u", szl) ||
 		    !add(h, "irq", "softirq_raise", K_NONE, NULL,
-			 "hist:keys=common_cpu:nlr=common_timestamp.usecs%s", f) ||
+			 "hist:keys=common_cpu:nlr=common_timestamp.usecs:size=%u%s", szc, f) ||
 		    !add(h, "irq", "softirq_entry", K_ENTRY, ":nle=",
-			 "hist:keys=common_cpu:nle=common_timestamp.usecs%s", f) ||
+			 "hist:keys=common_cpu:nle=common_timestamp.usecs:size=%u%s", szc, f) ||
 		    !add(h, "irq", "softirq_entry", K_NONE, NULL, "hist:keys=common_cpu:"
-			 "nlw=common_timestamp.usecs-$nlr:onmatch(irq.softirq_raise).%s($nlw)%s", W, f) ||
+			 "nlw=common_timestamp.usecs-$nlr:onmatch(irq.softirq_raise).%s($nlw)"
+			 ":size=%u%s", W, szc, f) ||
 		    !add(h, "irq", "softirq_exit", K_NONE, NULL, "hist:keys=common_cpu:"
-			 "nlx=common_timestamp.usecs-$nle:onmatch(irq.softirq_entry).%s($nlx)%s", R, f) ||
-		    !add(h, "irq", "softirq_exit", K_EXIT, ":nlc=", "hist:keys=common_cpu:nlc=vec%s", f))
+			 "nlx=common_timestamp.usecs-$nle:onmatch(irq.softirq_entry).%s($nlx)"
+			 ":size=%u%s", R, szc, f) ||
+		    !add(h, "irq", "softirq_exit", K_EXIT, ":nlc=",
+			 "hist:keys=common_cpu:nlc=vec:size=%u%s", szc, f))
 			return -E2BIG;
 	}
 	if (o->napi) {
@@ -216,7 +250,28 @@ struct ftn_netlat_hist *ftn_netlat_hist_open(struct ftn_instance *inst, struct f
 	for (int i = 0; i < h->ntab && !err; i++) {
 		struct tab *t = &h->tab[i];
 
-		if ((err = ftn_event_add_trigger(inst, t->sys, t->ev, t->trig)))
+		if (t->kind != K_QUEUE && t->kind != K_XMIT)
+			continue;
+		t->alone = 1;
+		if (!h->cinst) {
+			char tool[sizeof(inst->tool) + 8];
+
+			snprintf(tool, sizeof(tool), "%s-count", inst->tool);
+			if (!(h->cinst = ftn_instance_create(tool)))
+				err = errno ? -errno : -EIO;
+			/* its ring buffer records nothing (a trigger alone
+			 * does not write the event): the kernel's least (two
+			 * pages a CPU), not the default's 1.4 MB a CPU */
+			else if (ftn_instance_set_buffer_kb(h->cinst, 4))
+				ftn_log(FTN_LOG_DEBUG, "netlat: %s: buffer_size_kb not set",
+					ftn_instance_name(h->cinst));
+		}
+	}
+	for (int i = 0; i < h->ntab && !err; i++) {
+		struct tab *t = &h->tab[i];
+
+		if ((err = ftn_event_add_trigger(t->alone ? h->cinst : inst, t->sys, t->ev,
+						 t->trig)))
 			ftn_log(FTN_LOG_DEBUG, "netlat: %s/%s: %s: %s", t->sys, t->ev, t->trig,
 				strerror(-err));
 	}
@@ -449,7 +504,8 @@ int ftn_netlat_hist_read(struct ftn_netlat_hist *h, uint64_t *notcounted)
 			if (t->kind != order[k])
 				continue;
 			snprintf(rel, sizeof(rel), "events/%s/%s/hist", t->sys, t->ev);
-			if ((err = ftn__tracefs_slurp(h->inst, rel, &buf, NULL))) {
+			if ((err = ftn__tracefs_slurp(t->alone ? h->cinst : h->inst, rel, &buf,
+						      NULL))) {
 				ret = ret ? ret : err;
 				continue;
 			}
@@ -484,15 +540,20 @@ uint64_t ftn_netlat_hist_pending(const struct ftn_netlat_hist *h)
 	return n;
 }
 
-void ftn_netlat_hist_close(struct ftn_netlat_hist *h)
+int ftn_netlat_hist_close(struct ftn_netlat_hist *h)
 {
+	int err = 0;
+
 	if (!h)
-		return;
+		return 0;
 	/* the triggers and synthetic events are the instance's: its
-	 * teardown removes them, newest first */
+	 * teardown removes them, newest first; the count instance is ours */
+	if (h->cinst)
+		err = ftn_instance_destroy(h->cinst);
 	for (int i = 0; i < NTAB; i++)
 		ftn_hist_free(h->tab[i].prev);
 	free(h->cpus);
 	free(h->devs);
 	free(h);
+	return err;
 }

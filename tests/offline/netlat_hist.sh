@@ -6,8 +6,12 @@
 #    synthetic_events exist, and -v saying so; -B stream there streams;
 #  - the synthetic events it defines (named after the run) and every
 #    trigger it adds, as -v prints them, in the order they are added;
-#  - teardown: every trigger removed newest first, then the synthetic
-#    events, then the instance (FTNET_TEST_STEPS' order);
+#  - the two counts read each interval (net_dev_queue's, net_dev_xmit's)
+#    in an instance of their own, whose hist files so hold no skb
+#    address table;
+#  - teardown: the count instance, then every trigger removed newest
+#    first, then the synthetic events, then the instance
+#    (FTNET_TEST_STEPS' order);
 #  - hist files (several sections per event, told apart by their
 #    variables) parsed into the rows the stream back end prints: NET_RX
 #    counts, wait and run log2 buckets ("~ 2^N" -> the slot of 2^(N-1))
@@ -92,28 +96,41 @@ id=$(sed -n 's/^netlat: synthetic event: ftnet_nlwait_\(.*\)/\1/p' "$tmp/e")
 check "synthetic events named after the run ($id)" sh -c 'echo "$1" | grep -Eq "^[0-9]+_n[0-9a-f]+_t[0-9a-f]+$"' sh "$id"
 printf '%s\n' "ftnet_nlwait_$id u64 lat" "ftnet_nlrun_$id u64 lat" "ftnet_nltx_$id u64 lat; char dev[]" > "$tmp/want.synth"
 same "synthetic_events: the three definitions" "$tmp/want.synth" "$R/fs/synthetic_events"
+# the tables keyed by CPU sized by the CPUs (at least the kernel's 128),
+# by CPU and log2 slot 64 a CPU
+nc=$(getconf _NPROCESSORS_CONF)
+szc=$(( nc > 128 ? nc : 128 )) szl=$(( nc * 64 > 128 ? nc * 64 : 128 ))
 cat > "$tmp/want.trig" <<EOF
-netlat: trigger synthetic:ftnet_nlwait_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat
-netlat: trigger synthetic:ftnet_nlrun_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat
-netlat: trigger irq:softirq_raise: hist:keys=common_cpu:nlr=common_timestamp.usecs if vec == 3
-netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nle=common_timestamp.usecs if vec == 3
-netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nlw=common_timestamp.usecs-\$nlr:onmatch(irq.softirq_raise).ftnet_nlwait_$id(\$nlw) if vec == 3
-netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlx=common_timestamp.usecs-\$nle:onmatch(irq.softirq_entry).ftnet_nlrun_$id(\$nlx) if vec == 3
-netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlc=vec if vec == 3
+netlat: trigger synthetic:ftnet_nlwait_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=$szl
+netlat: trigger synthetic:ftnet_nlrun_$id: hist:keys=common_cpu,lat.log2:vals=hitcount,lat:size=$szl
+netlat: trigger irq:softirq_raise: hist:keys=common_cpu:nlr=common_timestamp.usecs:size=$szc if vec == 3
+netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nle=common_timestamp.usecs:size=$szc if vec == 3
+netlat: trigger irq:softirq_entry: hist:keys=common_cpu:nlw=common_timestamp.usecs-\$nlr:onmatch(irq.softirq_raise).ftnet_nlwait_$id(\$nlw):size=$szc if vec == 3
+netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlx=common_timestamp.usecs-\$nle:onmatch(irq.softirq_entry).ftnet_nlrun_$id(\$nlx):size=$szc if vec == 3
+netlat: trigger irq:softirq_exit: hist:keys=common_cpu:nlc=vec:size=$szc if vec == 3
 netlat: trigger napi:napi_poll: hist:keys=dev_name,work,budget
 netlat: trigger synthetic:ftnet_nltx_$id: hist:keys=dev,lat.log2:vals=hitcount,lat
 netlat: trigger net:net_dev_queue: hist:keys=skbaddr:nlq=common_timestamp.usecs:size=65536
 netlat: trigger net:net_dev_xmit: hist:keys=skbaddr:nlt=common_timestamp.usecs-\$nlq:onmatch(net.net_dev_queue).ftnet_nltx_$id(\$nlt,name):size=65536 if rc != 16
-netlat: trigger net:net_dev_queue: hist:keys=name:nlqn=len
-netlat: trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16
+netlat: trigger net:net_dev_queue: hist:keys=name:nlqn=len (instance ftnet-netlat-count-$(echo "$id" | tr _ -))
+netlat: trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 (instance ftnet-netlat-count-$(echo "$id" | tr _ -))
 EOF
 grep '^netlat: trigger ' "$tmp/e" > "$tmp/got.trig"
-same "-v: every trigger as added, in order" "$tmp/want.trig" "$tmp/got.trig"
+same "-v: every trigger as added, in order (the two counts in the count instance)" "$tmp/want.trig" "$tmp/got.trig"
 # the steps: triggers added (in order), then removed newest first, then
 # the synthetic events, then the instance
 sed -n 's/^ftnet: test step [0-9]*: //p' "$tmp/e" > "$tmp/steps"
+check "the counts read each interval in an instance of their own, the skb address tables not" sh -c '
+	[ "$(grep -c "/instances/ftnet-netlat-count-[^/]*/events/net/net_dev_[a-z]*/trigger hist:keys=name:" "$1")" = 2 ] &&
+	[ "$(grep -c "/instances/ftnet-netlat-count-[^/]*/.*trigger hist:" "$1")" = 2 ] &&
+	[ "$(grep -c "/instances/ftnet-netlat-[0-9][^/]*/events/net/net_dev_[a-z]*/trigger hist:keys=skbaddr:" "$1")" = 2 ]' sh "$tmp/steps"
+check "teardown: the count instance removed (its triggers first), then the run's" sh -c '
+	c=$(grep -n "^rmdir .*/ftnet-netlat-count-" "$1" | cut -d: -f1)
+	ct=$(grep -n "ftnet-netlat-count-.*trigger !hist" "$1" | tail -1 | cut -d: -f1)
+	m=$(grep -n "^rmdir .*/ftnet-netlat-[0-9]" "$1" | cut -d: -f1)
+	[ -n "$c" ] && [ -n "$ct" ] && [ -n "$m" ] && [ "$ct" -lt "$c" ] && [ "$c" -lt "$m" ]' sh "$tmp/steps"
 grep 'trigger !hist' "$tmp/steps" | sed 's/.*trigger !//' > "$tmp/rm.trig"
-sed 's/^netlat: trigger [^ ]* //' "$tmp/want.trig" | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' > "$tmp/want.rm"
+sed 's/^netlat: trigger [^ ]* //; s/ (instance [^)]*)$//' "$tmp/want.trig" | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' > "$tmp/want.rm"
 same "teardown: every trigger removed, newest first" "$tmp/want.rm" "$tmp/rm.trig"
 check "teardown: the synthetic events after the triggers, before the instance" sh -c '
 	lt=$(grep -n "trigger !hist" "$1" | tail -1 | cut -d: -f1)

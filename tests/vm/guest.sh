@@ -2425,7 +2425,11 @@ check_bench_retrans() {
 # emulated guest's speed moves with the host's load: the host takes each
 # figure's median over the rounds, each against its own round's none),
 # then -B hist once with no traffic (hist-idle: its cost per interval
-# alone). Per run one line:
+# alone), once at half the pace (hist-half: with the two others, how
+# its cost moves with the rate) and once with no traffic but a busy loop
+# on a CPU (hist-spin: qemu runs both CPUs in one host thread, in turn,
+# so a busy CPU may stretch the guest-clock times of the other's tasks).
+# Per run one line:
 #   # bench netlat: mode=M round=K traced_ms=X rounds_per_s=R packets=N secs=S window_s=W tool_ms=C busy_ms=B hwm_kib=H lost=L
 # tool_ms: netlat's every thread's on-CPU time (/proc/PID/task/*/schedstat)
 # from the traffic's start to 1.5 s after its end (its last batch read),
@@ -2444,8 +2448,26 @@ bench_nl_busy() {
 	awk -v a="$1" -v b="$2" -v c="$(grep -c '^processor' /proc/cpuinfo)" 'BEGIN {
 		split(a, x, " "); split(b, y, " "); printf "%.0f", ((y[1] - x[1]) * c - (y[2] - x[2])) * 1000 }'
 }
+# every hist file in netlat PID's instances (the run's, and its count
+# instance's if any): its sections, entries, bytes and the CPU one read
+# of it costs (a read makes the kernel format every section's every
+# entry); one line each
+bench_nl_histfiles() {
+	local f l=
+	for f in $T/instances/ftnet-*-$1-*/events/*/*/trigger; do
+		grep -q '^hist' "$f" 2>/dev/null && l="$l ${f%/trigger}/hist"
+	done
+	for f in $l; do
+		cat "$f" >/tmp/bn.h
+		diag "bench netlat: histfile ${f#$T/instances/} sections=$(grep -c '^# trigger info' /tmp/bn.h) entries=$(grep -c '^{' /tmp/bn.h) bytes=$(wc -c </tmp/bn.h) dropped=$(awk '/Dropped:/ { s += $2 } END { print s + 0 }' /tmp/bn.h)"
+	done
+	# the CPU of reading them all once (cat's, mostly the kernel's
+	# formatting), from 20 reads
+	busybox time -f '%U %S' -o /tmp/bn.ht sh -c "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do cat $l >/dev/null; done"
+	diag "bench netlat: histfiles: $(awk '{ printf "%.1f", ($1 + $2) * 1000 / 20 }' /tmp/bn.ht) ms of CPU per read of them all (cat, 20 reads)"
+}
 bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
-	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr after hb
+	local mode=$1 rate=$2 p="" i c0=0 c1=0 u0 u1 t0 t1 n hwm=0 lost=0 rc=0 tr after hb spin=
 	shift 2
 	fresh /tmp/bn.out /tmp/bn.err /tmp/bn.log /tmp/bn.time
 	if [ "$mode" != none ] && [ "$mode" != none2 ]; then
@@ -2460,6 +2482,10 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 		fi
 		c0=$(bench_nl_cpu $p)
 	fi
+	# hist-spin: no traffic, a busy loop on a CPU (the emulator runs
+	# both CPUs in one host thread, in turn: does a busy CPU inflate the
+	# other CPU's tasks' times?)
+	[ "$mode" = hist-spin ] && { sh -c 'while :; do :; done' & spin=$!; }
 	u0=$(cat /proc/uptime)
 	if [ "$rate" = 0 ]; then sleep "$BENCH_NL_SECS"   # no traffic
 	else busybox time -f '%U %S' -o /tmp/bn.time \
@@ -2467,6 +2493,7 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 	fi
 	sleep 1.5
 	u1=$(cat /proc/uptime)
+	[ -n "$spin" ] && { kill $spin; wait $spin 2>/dev/null; }
 	if [ -n "$p" ]; then
 		c1=$(bench_nl_cpu $p)
 		hwm=$(awk '$1 == "VmHWM:" { print $2 }' /proc/$p/status)
@@ -2474,11 +2501,13 @@ bench_netlat_mode() { # MODE ROUNDS_PER_S [netlat args]
 			# the same run with the traffic over: its cost per interval
 			# now that its tables hold the load's keys (the skb
 			# address tables are in net_dev_queue's and net_dev_xmit's
-			# hist files, read every interval)
+			# hist files of the run's instance; the counts read each
+			# interval in its count instance's)
 			sleep "$BENCH_NL_SECS"
 			after=$(awk -v c=$(($(bench_nl_cpu $p) - c1)) -v s="$BENCH_NL_SECS" 'BEGIN { printf "%.1f", c / 1e6 / s }')
 			hb=$(cat $T/instances/ftnet-netlat-$p-*/events/net/net_dev_queue/hist $T/instances/ftnet-netlat-$p-*/events/net/net_dev_xmit/hist 2>/dev/null | wc -c)
 			diag "bench netlat: round=${BN_ROUND:-1} hist after the load, no traffic: $after ms a second; net_dev_queue's and net_dev_xmit's hist files: $hb bytes"
+			[ "${BN_ROUND:-1}" = 1 ] && bench_nl_histfiles $p
 		fi
 		kill -INT $p
 		wait $p; rc=$?
@@ -2523,10 +2552,12 @@ check_bench_netlat() {
 	done
 	BN_ROUND=1
 	check "bench netlat: -B hist with no traffic (its cost per interval), exit 0" bench_netlat_mode hist-idle 0 -B hist
+	check "bench netlat: -B hist at half the pace ($((rate * 3)) datagrams/s: the cost against the rate), exit 0" bench_netlat_mode hist-half $((rate / 2)) -B hist
+	check "bench netlat: -B hist with no traffic and a busy loop on a CPU (the emulator's one thread for both), exit 0" bench_netlat_mode hist-spin 0 -B hist
 	nl=$(ls -d $T/instances/ftnet-netlat-* 2>/dev/null | wc -l)
 	ns=$(grep -c '^ftnet_nl' $T/synthetic_events 2>/dev/null)
-	diag "bench netlat: after -B hist (idle): $nl ftnet-netlat instance(s), ${ns:-0} ftnet_nl synthetic event(s) left"
-	check "bench netlat: -B hist (idle) left no instance ($nl) and no synthetic event (${ns:-0})" [ "$nl" = 0 -a "${ns:-0}" = 0 ]
+	diag "bench netlat: after -B hist (no traffic, half the pace): $nl ftnet-netlat instance(s), ${ns:-0} ftnet_nl synthetic event(s) left"
+	check "bench netlat: -B hist (no traffic, half the pace) left no instance ($nl) and no synthetic event (${ns:-0})" [ "$nl" = 0 -a "${ns:-0}" = 0 ]
 }
 
 # --- uprobes on the file a tool opened (issue 22) ---------------------------
@@ -2794,7 +2825,7 @@ check_tool_netlat() {
 		end_wait $pid 20 "with -d 2"
 		check "netlat -B hist -c 0 --dev $dv: exit 0 (got $rc), the filters in its triggers" \
 			sh -c '[ "$1" = 0 ] && grep -q "trigger irq:softirq_entry: .* if vec == 3 && CPU == 0$" "$2" &&
-				grep -q "trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 && name == \"$3\"$" "$2"' sh "$rc" /tmp/nl.f.err $dv
+				grep -q "trigger net:net_dev_xmit: hist:keys=name:nlxn=len if rc != 16 && name == \"$3\" (instance ftnet-netlat-count-[^)]*)$" "$2"' sh "$rc" /tmp/nl.f.err $dv
 		check "netlat -B hist -c 0 --dev $dv: no row of another CPU or device" \
 			sh -c '! grep -q "\"cpu\":[1-9]" "$1" && ! grep "\"section\":\"txq\"" "$1" | grep -v -q "\"dev\":\"$2\"" && grep -q "\"dev\":\"$2\"" "$1"' sh /tmp/nl.f.json $dv
 		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.f.err | tail -5
@@ -2805,11 +2836,12 @@ check_tool_netlat() {
 		i=0
 		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.k.err; do sleep 0.1; i=$((i + 1)); done
 		kill -9 $pid; wait $pid 2>/dev/null
-		check "netlat -B hist killed: its instance and synthetic events are there ($(grep -c "^ftnet_nl[a-z]*_${pid}_" $T/synthetic_events))" \
-			sh -c "ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1 && grep -q '^ftnet_nltx_${pid}_' $T/synthetic_events"
+		check "netlat -B hist killed: its instances (the run's, the counts') and synthetic events are there ($(grep -c "^ftnet_nl[a-z]*_${pid}_" $T/synthetic_events))" \
+			sh -c "ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1 && ls -d $T/instances/ftnet-netlat-count-$pid-* >/dev/null 2>&1 && grep -q '^ftnet_nltx_${pid}_' $T/synthetic_events"
 		netlat -B hist -d 1 >/dev/null 2>/tmp/nl.k2.err; rc=$?
 		check "netlat after a kill -9: exit 0 (got $rc)" [ "$rc" = 0 ]
 		check "netlat after a kill -9: the killed run's instance removed" sh -c "! ls -d $T/instances/ftnet-netlat-$pid-* >/dev/null 2>&1"
+		check "netlat after a kill -9: the killed run's count instance removed" sh -c "! ls -d $T/instances/ftnet-netlat-count-$pid-* >/dev/null 2>&1"
 		check "netlat after a kill -9: its synthetic events removed" sh -c "! grep -q '^ftnet_nl[a-z]*_${pid}_' $T/synthetic_events"
 		[ "$rc" = 0 ] || sed 's/^/# /' /tmp/nl.k2.err | tail -5
 	fi

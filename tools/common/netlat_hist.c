@@ -45,8 +45,13 @@ int netlat_hist_open(struct ftn_instance *inst, struct ftn_netlat *nl, const int
 			tool_info("synthetic event: %s", ftn_netlat_hist_synth(*out, i));
 	for (int i = 0; i < ftn_netlat_hist_ntriggers(*out); i++) {
 		const char *sys, *ev, *t = ftn_netlat_hist_trigger(*out, i, &sys, &ev);
+		const char *in = ftn_netlat_hist_trigger_instance(*out, i);
 
-		tool_info("trigger %s:%s: %s", sys, ev, t);
+		/* the counts read each interval are in an instance of their own */
+		if (in && strcmp(in, ftn_instance_name(inst)))
+			tool_info("trigger %s:%s: %s (instance %s)", sys, ev, t, in);
+		else
+			tool_info("trigger %s:%s: %s", sys, ev, t);
 	}
 	return 0;
 }
