@@ -248,6 +248,11 @@ static int init(struct state *st)
 	if (st->hist) {
 		if (!(st->inst = tool_instance(TOOL)))
 			return -errno;
+		/* its ring buffer records nothing (triggers alone do not write
+		 * their events): the kernel's least, two pages a CPU, not the
+		 * default 1.4 MB a CPU, but for -b */
+		if ((err = ftn_instance_set_buffer_kb(st->inst, st->o.buffer_kb ? st->o.buffer_kb : 4)))
+			tool_info("buffer_size_kb of the instance not set: %s", strerror(-err));
 		return netlat_hist_open(st->inst, st->nl, st->has, st->cpu,
 					st->dev && netlat_dev_simple(st->dev) ? st->dev : NULL,
 					st->pending_max, &st->nh);

@@ -2738,7 +2738,7 @@ netlat_sockq() {
 	done
 }
 check_tool_netlat() {
-	local ipr=/opt/iproute2/ip ns=ftnl dv=ftnl0 b bes i rc t0 t1 pid got want bad nj b13 unj slow
+	local ipr=/opt/iproute2/ip ns=ftnl dv=ftnl0 b bes i rc t0 t1 pid got want bad nj b13 unj slow bk
 	netlat_sockq
 	if [ ! -x $ipr ] || [ ! -x /sbin/tc ] || ! grep -q '^veth ' /proc/modules; then
 		skip "netlat: softirqs and a netem tx queue" "no iproute2 ip or tc, or no veth module"
@@ -2766,6 +2766,13 @@ check_tool_netlat() {
 		pid=$!
 		i=0
 		while [ $i -lt 200 ] && ! grep -q '^Tracing' /tmp/nl.$b.err; do sleep 0.1; i=$((i + 1)); done
+		if [ $b = hist ]; then
+			# the hist back end's instances record nothing: their ring
+			# buffers the kernel's least, not 1.4 MB a CPU
+			bk=$(cat $T/instances/ftnet-netlat-$pid-*/buffer_size_kb $T/instances/ftnet-netlat-count-$pid-*/buffer_size_kb 2>/dev/null | tr '\n' ' ')
+			check "netlat -B hist: both instances' ring buffers at the kernel's least ($bk KB a CPU)" \
+				sh -c '[ $# = 2 ] && [ "$1" -le 8 ] && [ "$2" -le 8 ]' sh $bk
+		fi
 		sleep 0.3
 		netlat_rx >/tmp/nl.rx0
 		t0=$(cat /sys/class/net/$dv/statistics/tx_packets)
