@@ -21,13 +21,13 @@
  * there), an rt2 of the same skb within 1 ms after an rt on that CPU is
  * taken for the same retransmit: under qemu TCG the two entries were seen
  * up to 17 ms apart, so the caller is what decides wherever it can.
- * Where rt2 is on the split part (arm64 6.1), the function's head returns
- * -EBUSY before the part when the skb's last copy is still in the host's
- * queue: every rt is then an attempt and its rt2 the count, so the rt's
+ * Where rt2 is on the split part (Debian's 6.1, x86-64 and arm64), the
+ * head returns -EBUSY before the part when the skb's last copy is still
+ * in the host's queue: every rt is then an attempt and its rt2 the count, so the rt's
  * record (its cause) is held and given at its rt2, and an rt closed
  * without one is refused, counted apart (ftn_retrans_dec_part). Where rt2
- * is the whole function or inlined, an entry cannot tell: tcpretrans(8)
- * BUGS.
+ * is the whole function, an entry cannot tell: tcpretrans(8) says so, and
+ * -c says any excess over RetransSegs.
  * SYN-ACKs are counted in tcp_rtx_synack ("synack"), which never passes
  * there. "tlp" (tcp_send_loss_probe) is the probe itself, not a count.
  *
